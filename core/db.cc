@@ -1,0 +1,235 @@
+#include "core/db.h"
+
+#include <sqlite3.h>
+
+#include <cstring>
+
+namespace pulse {
+
+namespace {
+
+Code CodeFor(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED: return Code::kBusy;
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT: return Code::kCorruption;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM: return Code::kIoError;
+    case SQLITE_CONSTRAINT:
+    case SQLITE_MISMATCH:
+    case SQLITE_RANGE: return Code::kInvalidArgument;
+    default: return Code::kInternal;
+  }
+}
+
+Status MakeStatus(Code code, std::string msg) {
+  switch (code) {
+    case Code::kBusy: return Status::Busy(std::move(msg));
+    case Code::kCorruption: return Status::Corruption(std::move(msg));
+    case Code::kIoError: return Status::IoError(std::move(msg));
+    case Code::kInvalidArgument: return Status::InvalidArgument(std::move(msg));
+    default: return Status::Internal(std::move(msg));
+  }
+}
+
+}  // namespace
+
+// ---- Statement ----
+
+Statement::Statement(Statement&& other) noexcept
+    : bind_status_(std::move(other.bind_status_)), db_(other.db_), stmt_(other.stmt_) {
+  other.stmt_ = nullptr;
+}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    if (stmt_) sqlite3_finalize(stmt_);
+    db_ = other.db_;
+    stmt_ = other.stmt_;
+    bind_status_ = std::move(other.bind_status_);
+    other.stmt_ = nullptr;
+  }
+  return *this;
+}
+
+Statement::~Statement() {
+  if (stmt_) sqlite3_finalize(stmt_);
+}
+
+#define PULSE_BIND_CHECK(rc)                                              \
+  do {                                                                    \
+    int bind_rc_ = (rc);                                                  \
+    if (bind_rc_ != SQLITE_OK && bind_status_.ok()) bind_status_ = db_->Error(bind_rc_, "bind"); \
+  } while (0)
+
+Statement& Statement::Bind(int index, int64_t value) {
+  PULSE_BIND_CHECK(sqlite3_bind_int64(stmt_, index, value));
+  return *this;
+}
+Statement& Statement::Bind(int index, double value) {
+  PULSE_BIND_CHECK(sqlite3_bind_double(stmt_, index, value));
+  return *this;
+}
+Statement& Statement::Bind(int index, std::string_view value) {
+  PULSE_BIND_CHECK(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
+                                     SQLITE_TRANSIENT));
+  return *this;
+}
+Statement& Statement::BindNull(int index) {
+  PULSE_BIND_CHECK(sqlite3_bind_null(stmt_, index));
+  return *this;
+}
+Statement& Statement::Bind(const char* name, std::string_view value) {
+  int index = sqlite3_bind_parameter_index(stmt_, name);
+  return index > 0 ? Bind(index, value) : *this;
+}
+Statement& Statement::Bind(const char* name, int64_t value) {
+  int index = sqlite3_bind_parameter_index(stmt_, name);
+  return index > 0 ? Bind(index, value) : *this;
+}
+
+Result<bool> Statement::Step() {
+  if (!bind_status_.ok()) return bind_status_;
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return db_->Error(rc);
+}
+
+Status Statement::Run() {
+  for (;;) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::OK();
+  }
+}
+
+void Statement::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  bind_status_ = Status::OK();
+}
+
+int Statement::ColumnCount() const { return sqlite3_column_count(stmt_); }
+bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+int64_t Statement::Int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Statement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string Statement::Text(int col) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, col);
+  if (!text) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+}
+std::string Statement::ColumnName(int col) const {
+  const char* name = sqlite3_column_name(stmt_, col);
+  return name ? name : "";
+}
+
+// ---- Db ----
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
+  int flags = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+  if (options.create && !options.read_only) flags |= SQLITE_OPEN_CREATE;
+  flags |= SQLITE_OPEN_NOMUTEX;
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, options.vfs.empty() ? nullptr : options.vfs.c_str());
+  if (rc != SQLITE_OK) {
+    std::string msg = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    sqlite3_close_v2(raw);
+    return MakeStatus(CodeFor(rc), path + ": cannot open database: " + msg);
+  }
+  std::unique_ptr<Db> db(new Db(raw, path, true));
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, options.busy_timeout_ms);
+  // Reading the schema is what tells a SQLite file from anything else: a file
+  // that is not a database (or is truncated) fails here, before any write.
+  Status s = db->Exec("SELECT count(*) FROM sqlite_schema");
+  if (!s.ok()) return s;
+  if (options.wal && !options.read_only) {
+    Result<Statement> st = db->Prepare("PRAGMA journal_mode=WAL");
+    if (!st.ok()) return st.status();
+    Result<bool> row = st->Step();
+    if (!row.ok()) return row.status();
+  }
+  PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
+  return db;
+}
+
+std::unique_ptr<Db> Db::Borrow(sqlite3* handle, std::string name) {
+  return std::unique_ptr<Db>(new Db(handle, std::move(name), false));
+}
+
+Db::~Db() {
+  if (owned_ && db_) sqlite3_close_v2(db_);
+}
+
+Status Db::Error(int rc, std::string_view what) const {
+  std::string msg = name_ + ": ";
+  if (!what.empty()) {
+    msg += what;
+    msg += ": ";
+  }
+  const char* err = db_ ? sqlite3_errmsg(db_) : nullptr;
+  // sqlite3_errmsg reflects the most recent call; fall back to the code's text.
+  if (err && std::strcmp(err, "not an error") != 0) {
+    msg += err;
+  } else {
+    msg += sqlite3_errstr(rc);
+  }
+  Code code = CodeFor(rc);
+  if (code == Code::kCorruption && msg.find("not a database") == std::string::npos) {
+    msg += " (the file is not a SQLite database or is damaged)";
+  }
+  return MakeStatus(code, std::move(msg));
+}
+
+Status Db::Exec(std::string_view sql) {
+  std::string owned(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, owned.c_str(), nullptr, nullptr, &err);
+  if (err) sqlite3_free(err);
+  if (rc != SQLITE_OK) return Error(rc);
+  return Status::OK();
+}
+
+Result<Statement> Db::Prepare(std::string_view sql) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql.data(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) return Error(rc, "prepare");
+  return Statement(this, stmt);
+}
+
+Result<int64_t> Db::QueryInt64(std::string_view sql) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, Prepare(sql));
+  PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Status::NotFound(name_ + ": query returned no row");
+  return st.Int64(0);
+}
+
+int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int Db::Changes() const { return sqlite3_changes(db_); }
+
+// ---- Transaction ----
+
+Status Transaction::Begin() {
+  PULSE_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
+  active_ = true;
+  return Status::OK();
+}
+
+Status Transaction::Commit() {
+  if (!active_) return Status::Internal("commit without begin");
+  Status s = db_.Exec("COMMIT");
+  if (s.ok()) active_ = false;
+  return s;
+}
+
+Transaction::~Transaction() {
+  if (active_) (void)db_.Exec("ROLLBACK");
+}
+
+}  // namespace pulse

@@ -1,0 +1,119 @@
+// Db and Statement: a thin RAII layer over one SQLite connection.
+// Every SQLite return code becomes a Status carrying sqlite3_errmsg and the
+// database's name, so an error names the input and the problem.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace pulse {
+
+class Db;
+
+class Statement {
+ public:
+  Statement() = default;
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Parameters are 1-based, as in SQLite.
+  Statement& Bind(int index, int64_t value);
+  Statement& Bind(int index, int value) { return Bind(index, static_cast<int64_t>(value)); }
+  Statement& Bind(int index, double value);
+  Statement& Bind(int index, std::string_view value);
+  Statement& Bind(int index, const char* value) { return Bind(index, std::string_view(value)); }
+  Statement& Bind(int index, const std::string& value) { return Bind(index, std::string_view(value)); }
+  Statement& BindNull(int index);
+  // Binds by name (":name"); a name the statement does not use is ignored.
+  Statement& Bind(const char* name, std::string_view value);
+  Statement& Bind(const char* name, int64_t value);
+
+  // true: a row is ready; false: done.
+  Result<bool> Step();
+  // Runs to completion, ignoring rows.
+  Status Run();
+  void Reset();
+
+  int ColumnCount() const;
+  bool IsNull(int col) const;
+  int64_t Int64(int col) const;
+  double Double(int col) const;
+  std::string Text(int col) const;
+  std::string ColumnName(int col) const;
+
+  sqlite3_stmt* handle() const { return stmt_; }
+
+ private:
+  friend class Db;
+  Statement(Db* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  Status bind_status_;  // first bind error, reported by Step()
+  Db* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+struct OpenOptions {
+  bool create = true;        // create the file when missing
+  bool read_only = false;
+  bool wal = true;           // journal_mode=WAL where the VFS supports it
+  int busy_timeout_ms = 5000;
+  std::string vfs;           // empty: the default VFS
+};
+
+class Db {
+ public:
+  // Opens (or creates) the database file at `path`. Fails with Corruption when
+  // the file exists but is not a SQLite database (or is truncated).
+  static Result<std::unique_ptr<Db>> Open(const std::string& path, const OpenOptions& options = {});
+  // Borrows a connection owned elsewhere (the WASM Database); never closes it.
+  static std::unique_ptr<Db> Borrow(sqlite3* handle, std::string name = "database");
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  Status Exec(std::string_view sql);
+  Result<Statement> Prepare(std::string_view sql);
+  // Runs `sql` and returns the first column of the first row (or NotFound).
+  Result<int64_t> QueryInt64(std::string_view sql);
+
+  int64_t LastInsertRowId() const;
+  int Changes() const;
+
+  // Turns an SQLite return code into a Status naming this database.
+  Status Error(int rc, std::string_view what = {}) const;
+
+  sqlite3* handle() const { return db_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  Db(sqlite3* db, std::string name, bool owned) : db_(db), name_(std::move(name)), owned_(owned) {}
+  sqlite3* db_;
+  std::string name_;
+  bool owned_;
+};
+
+// BEGIN IMMEDIATE ... COMMIT; rolls back in the destructor unless committed.
+class Transaction {
+ public:
+  explicit Transaction(Db& db) : db_(db) {}
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+  Status Begin();
+  Status Commit();
+
+ private:
+  Db& db_;
+  bool active_ = false;
+};
+
+}  // namespace pulse

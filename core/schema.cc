@@ -1,0 +1,50 @@
+#include "core/schema.h"
+
+#include <string>
+
+namespace pulse {
+
+Status ApplyMigrations(Db& db, const char* component, const std::vector<Migration>& migrations) {
+  PULSE_RETURN_IF_ERROR(db.Exec(
+      "CREATE TABLE IF NOT EXISTS pulse_schema_versions ("
+      " component TEXT PRIMARY KEY,"
+      " version INTEGER NOT NULL)"));
+  PULSE_ASSIGN_OR_RETURN(Statement get, db.Prepare("SELECT version FROM pulse_schema_versions WHERE component = ?"));
+  get.Bind(1, component);
+  PULSE_ASSIGN_OR_RETURN(bool has, get.Step());
+  int current = has ? static_cast<int>(get.Int64(0)) : 0;
+  get.Reset();
+  int latest = migrations.empty() ? 0 : migrations.back().version;
+  if (current > latest) {
+    return Status::Conflict(db.name() + ": schema component " + component + " is at version " +
+                            std::to_string(current) + ", newer than this Pulse knows (" +
+                            std::to_string(latest) + "); upgrade Pulse");
+  }
+  for (const Migration& m : migrations) {
+    if (m.version <= current) continue;
+    Transaction tx(db);
+    PULSE_RETURN_IF_ERROR(tx.Begin());
+    // Another process may have migrated while we waited for the lock.
+    get.Bind(1, component);
+    PULSE_ASSIGN_OR_RETURN(bool again, get.Step());
+    int now_at = again ? static_cast<int>(get.Int64(0)) : 0;
+    get.Reset();
+    if (now_at >= m.version) continue;
+    PULSE_RETURN_IF_ERROR(db.Exec(m.sql).WithContext(std::string("migrating ") + component));
+    PULSE_ASSIGN_OR_RETURN(Statement set, db.Prepare(
+        "INSERT INTO pulse_schema_versions(component, version) VALUES(?, ?)"
+        " ON CONFLICT(component) DO UPDATE SET version = excluded.version"));
+    set.Bind(1, component).Bind(2, static_cast<int64_t>(m.version));
+    PULSE_RETURN_IF_ERROR(set.Run());
+    PULSE_RETURN_IF_ERROR(tx.Commit());
+  }
+  return Status::OK();
+}
+
+Status EnsureSchema(Db& db) {
+  PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
+  // Modules add their EnsureXxxSchema call here, one line each.
+  return Status::OK();
+}
+
+}  // namespace pulse

@@ -1,0 +1,31 @@
+// Versioned, idempotent schema creation for every Pulse table in a workflow's
+// db/db.sqlite. Each module owns a named component with an ordered list of
+// migrations; the applied version per component is kept in
+// pulse_schema_versions, so a database made by an older version is upgraded
+// in place and a newer one is refused rather than damaged.
+#pragma once
+
+#include <vector>
+
+#include "core/db.h"
+#include "core/status.h"
+
+namespace pulse {
+
+struct Migration {
+  int version;      // 1, 2, 3... in order
+  const char* sql;  // one or more statements
+};
+
+// Applies the migrations of `component` above its recorded version, each in
+// its own transaction. Refuses (Conflict) a database whose recorded version is
+// newer than the last migration known here.
+Status ApplyMigrations(Db& db, const char* component, const std::vector<Migration>& migrations);
+
+// Every component, in order. Cheap when nothing is due.
+Status EnsureSchema(Db& db);
+
+// Per-module schema entry points (each defined next to its module).
+Status EnsureConfigSchema(Db& db);
+
+}  // namespace pulse

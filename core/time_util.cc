@@ -1,0 +1,90 @@
+#include "core/time_util.h"
+
+#include <date/date.h>
+
+#include <chrono>
+#include <sstream>
+
+namespace pulse {
+
+namespace {
+
+using Seconds = std::chrono::time_point<std::chrono::system_clock, std::chrono::seconds>;
+
+bool TryParse(const std::string& text, const char* format, Seconds& out) {
+  std::istringstream in(text);
+  date::sys_time<std::chrono::seconds> tp;
+  in >> date::parse(format, tp);
+  if (in.fail()) return false;
+  // Nothing may follow the parsed time.
+  in.peek();
+  if (!in.eof()) return false;
+  out = tp;
+  return true;
+}
+
+}  // namespace
+
+Result<int64_t> ParseTime(std::string_view raw) {
+  std::string text(raw);
+  if (text.empty()) return Status::InvalidArgument("empty time");
+  // Drop fractional seconds: Pulse keeps whole seconds.
+  std::string cleaned = text;
+  size_t dot = cleaned.find('.');
+  if (dot != std::string::npos && dot > 10) {
+    size_t end = dot + 1;
+    while (end < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[end]))) ++end;
+    cleaned.erase(dot, end - dot);
+  }
+  for (char& c : cleaned) {
+    if (c == 't') c = 'T';
+    if (c == 'z') c = 'Z';
+  }
+  Seconds tp;
+  if (cleaned.size() == 10 && TryParse(cleaned, "%F", tp)) return tp.time_since_epoch().count();
+  if (!cleaned.empty() && cleaned.back() == 'Z') {
+    std::string body = cleaned.substr(0, cleaned.size() - 1);
+    if (TryParse(body, "%FT%T", tp)) return tp.time_since_epoch().count();
+  } else if (TryParse(cleaned, "%FT%T%Ez", tp)) {
+    return tp.time_since_epoch().count();
+  }
+  return Status::InvalidArgument("\"" + text + "\" is not an RFC 3339 time (like 2026-10-07T09:00:00Z)");
+}
+
+std::string FormatTime(int64_t seconds) {
+  return date::format("%FT%TZ", Seconds(std::chrono::seconds(seconds)));
+}
+
+std::string FormatDate(int64_t seconds) {
+  return date::format("%F", Seconds(std::chrono::seconds(seconds)));
+}
+
+std::string FormatShortDay(int64_t seconds) {
+  auto day = date::floor<date::days>(Seconds(std::chrono::seconds(seconds)));
+  date::year_month_day ymd(day);
+  static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  return std::to_string(static_cast<unsigned>(ymd.day())) + " " +
+         kMonths[static_cast<unsigned>(ymd.month()) - 1];
+}
+
+Result<std::string> NormalizeTime(std::string_view text, std::string_view what) {
+  Result<int64_t> t = ParseTime(text);
+  if (!t.ok()) return Status::InvalidArgument(std::string(what) + ": " + t.status().message());
+  return FormatTime(*t);
+}
+
+int64_t WholeDaysBetween(int64_t from, int64_t to) {
+  int64_t diff = to - from;
+  int64_t days = diff / kSecondsPerDay;
+  if (diff % kSecondsPerDay != 0 && diff < 0) --days;
+  return days;
+}
+
+int64_t StartOfDay(int64_t seconds) {
+  int64_t day = seconds / kSecondsPerDay;
+  if (seconds % kSecondsPerDay != 0 && seconds < 0) --day;
+  return day * kSecondsPerDay;
+}
+
+}  // namespace pulse

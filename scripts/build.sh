@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds the native program and tests (build/native) and the WASM module
+# (build/wasm). Incremental: SQLite compiles once per build directory.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD_TYPE=${PULSE_BUILD_TYPE:-Release}
+JOBS=${PULSE_JOBS:-$(nproc)}
+
+if [ ! -f build/native/build.ninja ]; then
+  cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+fi
+ninja -C build/native -j "$JOBS" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
+test -x build/native/pulse
+
+# Emscripten (TOOLCHAIN.md pitfalls 1 and 3).
+export NODE_PATH=/usr/share/nodejs
+if [ ! -f build/wasm/build.ninja ]; then
+  emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+    -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+fi
+ninja -C build/wasm -j "$JOBS" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
+test -f build/wasm/pulse.wasm

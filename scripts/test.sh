@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every test suite: native GoogleTest (ctest), then the Node suites
+# (WASM module, server, real headless Chromium) in one `npm test`, whose
+# summary is the last thing printed. Installs and builds what is missing first.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+bash scripts/setup.sh || { echo "test: setup failed"; exit 1; }
+
+status=0
+ctest --test-dir build/native --output-on-failure -j "$(nproc)" || status=1
+npm test || status=1
+exit $status

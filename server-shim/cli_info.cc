@@ -1,0 +1,37 @@
+// `pulse info`: the workflow's configuration as Pulse reads it, and the API
+// methods the core offers. Also proves a workflow opens cleanly.
+#include "core/api.h"
+#include "server-shim/cli.h"
+
+namespace pulse::cli {
+namespace {
+
+void Setup(CLI::App& app, State& state) {
+  CLI::App* sub = app.add_subcommand("info", "show the workflow's Pulse configuration and the core's API methods");
+  AddCommonOptions(sub, state);
+  sub->callback([&state] {
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!w.ok()) {
+      state.exit_code = Fail(w.status());
+      return;
+    }
+    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    Result<nlohmann::json> config = CallApi(ctx, "pulse.config", nlohmann::json::object());
+    Result<nlohmann::json> methods = CallApi(ctx, "pulse.methods", nlohmann::json::object());
+    if (!config.ok()) { state.exit_code = Fail(config.status()); return; }
+    if (!methods.ok()) { state.exit_code = Fail(methods.status()); return; }
+    nlohmann::json out = *config;
+    out["methods"] = *methods;
+    if (state.globals.json) {
+      PrintJson(out);
+    } else {
+      std::cout << "workflow " << ctx.workflow << (ctx.config.HasGoal() ? " (has a goal)" : " (no goal)") << "\n"
+                << "database " << w->paths.db << "\n";
+      for (const auto& m : *methods) std::cout << "  " << m["name"].get<std::string>() << "  " << m["summary"].get<std::string>() << "\n";
+    }
+  });
+}
+
+}  // namespace
+PULSE_REGISTER_COMMAND("info", Setup);
+}  // namespace pulse::cli

@@ -1,0 +1,27 @@
+// Shared helpers for the Node suites: where the builds are, and temp dirs.
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WASM_DIR = process.env.PULSE_WASM_DIR || join(ROOT, 'build', 'wasm');
+export const PULSE_BIN = process.env.PULSE_BIN || join(ROOT, 'build', 'native', 'pulse');
+
+let modulePromise;
+// The real module, loaded once per test file (Node passes the bytes: it
+// cannot fetch a file path, TOOLCHAIN.md pitfall 4).
+export function loadPulseModule() {
+  if (!modulePromise) {
+    modulePromise = import(pathToFileURL(join(WASM_DIR, 'pulse.mjs')).href).then((m) =>
+      m.default({ wasmBinary: readFileSync(join(WASM_DIR, 'pulse.wasm')) }),
+    );
+  }
+  return modulePromise;
+}
+
+// A fresh temp directory, removed by the returned cleanup.
+export function makeTempDir(prefix = 'pulse-node-') {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}

@@ -1,0 +1,50 @@
+// Embind registrations for the Pulse facade: one entry point that routes a
+// named core API method (core/api.h) over the connection a JS Database owns.
+// Errors cross as data ({"error": ..., "code": ...}); the JS wrapper throws.
+#include <emscripten/bind.h>
+#include <sqlite3.h>
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api.h"
+#include "core/db.h"
+#include "core/env.h"
+
+namespace {
+
+using nlohmann::json;
+
+std::string ErrorJson(const pulse::Status& s) {
+  return json{{"error", s.message()}, {"code", pulse::CodeName(s.code())}}.dump();
+}
+
+// `db_ptr` is the sqlite3* a JS Database holds (0: no database).
+// `now_seconds` is the clock the caller decides (NaN: the real clock).
+std::string PulseCall(uintptr_t db_ptr, const std::string& method, const std::string& args_json,
+                      double now_seconds) {
+  int64_t now = std::isnan(now_seconds) ? pulse::DefaultEnv()->NowSeconds() : static_cast<int64_t>(now_seconds);
+  pulse::FixedClockEnv env(pulse::DefaultEnv(), now);
+  json args = json::parse(args_json.empty() ? "{}" : args_json, nullptr, false);
+  if (args.is_discarded()) return ErrorJson(pulse::Status::InvalidArgument(method + ": arguments are not valid JSON"));
+  std::unique_ptr<pulse::Db> db;
+  pulse::ApiContext ctx;
+  ctx.env = &env;
+  if (db_ptr != 0) {
+    db = pulse::Db::Borrow(reinterpret_cast<sqlite3*>(db_ptr), "database");
+    pulse::Result<pulse::ApiContext> made = pulse::ContextFromDb(*db, env);
+    if (!made.ok()) return ErrorJson(made.status());
+    ctx = std::move(made).value();
+  }
+  pulse::Result<json> result = pulse::CallApi(ctx, method, args);
+  if (!result.ok()) return ErrorJson(result.status());
+  return json{{"result", *result}}.dump();
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(pulse_facade) {
+  emscripten::function("pulseCall", &PulseCall);
+}
