@@ -25,6 +25,9 @@ const ApiRegistry& Api() {
     ApiRegistry r;
     AddCoreApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
+    AddOutboxApi(r);
+    AddPulseToolsApi(r);
+    AddPulseTurnsApi(r);
     return r;
   }();
   return registry;

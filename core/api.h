@@ -57,5 +57,8 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
+void AddOutboxApi(ApiRegistry& registry);
+void AddPulseToolsApi(ApiRegistry& registry);
+void AddPulseTurnsApi(ApiRegistry& registry);
 
 }  // namespace pulse
