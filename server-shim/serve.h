@@ -91,6 +91,8 @@ struct TurnTicket {
   std::string started_at;
 };
 
+class Scheduler;
+
 class TurnManager {
  public:
   TurnManager(Env* env, const ServeOptions& options);
@@ -153,8 +155,10 @@ class Scheduler {
   void Stop();
   // One pass over every workflow (also what each tick does).
   void TickOnce();
+  int64_t ticks() const { return ticks_; }
 
  private:
+  std::atomic<int64_t> ticks_{0};
   Env* env_;
   const ServeOptions& options_;
   TurnManager* turns_;

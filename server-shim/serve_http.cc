@@ -68,8 +68,8 @@ namespace {
 
 class App {
  public:
-  App(Env* env, const ServeOptions& options, std::string owner_token, TurnManager* turns)
-      : env_(env), options_(options), owner_token_(std::move(owner_token)), turns_(turns) {}
+  App(Env* env, const ServeOptions& options, std::string owner_token, TurnManager* turns, Scheduler* scheduler)
+      : env_(env), options_(options), owner_token_(std::move(owner_token)), turns_(turns), scheduler_(scheduler) {}
 
   void Install(httplib::Server& s);
 
@@ -130,6 +130,7 @@ class App {
   const ServeOptions& options_;
   std::string owner_token_;
   TurnManager* turns_;
+  Scheduler* scheduler_;
   std::mutex cache_mu_;
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
 };
@@ -261,7 +262,8 @@ void App::Install(httplib::Server& s) {
   s.Get("/api/health", [this](const httplib::Request& req, httplib::Response& res) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
-                             {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()}});
+                             {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
+                             {"ticks", scheduler_->ticks()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -431,9 +433,13 @@ int Serve(const ServeOptions& in) {
   server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   server.set_payload_max_length(options.max_body);
   server.set_keep_alive_max_count(1000);
+  // An idle keep-alive connection holds a worker until this passes, and
+  // stop() waits for it: keep it short so SIGTERM exits promptly.
+  server.set_keep_alive_timeout(1);
   server.set_read_timeout(10);
   server.set_write_timeout(10);
-  App app(&env, options, *owner, &turns);
+  Scheduler scheduler(&env, options, &turns);
+  App app(&env, options, *owner, &turns, &scheduler);
   app.Install(server);
 
   int port = options.port;
@@ -459,7 +465,6 @@ int Serve(const ServeOptions& in) {
 
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 
-  Scheduler scheduler(&env, options, &turns);
   if (options.tick) scheduler.Start();
 
   std::atomic<bool> done{false};

@@ -137,6 +137,7 @@ void Scheduler::TickOnce() {
     // 3. Messages not yet delivered to the webhook.
     DeliverOutbox(**oc);
   }
+  ++ticks_;
 }
 
 }  // namespace pulse::serve
