@@ -149,32 +149,67 @@ Result<json> RecordGoalCheck(ApiContext& ctx, const json& args) {
 }
 
 Result<json> RecordRecommendation(ApiContext& ctx, const std::string& session, const json& args) {
+  const char* tool = "record_pulse_recommendation";
   json id;
   auto it = args.find("decision_id");
   if (it != args.end() && !it->is_null()) {
     if (!it->is_number_integer() && !it->is_string()) {
-      return Status::InvalidArgument("record_pulse_recommendation: \"decision_id\" must be an id");
+      return Status::InvalidArgument(std::string(tool) + ": \"decision_id\" must be an id");
     }
     id = *it;
   }
-  bool created = false;
-  if (id.is_null()) {
-    std::string question;
-    PULSE_RETURN_IF_ERROR(RequireString(args, "record_pulse_recommendation", "question", &question));
-    json create = {{"question", question}, {"raised_by", "pulse"}};
-    if (args.contains("options")) create["options"] = args["options"];
-    if (args.contains("blocks")) create["blocks"] = args["blocks"];
-    PULSE_ASSIGN_OR_RETURN(json made, CallApi(ctx, "decision.create", create));
-    id = made["id"];
-    created = true;
-  }
-  json rec = {{"id", id}};
+  std::string why, confidence, option;
+  PULSE_RETURN_IF_ERROR(RequireString(args, tool, "why", &why));
+  PULSE_RETURN_IF_ERROR(RequireString(args, tool, "confidence", &confidence));
+  PULSE_RETURN_IF_ERROR(RequireString(args, tool, "option", &option, false));
+  json rec = json::object();
   for (const char* k : {"option", "text", "why", "evidence", "confidence", "safe_default_by"}) {
     if (args.contains(k) && !args[k].is_null()) rec[k] = args[k];
   }
   if (!session.empty()) rec["session"] = session;
-  PULSE_ASSIGN_OR_RETURN(json out, CallApi(ctx, "decision.recommend", rec));
-  return json{{"decision_id", id}, {"created", created}, {"recommendation", out}};
+  if (!id.is_null()) {
+    rec["id"] = id;
+    PULSE_ASSIGN_OR_RETURN(json out, CallApi(ctx, "decision.recommend", rec));
+    return json{{"decision_id", id}, {"created", false}, {"recommendation", out}};
+  }
+
+  // A new decision with the recommendation. What the recommendation needs is
+  // checked before the decision exists, so a bad call leaves nothing behind.
+  std::string question;
+  PULSE_RETURN_IF_ERROR(RequireString(args, tool, "question", &question));
+  if (confidence != "low" && confidence != "medium" && confidence != "high") {
+    return Status::InvalidArgument(std::string(tool) + ": \"confidence\" must be low, medium or high");
+  }
+  json create = {{"question", question}, {"raised_by", "pulse"}};
+  if (args.contains("options") && !args["options"].is_null()) {
+    const json& options = args["options"];
+    if (!options.is_array()) return Status::InvalidArgument(std::string(tool) + ": \"options\" must be a list of strings");
+    bool found = option.empty();
+    for (const json& o : options) {
+      if (!o.is_string()) return Status::InvalidArgument(std::string(tool) + ": \"options\" must be a list of strings");
+      if (o == option) found = true;
+    }
+    if (!found) return Status::InvalidArgument(std::string(tool) + ": option \"" + option + "\" is not among the options");
+    create["options"] = options;
+  }
+  if (args.contains("blocks") && !args["blocks"].is_null()) create["blocks"] = args["blocks"];
+  PULSE_ASSIGN_OR_RETURN(json made, CallApi(ctx, "decision.create", create));
+  id = made["id"];
+  rec["id"] = id;
+  Result<json> out = CallApi(ctx, "decision.recommend", rec);
+  json result = {{"decision_id", id}, {"created", true}};
+  if (!out.ok() && out.status().code() == Code::kRefused && rec.contains("safe_default_by")) {
+    // The decisions module accepts a safe default only with high confidence
+    // and when applying it needs no level held at ask. The decision exists
+    // now, so the recommendation is kept without the safe default and the
+    // refusal is reported.
+    result["safe_default_refused"] = out.status().message();
+    rec.erase("safe_default_by");
+    out = CallApi(ctx, "decision.recommend", rec);
+  }
+  if (!out.ok()) return out.status().WithContext(std::string(tool) + ": decision " + id.dump() + " was opened but");
+  result["recommendation"] = *out;
+  return result;
 }
 
 Result<json> RecordGoalMemory(ApiContext& ctx, const json& args) {
@@ -211,8 +246,9 @@ Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const
 }
 
 Result<json> DispatchToolCall(ApiContext& ctx, const std::string& session, const std::string& turn,
-                              const std::string& tool, const json& args) {
+                              const std::string& tool, const json& args, const std::string& token) {
   json guard_args = {{"turn", turn}, {"tool", tool}, {"args", args}, {"session", session}};
+  if (!token.empty()) guard_args["token"] = token;
   PULSE_ASSIGN_OR_RETURN(json guard, CallApi(ctx, "autonomy.guard", guard_args));
   json out = {{"tool", tool}, {"allowed", guard.value("allowed", false)}, {"reason", guard.value("reason", "")},
               {"rule", guard.value("rule", "")}};
@@ -272,7 +308,7 @@ Result<json> ToolCallMethod(ApiContext& ctx, const json& args) {
                 {"reason", "session " + session + " is closed; its tools are no longer available"},
                 {"rule", "session_closed"}};
   }
-  return DispatchToolCall(ctx, session, turn, *tool, arguments);
+  return DispatchToolCall(ctx, session, turn, *tool, arguments, token->get<std::string>());
 }
 
 }  // namespace

@@ -36,8 +36,11 @@ Result<nlohmann::json> ExecutePulseTool(ApiContext& ctx, const std::string& sess
 // guard refuses; {allowed:true, executed:true, tool, result, rule} for Pulse's
 // tools; {allowed:true, executed:false, tool, reason, rule, note} for platform
 // tools. A Status only for bad arguments to Pulse's own tools or failures.
+// With `token` (the HTTP route, MCP) the guard also proves the token is the
+// session's; the built-in runner, bound to its session, passes none.
 Result<nlohmann::json> DispatchToolCall(ApiContext& ctx, const std::string& session, const std::string& turn,
-                                        const std::string& tool, const nlohmann::json& args);
+                                        const std::string& tool, const nlohmann::json& args,
+                                        const std::string& token = "");
 
 // pulse.tools {name?} -> {tools:[...]} (one tool, or none, when `name` is given)
 // pulse.tool_call {token, session?, tool, arguments} -> DispatchToolCall's

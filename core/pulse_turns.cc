@@ -255,33 +255,24 @@ Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
     decision_line = "Still waiting on you: decision " + pending["id"].dump() + " (" + pending.value("question", "") + ").";
   } else {
     json rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
-    json with_default = rec;
     if (rec["confidence"] == "high") {
-      with_default["safe_default_by"] = FormatTime(ctx.env->NowSeconds() + 2 * kSecondsPerDay);
+      rec["safe_default_by"] = FormatTime(ctx.env->NowSeconds() + 2 * kSecondsPerDay);
     }
-    Result<json> made = call.Call("record_pulse_recommendation", with_default);
-    std::string no_default;
-    if (with_default.contains("safe_default_by") &&
-        (!made.ok() || made->value("refused", false))) {
-      // The decisions module accepts a safe default only when applying it
-      // needs no level held at ask; without one the owner decides.
-      no_default = made.ok() ? made->value("reason", "") : made.status().message();
-      made = call.Call("record_pulse_recommendation", rec);
-    }
-    if (!made.ok()) return made.status();
-    if (made->value("refused", false)) {
-      decision_line = "No decision raised: " + made->value("reason", "") + ".";
+    PULSE_ASSIGN_OR_RETURN(json made, call.Call("record_pulse_recommendation", rec));
+    if (made.value("refused", false)) {
+      decision_line = "No decision raised: " + made.value("reason", "") + ".";
     } else {
-      json id = (*made)["result"]["decision_id"];
+      const json& r = made["result"];
+      json id = r["decision_id"];
       out["decision_id"] = id;
-      out["safe_default"] = no_default.empty() && with_default.contains("safe_default_by");
-      if (!no_default.empty()) out["safe_default_refused"] = no_default;
+      bool safe_default = rec.contains("safe_default_by") && !r.contains("safe_default_refused");
+      out["safe_default"] = safe_default;
+      if (r.contains("safe_default_refused")) out["safe_default_refused"] = r["safe_default_refused"];
       decision_line = "Decision " + id.dump() + " is waiting on you: " + rec["question"].get<std::string>() +
                       " Pulse recommends: " + rec["option"].get<std::string>() +
-                      (out["safe_default"].get<bool>() ? " (applied as the safe default by " +
-                                                              with_default["safe_default_by"].get<std::string>() +
-                                                              " when answer=act and nobody answers)"
-                                                        : "") +
+                      (safe_default ? " (safe default at " + rec["safe_default_by"].get<std::string>() +
+                                          ": applied then if nobody answers and pulse.autonomy.answer is act)"
+                                    : "") +
                       ".";
     }
   }

@@ -1,13 +1,19 @@
 // Generates the demo workspace `scripts/run.sh` serves: "substack", in the
 // seed's situation (PLAT-697: the subscriber goal unmeasured by any run for
 // 20 days while runs went on, a builder-chat reading today, schedules paused),
-// and "digest", a healthy workflow measured by every run. Dates are relative
-// to now, so the Pulse tab shows the situation as of today. Everything is
+// and "digest", a healthy workflow measured by every run. Everything is
 // written through the real `pulse` command line (observe, finalize-run).
+//
+// Substack comes from the goal module's fixture (tests/fixtures/
+// make_substack.mjs), which replays the seed's rows as of 2026-10-07; the
+// demo's clock then stands at that day (DIR/.pulse/demo-now, which run.sh
+// passes as --now-file), so the Pulse tab reads the seed's own sentences.
+// Without the fixture, an equivalent history is generated relative to now.
 //
 //   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, writeFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -27,7 +33,10 @@ if (existsSync(join(dir, 'Workflow'))) {
 
 const HOUR = 3600e3;
 const DAY = 24 * HOUR;
-const anchor = Math.floor(Date.now() / HOUR) * HOUR; // this hour
+const FIXTURE = join(ROOT, 'tests', 'fixtures', 'make_substack.mjs');
+const fixture = existsSync(FIXTURE) ? await import(FIXTURE) : null;
+// The demo's "now": the seed's day with the fixture, this hour without.
+const anchor = fixture ? Date.parse(fixture.SUBSTACK_CHECK_AT) : Math.floor(Date.now() / HOUR) * HOUR;
 const at = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const daysAgo = (d, hour = 9) => anchor - d * DAY - (new Date(anchor).getUTCHours() - hour) * HOUR;
 
@@ -56,18 +65,30 @@ function run(name, wf, startMs, route, status = 'completed', error = '') {
     run_id: id, started_at: at(startMs), finished_at: at(startMs + 25 * 60e3), status, trigger: 'schedule:daily', error,
   }));
   writeFileSync(join(runDir, 'route_selection.json'), JSON.stringify({ route }));
-  pulse(['finalize-run', '--workspace', dir, '--workflow', name, '--run-dir', runDir]);
+  pulse(['finalize-run', '--workspace', dir, '--workflow', name, '--run-dir', runDir, '--now', at(startMs + 25 * 60e3)]);
   return id;
 }
 
 function observe(name, metric, value, atMs, source, runId) {
   const cmd = ['observe', '--workspace', dir, '--workflow', name, '--metric', metric, '--value', String(value),
-    '--at', at(atMs), '--source', source];
+    '--at', at(atMs), '--source', source, '--now', at(atMs)];
   if (runId) cmd.push('--run-id', runId);
   pulse(cmd);
 }
 
 // ---- substack: the seed's situation ----
+if (fixture) {
+  const tmp = mkdtempSync(join(tmpdir(), 'pulse-demo-'));
+  try {
+    const made = fixture.makeSubstack(tmp, { pulseBin: PULSE });
+    mkdirSync(join(dir, 'Workflow'), { recursive: true });
+    cpSync(made.workflowDir, join(dir, 'Workflow', 'substack'), { recursive: true });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  mkdirSync(join(dir, '.pulse'), { recursive: true });
+  writeFileSync(join(dir, '.pulse', 'demo-now'), `${at(anchor)}\n`);
+} else {
 const substack = workflow('substack', {
   pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' },
     goal_check: { not_measured_days: 3, no_run_days: 3 } },
@@ -89,6 +110,7 @@ run('substack', substack, daysAgo(8, 17), 'write_article');
 run('substack', substack, daysAgo(7), 'growth_funnel', 'failed', 'subscriber export: 401 unauthorized');
 // Read off the dashboard in a Builder chat this morning: not the workflow measuring.
 observe('substack', 'subscribers', 412, anchor - 2 * HOUR, 'builder_chat');
+}
 
 // ---- digest: healthy, measured by every run ----
 n = 0;
@@ -103,4 +125,5 @@ for (let d = 10; d >= 1; d--) {
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
 }
 
-console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy)`);
+console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy)` +
+  (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

@@ -22,5 +22,7 @@ fi
 
 ARGS=(serve --workspace "$WS" --host "${PULSE_HOST:-127.0.0.1}" --port "${PULSE_PORT:-8080}")
 if [ -n "${PULSE_RUNNER:-}" ]; then ARGS+=(--runner "$PULSE_RUNNER"); fi
+# The demo built from the seed's fixture runs on the seed's day.
+if [ -f "$WS/.pulse/demo-now" ]; then ARGS+=(--now-file "$WS/.pulse/demo-now"); fi
 echo "run: serving $WS — open the URL below in a browser; Ctrl-C stops the server"
 exec build/native/pulse "${ARGS[@]}"
