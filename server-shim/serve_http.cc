@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/api_access.h"
 #include "core/time_util.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
@@ -74,14 +75,16 @@ class App {
   void Install(httplib::Server& s);
 
  private:
-  // Opens the workflow named in the URL; false with a 4xx written otherwise.
-  std::unique_ptr<OpenCtx> Open(const std::string& workflow, httplib::Response& res) {
+  // Opens the workflow named in the URL; null with a 4xx written otherwise.
+  // `env`: a per-request clock (?now=), or the server's.
+  std::unique_ptr<OpenCtx> Open(const std::string& workflow, httplib::Response& res, Env* env = nullptr) {
+    if (!env) env = env_;
     Status valid = ValidateWorkflowName(workflow);
     if (!valid.ok()) {
       ReplyError(res, 400, valid.message());
       return nullptr;
     }
-    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, workflow);
+    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env, options_.workspace, workflow);
     if (!oc.ok()) {
       if (oc.status().code() == Code::kNotFound) {
         ReplyError(res, 404, "workflow \"" + workflow + "\" does not exist in this workspace");
@@ -111,10 +114,25 @@ class App {
     return false;
   }
 
+  // ?now=T evaluates the request as of T (the command line's --now); false
+  // with a 400 written when T is not a time.
+  bool RequestClock(const httplib::Request& req, httplib::Response& res, std::unique_ptr<FixedClockEnv>* out) {
+    if (!req.has_param("now") || req.get_param_value("now").empty()) return true;
+    Result<int64_t> t = ParseTime(req.get_param_value("now"));
+    if (!t.ok()) {
+      ReplyError(res, 400, "now: " + t.status().message());
+      return false;
+    }
+    *out = std::make_unique<FixedClockEnv>(env_, *t);
+    return true;
+  }
+
   // GET handler calling one API method with `args`.
   void Read(const httplib::Request& req, httplib::Response& res, const char* method, const json& args) {
     if (!AllowRead(req, res)) return;
-    auto oc = Open(req.matches[1], res);
+    std::unique_ptr<FixedClockEnv> clock;
+    if (!RequestClock(req, res, &clock)) return;
+    auto oc = Open(req.matches[1], res, clock.get());
     if (!oc) return;
     Result<json> out = CallApi(oc->ctx, method, args);
     if (!out.ok()) return ReplyStatus(res, out.status());
@@ -122,6 +140,7 @@ class App {
   }
 
   Result<SessionRef> FindSession(const std::string& token);
+  void GenericCall(const httplib::Request& req, httplib::Response& res);
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
   void SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind);
@@ -204,6 +223,33 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
     return ReplyJson(res, 403, *out);
   }
   ReplyJson(res, 200, *out);
+}
+
+// POST /api/workflows/<wf>/call/<method>: any core method by name, the
+// Pulse tab's one route for what has no dedicated one. Reads are open like
+// every read; everything else needs the owner token and never carries a
+// session (the owner acts as the owner). The server's own machinery
+// (sessions, turns, the tool route) is not offered.
+void App::GenericCall(const httplib::Request& req, httplib::Response& res) {
+  std::string method = req.matches[2];
+  if (IsServerOnlyMethod(method)) return ReplyError(res, 403, "method " + method + " is not offered over HTTP");
+  if (!Api().Find(method)) return ReplyError(res, 404, "unknown method \"" + method + "\"");
+  json args;
+  if (!ParseJsonObjectBody(req, res, &args)) return;
+  bool read_only = IsReadOnlyCall(method, args);
+  if (read_only) {
+    if (!AllowRead(req, res)) return;
+  } else {
+    if (!RequireOwner(req, res)) return;
+    args.erase("session");
+  }
+  std::unique_ptr<FixedClockEnv> clock;
+  if (!RequestClock(req, res, &clock)) return;
+  auto oc = Open(req.matches[1], res, clock.get());
+  if (!oc) return;
+  Result<json> out = CallApi(oc->ctx, method, args);
+  if (!out.ok()) return ReplyStatus(res, out.status());
+  ReplyJson(res, 200, json{{"result", *out}});
 }
 
 void App::SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind) {
@@ -340,7 +386,9 @@ void App::Install(httplib::Server& s) {
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
-      auto oc = Open(req.matches[1], res);
+      std::unique_ptr<FixedClockEnv> clock;
+      if (!RequestClock(req, res, &clock)) return;
+      auto oc = Open(req.matches[1], res, clock.get());
       if (!oc) return;
       Status shaped = shape(req, body);
       if (!shaped.ok()) return ReplyStatus(res, shaped);
@@ -358,6 +406,7 @@ void App::Install(httplib::Server& s) {
   s.Post(wf + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
   s.Post(wf + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
   s.Put(wf + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
+  s.Post(wf + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
   s.Post(wf + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
   s.Post(wf + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
 
@@ -461,7 +510,8 @@ int Serve(const ServeOptions& in) {
   std::cout << "pulse: workspace " << options.workspace << " (" << names->size() << " workflow"
             << (names->size() == 1 ? "" : "s") << "); owner token in " << options.workspace
             << "/.pulse/owner-token" << std::endl;
-  std::cout << "pulse: open " << base_url << "#owner=" << *owner << " to act as the owner" << std::endl;
+  // The fragment never reaches a server or its logs; the tab keeps the token.
+  std::cout << "pulse: open " << base_url << "#token=" << *owner << " to act as the owner" << std::endl;
 
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 

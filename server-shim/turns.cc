@@ -238,7 +238,11 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
     out["error"] = "runner killed by signal " + std::to_string(p.signal) +
                    (err_tail.empty() ? "" : ": " + err_tail);
   } else if (p.exit_code != 0) {
-    out["error"] = "runner exited with status " + std::to_string(p.exit_code) +
+    // A shell reports a child killed by signal N as status 128+N.
+    std::string killed = p.exit_code > 128 && p.exit_code < 160
+                             ? " (killed by signal " + std::to_string(p.exit_code - 128) + ")"
+                             : "";
+    out["error"] = "runner exited with status " + std::to_string(p.exit_code) + killed +
                    (err_tail.empty() ? "" : ": " + err_tail);
   }
   return out;

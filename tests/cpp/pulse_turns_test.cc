@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/api.h"
+#include "core/api_access.h"
 #include "core/pulse_tools.h"
 #include "core/pulse_turns.h"
 #include "core/workflow_config.h"
@@ -100,6 +101,30 @@ TEST(PulseTurns, ChartersPerTurnKind) {
   EXPECT_EQ(TurnCharter("run_anything", false).status().code(), Code::kNotFound);
   EXPECT_EQ(PulseName("substack"), "Substack Pulse");
   EXPECT_EQ(StatusWords("not_measured"), "not measured");
+}
+
+}  // namespace
+}  // namespace pulse
+
+namespace pulse {
+namespace {
+
+TEST(ApiAccess, ReadsAreNamedAndEverythingElseIsAWrite) {
+  EXPECT_TRUE(IsReadOnlyCall("goal.check", json::object()));
+  EXPECT_TRUE(IsReadOnlyCall("goal.check", json{{"record", false}}));
+  EXPECT_FALSE(IsReadOnlyCall("goal.check", json{{"record", true}}));
+  EXPECT_FALSE(IsReadOnlyCall("goal.check", json{{"record", "yes"}}));
+  EXPECT_TRUE(IsReadOnlyCall("memory.show", json::object()));
+  EXPECT_TRUE(IsReadOnlyCall("decision.list", json{{"status", "all"}}));
+  EXPECT_FALSE(IsReadOnlyCall("decision.answer", json::object()));
+  EXPECT_FALSE(IsReadOnlyCall("memory.save", json::object()));
+  EXPECT_FALSE(IsReadOnlyCall("goal.observe", json::object()));
+  EXPECT_FALSE(IsReadOnlyCall("some.future_method", json::object()));
+  EXPECT_TRUE(IsServerOnlyMethod("session.open"));
+  EXPECT_TRUE(IsServerOnlyMethod("pulse.tool_call"));
+  EXPECT_TRUE(IsServerOnlyMethod("agent_log.started"));
+  EXPECT_FALSE(IsServerOnlyMethod("decision.answer"));
+  EXPECT_FALSE(IsServerOnlyMethod("goal.readings"));
 }
 
 }  // namespace

@@ -43,8 +43,10 @@ test('reads match the command line; the owner answers, records outcomes, edits m
     const rec = pulse(['decision', 'recommend', '--workspace', ws, '--workflow', 'substack', '--id', String(id),
       '--option', 'Add a measuring step', '--why', 'not measured for 20 days', '--confidence', 'high']);
     assert.equal(rec.status, 0, rec.stderr);
-    const pending = await request(`${base}/decisions?status=pending`);
-    assert.deepEqual(pending.body, pulse(['decision', 'list', '--workspace', ws, '--workflow', 'substack', '--status', 'pending', '--json']).json);
+    const later = '2027-01-01T00:00:00Z';
+    const pending = await request(`${base}/decisions?status=pending&now=${later}`);
+    assert.deepEqual(pending.body, pulse(['decision', 'list', '--workspace', ws, '--workflow', 'substack', '--status', 'pending',
+      '--now', later, '--json']).json);
     assert.equal(pending.body.decisions.length, 1);
 
     // Without the token nothing changes; with it the answer is the owner's.
@@ -101,6 +103,44 @@ test('reads match the command line; the owner answers, records outcomes, edits m
     assert.equal(running.body.rows.length, 0);
     const cliLog = pulse(['agent-log', 'show', '--workspace', ws, '--workflow', 'substack', '--json']);
     assert.deepEqual((await request(`${base}/agent-log`)).body.rows, cliLog.json.rows);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('the generic method route: named reads open, other methods need the owner, server machinery never offered', async () => {
+  const tmp = makeTempDir('pulse-serve-call-');
+  const ws = join(tmp.dir, 'ws');
+  buildSubstack(ws);
+  const s = await startServer(ws, ['--no-tick']);
+  const call = (method, body, token) => request(`${s.url}api/workflows/substack/call/${method}`, { method: 'POST', body, token });
+  try {
+    const readings = await call('goal.readings', {});
+    assert.equal(readings.status, 200, readings.text);
+    assert.equal(readings.body.result.metric, 'subscribers');
+    const mem = await call('memory.show', {});
+    assert.equal(mem.status, 200);
+    // ?now= evaluates as of that time, like --now.
+    const then = await request(`${s.url}api/workflows/substack/goal-status?now=2026-10-07T12:00:00Z`);
+    assert.equal(then.body.checked_at, '2026-10-07T12:00:00Z');
+    assert.equal((await request(`${s.url}api/workflows/substack/goal-status?now=yesterday`)).status, 400);
+    // A recorded check is a write.
+    assert.equal((await call('goal.check', { record: true })).status, 401);
+    const recorded = await call('goal.check', { record: true }, s.ownerToken);
+    assert.equal(recorded.status, 200, recorded.text);
+    // Writes need the owner; nothing changes without.
+    const obs = { metric: 'subscribers', value: 500, at: '2026-10-06T10:00:00Z', source: 'manual' };
+    assert.equal((await call('goal.observe', obs)).status, 401);
+    assert.equal((await call('goal.readings', {})).body.result.readings.length, readings.body.result.readings.length);
+    assert.equal((await call('goal.observe', obs, s.ownerToken)).status, 200);
+    assert.equal((await call('goal.readings', {})).body.result.readings.length, readings.body.result.readings.length + 1);
+    // The server's machinery and unknown methods.
+    for (const m of ['session.open', 'pulse.tool_call', 'turn.rules', 'agent_log.started']) {
+      assert.equal((await call(m, { turn: 'goal_work' }, s.ownerToken)).status, 403, m);
+    }
+    assert.equal((await call('nope.nothing', {}, s.ownerToken)).status, 404);
+    assert.equal((await call('goal.readings', undefined)).status, 200);
   } finally {
     await s.stop();
     tmp.cleanup();
