@@ -1,5 +1,7 @@
 #include "core/agent_log.h"
 
+#include <sqlite3.h>
+
 #include <utility>
 
 #include "core/schema.h"
@@ -257,6 +259,21 @@ BackgroundAgentLog::~BackgroundAgentLog() {
 
 Status BackgroundAgentLog::EnsureOpen() {
   if (writer_) return Status::OK();
+  // Several processes creating (or switching to WAL) one new database at once
+  // can see "locked" where SQLite does not wait (a journal-mode change, a
+  // schema read racing a schema write). Those races end within moments, so
+  // they get the same patience as an ordinary lock: retried up to the busy
+  // timeout. Any other failure is final for this event.
+  constexpr int kRetryMs = 10;
+  Status s;
+  for (int waited = 0;; waited += kRetryMs) {
+    s = OpenOnce();
+    if (s.ok() || s.code() != Code::kBusy || waited >= options_.busy_timeout_ms) return s;
+    sqlite3_sleep(kRetryMs);
+  }
+}
+
+Status BackgroundAgentLog::OpenOnce() {
   PULSE_ASSIGN_OR_RETURN(WorkflowPaths paths, ResolveWorkflow(scope_->workspace, scope_->workflow));
   // Only ever inside an existing workflow folder: a wrong name must not
   // create a stray workflow.

@@ -193,6 +193,7 @@ class BackgroundAgentLog {
 
  private:
   Status EnsureOpen();
+  Status OpenOnce();
   bool Finish(Status s, const char* event, const std::string& session, const std::string& agent);
 
   Env& env_;
