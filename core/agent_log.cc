@@ -99,45 +99,56 @@ Status ValidateAgentCompletion(const AgentCompletion& done) {
 
 // ---- AgentLogWriter ----
 
+namespace {
+
+// A start fills only blanks and moves only an unset status to running: a
+// late or repeated start never reopens a finished row or erases what an
+// earlier event recorded.
+constexpr const char* kStartedSql =
+    "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, name, kind,"
+    " parent_execution_id, pulse_run_id, status, started_at, updated_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)"
+    " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
+    " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
+    " kind = CASE WHEN kind = '' THEN excluded.kind ELSE kind END,"
+    " parent_execution_id = CASE WHEN parent_execution_id = '' THEN excluded.parent_execution_id"
+    "   ELSE parent_execution_id END,"
+    " pulse_run_id = CASE WHEN pulse_run_id = '' THEN excluded.pulse_run_id ELSE pulse_run_id END,"
+    " status = CASE WHEN status = '' THEN 'running' ELSE status END,"
+    " started_at = CASE WHEN started_at = '' THEN excluded.started_at ELSE started_at END,"
+    " updated_at = excluded.updated_at";
+
+// A completion sets the outcome; an empty field in it never blanks one a
+// previous completion recorded.
+constexpr const char* kCompletedSql =
+    "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
+    " duration, completed_at, updated_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+    " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
+    " status = excluded.status,"
+    " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
+    " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
+    " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
+    " completed_at = excluded.completed_at,"
+    " updated_at = excluded.updated_at";
+
+}  // namespace
+
 Result<std::unique_ptr<AgentLogWriter>> AgentLogWriter::Create(Db& db) {
-  // A start fills only blanks and moves only an unset status to running: a
-  // late or repeated start never reopens a finished row or erases what an
-  // earlier event recorded.
-  PULSE_ASSIGN_OR_RETURN(Statement started, db.Prepare(
-      "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, name, kind,"
-      " parent_execution_id, pulse_run_id, status, started_at, updated_at)"
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)"
-      " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
-      " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
-      " kind = CASE WHEN kind = '' THEN excluded.kind ELSE kind END,"
-      " parent_execution_id = CASE WHEN parent_execution_id = '' THEN excluded.parent_execution_id"
-      "   ELSE parent_execution_id END,"
-      " pulse_run_id = CASE WHEN pulse_run_id = '' THEN excluded.pulse_run_id ELSE pulse_run_id END,"
-      " status = CASE WHEN status = '' THEN 'running' ELSE status END,"
-      " started_at = CASE WHEN started_at = '' THEN excluded.started_at ELSE started_at END,"
-      " updated_at = excluded.updated_at"));
-  // A completion sets the outcome; an empty field in it never blanks one a
-  // previous completion recorded.
-  PULSE_ASSIGN_OR_RETURN(Statement completed, db.Prepare(
-      "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-      " duration, completed_at, updated_at)"
-      " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-      " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
-      " status = excluded.status,"
-      " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
-      " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
-      " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
-      " completed_at = excluded.completed_at,"
-      " updated_at = excluded.updated_at"));
-  return std::unique_ptr<AgentLogWriter>(new AgentLogWriter(std::move(started), std::move(completed)));
+  return std::unique_ptr<AgentLogWriter>(new AgentLogWriter(db));
 }
 
 Status AgentLogWriter::Started(const std::string& workspace_path, const AgentStart& s, int64_t now) {
   PULSE_RETURN_IF_ERROR(ValidateAgentStart(s));
-  Statement& st = started_;
+  if (!started_) {
+    PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(kStartedSql));
+    started_.emplace(std::move(st));
+  }
+  Statement& st = *started_;
+  const std::string now_text = FormatTime(now);
   st.Bind(1, workspace_path).Bind(2, s.session_id).Bind(3, s.agent_id).Bind(4, s.name).Bind(5, s.kind);
   st.Bind(6, s.parent_execution_id).Bind(7, s.pulse_run_id);
-  st.Bind(8, FormatTime(s.at.value_or(now))).Bind(9, FormatTime(now));
+  st.Bind(8, s.at ? FormatTime(*s.at) : now_text).Bind(9, now_text);
   Status result = st.Run();
   st.Reset();
   return result;
@@ -145,10 +156,15 @@ Status AgentLogWriter::Started(const std::string& workspace_path, const AgentSta
 
 Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentCompletion& d, int64_t now) {
   PULSE_RETURN_IF_ERROR(ValidateAgentCompletion(d));
-  Statement& st = completed_;
+  if (!completed_) {
+    PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(kCompletedSql));
+    completed_.emplace(std::move(st));
+  }
+  Statement& st = *completed_;
+  const std::string now_text = FormatTime(now);
   st.Bind(1, workspace_path).Bind(2, d.session_id).Bind(3, d.agent_id).Bind(4, d.status);
   st.Bind(5, d.result).Bind(6, d.error).Bind(7, d.duration);
-  st.Bind(8, FormatTime(d.at.value_or(now))).Bind(9, FormatTime(now));
+  st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
   Status result = st.Run();
   st.Reset();
   return result;

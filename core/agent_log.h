@@ -92,6 +92,8 @@ Status ValidateAgentCompletion(const AgentCompletion& done);
 // REQUIRES: EnsureAgentLogSchema(db) succeeded; `db` outlives the writer.
 class AgentLogWriter {
  public:
+  // Each statement is prepared on its first use (a one-off API call pays for
+  // one, not two).
   static Result<std::unique_ptr<AgentLogWriter>> Create(Db& db);
   // `workspace_path` is AgentLogWorkspacePath(workflow); `now` is the record
   // time (updated_at) and the default event time.
@@ -99,10 +101,10 @@ class AgentLogWriter {
   Status Completed(const std::string& workspace_path, const AgentCompletion& done, int64_t now);
 
  private:
-  AgentLogWriter(Statement started, Statement completed)
-      : started_(std::move(started)), completed_(std::move(completed)) {}
-  Statement started_;
-  Statement completed_;
+  explicit AgentLogWriter(Db& db) : db_(db) {}
+  Db& db_;
+  std::optional<Statement> started_;
+  std::optional<Statement> completed_;
 };
 
 struct AgentLogQuery {

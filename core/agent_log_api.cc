@@ -66,8 +66,10 @@ Result<json> Started(ApiContext& ctx, const json& args) {
   PULSE_ASSIGN_OR_RETURN(std::string path, WorkspacePathFor(ctx, args, method));
   // Workflow-scoped only: no workflow, nothing recorded, nothing touched.
   if (path.empty() || !ctx.db) return json{{"recorded", false}, {"reason", "no workflow"}};
-  Status s = EnsureAgentLogSchema(*ctx.db);
-  Result<std::unique_ptr<AgentLogWriter>> w = s.ok() ? AgentLogWriter::Create(*ctx.db) : Result<std::unique_ptr<AgentLogWriter>>(s);
+  // The schema is in place: every context comes from OpenWorkflow or
+  // ContextFromDb, which ensure it.
+  Status s;
+  Result<std::unique_ptr<AgentLogWriter>> w = AgentLogWriter::Create(*ctx.db);
   if (w.ok()) s = (*w)->Started(path, start, ctx.env->NowSeconds());
   else s = w.status();
   if (!s.ok()) return NotRecorded(ctx, method, s);
@@ -79,8 +81,10 @@ Result<json> Completed(ApiContext& ctx, const json& args) {
   PULSE_ASSIGN_OR_RETURN(AgentCompletion done, AgentCompletionFromJson(args, method));
   PULSE_ASSIGN_OR_RETURN(std::string path, WorkspacePathFor(ctx, args, method));
   if (path.empty() || !ctx.db) return json{{"recorded", false}, {"reason", "no workflow"}};
-  Status s = EnsureAgentLogSchema(*ctx.db);
-  Result<std::unique_ptr<AgentLogWriter>> w = s.ok() ? AgentLogWriter::Create(*ctx.db) : Result<std::unique_ptr<AgentLogWriter>>(s);
+  // The schema is in place: every context comes from OpenWorkflow or
+  // ContextFromDb, which ensure it.
+  Status s;
+  Result<std::unique_ptr<AgentLogWriter>> w = AgentLogWriter::Create(*ctx.db);
   if (w.ok()) s = (*w)->Completed(path, done, ctx.env->NowSeconds());
   else s = w.status();
   if (!s.ok()) return NotRecorded(ctx, method, s);
