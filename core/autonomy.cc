@@ -333,11 +333,15 @@ GogVerdict ClassifyGog(std::vector<std::string> words) {
       break;
     }
   }
-  if (service < positionals.size()) {
-    v.summary = positionals[service];
-    for (size_t i = service + 1; i < positionals.size() && i <= service + 2; ++i) v.summary += " " + positionals[i];
-  } else {
-    for (size_t i = 0; i < positionals.size() && i < 3; ++i) v.summary += (i ? " " : "") + positionals[i];
+  // The summary names the command, never its values (addresses, queries),
+  // since reasons are stored.
+  auto word_like = [](const std::string& w) {
+    return !w.empty() && std::all_of(w.begin(), w.end(), [](char ch) { return (ch >= 'a' && ch <= 'z') || ch == '-' || ch == '_'; });
+  };
+  size_t from = service < positionals.size() ? service : 0;
+  for (size_t i = from; i < positionals.size() && i <= from + 2; ++i) {
+    if (!word_like(positionals[i])) break;
+    v.summary += (v.summary.empty() ? "" : " ") + positionals[i];
   }
   if (write || service >= positionals.size()) return v;  // unknown service: treated as a write
   for (size_t i = service + 1; i < positionals.size() && i <= service + 2; ++i) {
@@ -616,6 +620,29 @@ GuardDecision DecideByClass(const Ctx& c, const ToolEntry* entry, const json& ar
   const std::string& t = c.tool_display;
   if (!entry) {
     if (auto d = CommandChecks(c, args)) return *d;
+    // A generic dispatcher ("call_tool", "invoke") naming a catalogued tool
+    // is held as that tool too, so it cannot carry update_step past Change.
+    if (args.is_object()) {
+      for (auto it = args.begin(); it != args.end(); ++it) {
+        std::string k = KeyCanon(it.key());
+        if (!it.value().is_string()) continue;
+        if (k != "tool" && k != "toolname" && k != "name" && k != "function" && k != "functionname" && k != "method") continue;
+        ToolLookup inner = LookupTool(it.value().get<std::string>());
+        if (!inner.entry || inner.normalized == c.tool_display) continue;
+        json inner_args = json::object();
+        for (const char* ak : {"arguments", "args", "input", "parameters", "params"}) {
+          auto a = args.find(ak);
+          if (a != args.end() && a->is_object()) inner_args = *a;
+        }
+        Ctx ic = c;
+        ic.tool_display = inner.normalized;
+        GuardDecision d = DecideByClass(ic, inner.entry, inner_args);
+        if (!d.allowed) {
+          d.reason = "refused: " + c.tool_display + " dispatches " + d.reason.substr(std::strlen("refused: "));
+          return d;
+        }
+      }
+    }
     return Unclassified(c, t + " is not in the tool catalog");
   }
   switch (entry->cls) {

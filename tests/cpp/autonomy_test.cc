@@ -313,6 +313,23 @@ TEST(AutonomyBypass, NameVariantsAndAliasesGetTheSameAnswer) {
   EXPECT_FALSE(DecideToolCall(TurnKind::kGoalWork, levels, false, "mcp__evil__delete_step", json::object()).allowed);
 }
 
+TEST(AutonomyBypass, GenericDispatchersAreHeldAsTheToolTheyName) {
+  AutonomyLevels levels;
+  levels.unclassified = "allow";
+  GuardDecision d = DecideToolCall(TurnKind::kGoalWork, levels, false, "call_tool",
+                                   {{"name", "Update-Step"}, {"arguments", {{"step_id", "s1"}}}});
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.rule, "change_level");
+  EXPECT_NE(d.reason.find("call_tool dispatches update_step is a Change tool"), std::string::npos) << d.reason;
+  d = DecideToolCall(TurnKind::kGoalWork, levels, false, "invoke",
+                     {{"tool", "notify_user"}, {"args", {{"nested", {{"email_cc", "a@b.c"}}}}}});
+  EXPECT_FALSE(d.allowed);
+  EXPECT_EQ(d.level, "outward");
+  EXPECT_TRUE(DecideToolCall(TurnKind::kGoalWork, levels, false, "invoke", {{"tool", "get_run"}}).allowed);
+  levels.change = Level::kAuto;
+  EXPECT_TRUE(DecideToolCall(TurnKind::kGoalWork, levels, false, "call_tool", {{"name", "update_step"}}).allowed);
+}
+
 TEST(AutonomyBypass, EmailRecipientsAnywhereInTheArguments) {
   std::vector<json> with_email = {
       {{"message", "m"}, {"email_cc", "a@b.c"}},
