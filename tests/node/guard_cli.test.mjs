@@ -167,6 +167,7 @@ function openWasmDb(Module, configJson) {
 test('autonomy.guard in the WASM module gives the same decisions as pulse guard', async () => {
   const Module = await loadPulseModule();
   const { dir, cleanup } = makeTempDir();
+  const tokens = new Set();
   try {
     for (const config of [{}, { pulse: { autonomy: { run: 'auto', outward: 'auto', change: 'auto', unclassified: 'allow' } } }]) {
       const name = `w${Object.keys(config).length}`;
@@ -191,6 +192,7 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
       const opened = JSON.parse(Module.pulseCall(db, 'session.open', '{"turn":"goal_work"}', NaN)).result;
       assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-g1$/);
       assert.match(opened.token, /^[0-9a-f]{64}$/);
+      tokens.add(opened.token);
       const resolved = JSON.parse(Module.pulseCall(db, 'session.resolve', JSON.stringify({ token: opened.token }), NaN)).result;
       assert.equal(resolved.session, opened.session);
       const bad = JSON.parse(Module.pulseCall(db, 'autonomy.guard',
@@ -198,6 +200,7 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
       assert.equal(bad.code, 'unauthenticated');
       Module.ccall('sqlite3_close_v2', 'number', ['number'], [db]);
     }
+    assert.equal(tokens.size, 2, 'WASM tokens come from the system source, not a fixed seed');
     // Without a database: the default levels, nothing recorded.
     const bare = JSON.parse(Module.pulseCall(0, 'autonomy.guard', '{"turn":"goal_work","tool":"update_step"}', NaN)).result;
     assert.equal(bare.allowed, false);
