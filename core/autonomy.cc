@@ -190,7 +190,10 @@ std::string FindEmailRecipientKey(const json& v, int depth) {
   const json* p = MaybeParsed(v, &holder);
   if (p->is_object()) {
     for (auto it = p->begin(); it != p->end(); ++it) {
-      if (keys.count(KeyCanon(it.key())) && NonEmpty(it.value())) return it.key();
+      std::string k = KeyCanon(it.key());
+      if (keys.count(k) && NonEmpty(it.value())) return it.key();
+      // "to_email", "ccEmailAddresses": a key about email holding an address.
+      if (k.find("email") != std::string::npos && it.value().dump().find('@') != std::string::npos) return it.key();
     }
     for (auto it = p->begin(); it != p->end(); ++it) {
       std::string k = FindEmailRecipientKey(it.value(), depth + 1);
@@ -488,7 +491,7 @@ std::vector<std::string> FileWritePaths(const json& args) {
 bool CallsToolRoute(const std::string& text) {
   std::string s = Lower(text);
   if (s.find("/tools/custom/") != std::string::npos) return true;
-  if (s.find("mcp_api_token") != std::string::npos || s.find("mcp_api_url") != std::string::npos) return true;
+  if (s.find("mcp_api_") != std::string::npos) return true;  // MCP_API_URL / MCP_API_TOKEN, even split up
   size_t at = s.find("/s/");
   while (at != std::string::npos) {
     size_t next_slash = s.find('/', at + 3);

@@ -179,7 +179,12 @@ const std::vector<ToolAlias>& ToolAliases() {
 
 namespace {
 
-bool IsSep(char c) { return c == '-' || c == '_' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+// Non-ASCII bytes count as separators: a no-break or zero-width space around
+// or inside a name must not turn a catalogued tool into an unknown one.
+bool IsSep(char c) {
+  return c == '-' || c == '_' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
+         static_cast<unsigned char>(c) >= 0x80 || c == '\0';
+}
 
 // Names the platform's own MCP bridge or function-calling layer puts in front
 // of the catalog's tools: these keep the tool's class exactly.
@@ -233,8 +238,10 @@ std::string NormalizeToolName(std::string_view raw, std::string* name_space) {
     }
   } else {
     // "<namespace>.<tool>", "<namespace>/<tool>", "<namespace>:<tool>".
+    // Trailing separators ("update_step.") are not a namespace.
+    while (!s.empty() && (s.back() == '.' || s.back() == '/' || s.back() == ':')) s.pop_back();
     size_t cut = s.find_last_of("./:");
-    if (cut != std::string::npos) {
+    if (cut != std::string::npos && cut > 0) {
       ns = Canonical(s.substr(0, cut));
       s = s.substr(cut + 1);
     }

@@ -282,7 +282,8 @@ TEST(AutonomyBypass, NameVariantsAndAliasesGetTheSameAnswer) {
     EXPECT_EQ(base.allowed, change_auto);
     for (const char* v : {"UPDATE_STEP", " update_step ", "update-step", "Update Step", "updateStep", "UpdateStep",
                           "\tupdate_step\n", "update__step", "mcp__platform__update_step", "functions.update_step",
-                          "mcp__pulse__Update-Step"}) {
+                          "mcp__pulse__Update-Step", "\xc2\xa0update_step", "update_step\xe2\x80\x8b",
+                          "update_step.", "functions.update_step:"}) {
       GuardDecision d = DecideToolCall(TurnKind::kGoalWork, levels, false, v, json::object());
       EXPECT_EQ(d.allowed, base.allowed) << v;
       EXPECT_EQ(d.rule, base.rule) << v;
@@ -339,6 +340,7 @@ TEST(AutonomyBypass, EmailRecipientsAnywhereInTheArguments) {
       {{"message", "m"}, {"emailCc", "a@b.c"}},
       {{"message", "m"}, {"Email-BCC", "a@b.c"}},
       {{"message", "m"}, {"meta", {{"deep", {{"deeper", {{"EMAIL_TO", "a@b.c"}}}}}}}},
+      {{"message", "m"}, {"to_email_addresses", {"a@b.c"}}},
   };
   std::vector<json> without = {
       {{"message", "m"}},
@@ -450,6 +452,7 @@ TEST(AutonomyBypass, ScriptedCallsToTheToolRouteAreRefused) {
       {"run_python", {{"code", "import os, urllib.request\nreq = urllib.request.Request(os.environ['MCP_API_URL'] + "
                                "'/tools/custom/update_step')\n"}}},
       {"execute_code", {{"language", "python"}, {"code", "print(os.getenv('mcp_api_token'))"}}},
+      {"run_python", {{"code", "t = os.environ['MCP_API_' + 'TOKEN']"}}},
       {"some_unknown_runner", {{"script", "fetch('http://127.0.0.1:8080/s/abc/tools/custom/update_step')"}}},
       {"bash", {{"command", "curl localhost:8080/mcp -H 'authorization: Bearer abc' -d '{\"method\":\"tools/call\"}'"}}},
   };
