@@ -15,6 +15,16 @@ struct GuardFlags {
   std::string turn, tool, args, session, token;
 };
 
+// Flags reach JSON documents; a value that is not UTF-8 is bad input, named.
+Status CheckUtf8(const char* flag, const std::string& value) {
+  try {
+    (void)json(value).dump();
+  } catch (const json::exception&) {
+    return Status::InvalidArgument(std::string(flag) + ": not valid UTF-8");
+  }
+  return Status::OK();
+}
+
 // Runs one API method on the workflow named by the flags.
 Result<json> Call(State& state, const char* method, const json& args) {
   PULSE_ASSIGN_OR_RETURN(OpenedWorkflow w, OpenFromFlags(state));
@@ -32,6 +42,15 @@ void SetupGuard(CLI::App& app, State& state) {
   sub->add_option("--session", flags->session, "decide for this session (its turn comes from its record)");
   sub->add_option("--token", flags->token, "the session's token (checked as the HTTP tool route does)");
   sub->callback([&state, flags] {
+    for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--tool", &flags->tool},
+                                      {"--turn", &flags->turn}, {"--session", &flags->session},
+                                      {"--token", &flags->token}}) {
+      Status u = CheckUtf8(flag, *value);
+      if (!u.ok()) {
+        state.exit_code = Fail(u);
+        return;
+      }
+    }
     json tool_args = json::object();
     if (!flags->args.empty()) {
       tool_args = json::parse(flags->args, nullptr, false);
