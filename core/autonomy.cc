@@ -847,6 +847,15 @@ Status RecordDecision(Db& db, const std::string& session, TurnKind turn, const s
 
 }  // namespace
 
+bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& workflow) {
+  std::string hash = "--" + Sha256Hex(workflow).substr(0, 16) + "-";
+  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step"}) {
+    std::string prefix = kind + hash;
+    if (session_id.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string("SELECT ") + kSessionColumns +

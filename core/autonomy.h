@@ -109,6 +109,11 @@ Result<std::string> NewSessionToken();
 // NotFound / Refused for a missing / closed parent.
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn,
                                       const std::string& parent, int64_t now);
+// Whether a session id (or a helper's, which extends its root's) was opened
+// for `workflow`: ids carry sha256(workflow)[:16], so the HTTP route
+// (/s/<session>/...) finds the workflow database without a global table.
+bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& workflow);
+
 // NotFound when no session has this token.
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token);
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id);

@@ -560,6 +560,11 @@ TEST_F(SessionTest, SessionIdsAreUnattendedAndTokensAreStoredOnlyAsDigests) {
   EXPECT_EQ(a.session.id, "schedule-goallead--" + hash + "-g1");
   EXPECT_EQ(b.session.id, "schedule-goallead--" + hash + "-g2");
   EXPECT_EQ(q.session.id.rfind("schedule-builder--", 0), 0u);
+  OpenedSession h = Open(TurnKind::kGoalWork, a.session.id);
+  for (const OpenedSession* x : {&a, &b, &q, &h}) {
+    EXPECT_TRUE(SessionBelongsToWorkflow(x->session.id, "substack")) << x->session.id;
+    EXPECT_FALSE(SessionBelongsToWorkflow(x->session.id, "other")) << x->session.id;
+  }
   EXPECT_EQ(a.token.size(), 64u);
   EXPECT_NE(a.token, b.token);
   auto resolved = ResolveSessionToken(*db_, b.token);
