@@ -695,6 +695,25 @@ TEST(AgentLogApi, MethodsRecordShowAndPruneThroughTheRegistry) {
   EXPECT_EQ((*all)["rows"].size(), 2u);
 }
 
+TEST(AgentLogApi, AFailedWriteIsReportedAsDataAndLoggedNotReturnedAsAnError) {
+  Fixture f;
+  MakeLogWithOneRow(f);
+  OpenOptions ro;
+  ro.read_only = true;
+  auto db = Db::Open(f.db_path, ro);  // the write will fail: attempt to write a readonly database
+  ASSERT_TRUE(db.ok());
+  ApiContext ctx{db->get(), &f.env, kWorkflow, WorkflowConfig{}, ""};
+  auto out = CallApi(ctx, "agent_log.completed", nlohmann::json{{"session", "s"}, {"agent", "seed-row"}});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)["recorded"], false);
+  EXPECT_NE((*out)["warning"].get<std::string>().find("readonly"), std::string::npos);
+  ASSERT_EQ(f.env.lines.size(), 1u);
+  EXPECT_NE(f.env.lines[0].find("agent_log.completed: not recorded"), std::string::npos);
+  auto shown = CallApi(ctx, "agent_log.show", nlohmann::json::object());
+  ASSERT_TRUE(shown.ok());
+  EXPECT_EQ((*shown)["rows"][0]["status"], "running");  // unchanged
+}
+
 TEST(AgentLogApi, StuckAgeComesFromWorkflowJsonWhenNotGiven) {
   TempDir dir;
   std::string ws = testing::MakeWorkspace(dir, kWorkflow, R"({"pulse": {"agent_log": {"stuck_after_minutes": 5}}})");
