@@ -93,6 +93,25 @@ try {
     M._sqlite3_close_v2(db);
     return secs;
   };
+  // The batch method: agent_log.record with 500 pairs per call, each event
+  // still its own committed write.
+  const runRecord = (pairs) => {
+    const db = openCopy();
+    const t0 = process.hrtime.bigint();
+    for (let base = 0; base < pairs; base += 500) {
+      const events = [];
+      for (let i = base; i < Math.min(pairs, base + 500); i++) {
+        events.push({ event: 'started', session: 'bench', agent: `agent-${i}`, name: 'Reviewer', kind: 'reviewer',
+          pulse_run_id: 'run-1' });
+        events.push({ event: 'completed', session: 'bench', agent: `agent-${i}`, result: 'changed', duration: '1s' });
+      }
+      const out = JSON.parse(M.pulseCall(db, 'agent_log.record', JSON.stringify({ events }), NaN));
+      if (!out.result || out.result.recorded !== events.length) throw new Error(JSON.stringify(out).slice(0, 300));
+    }
+    const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+    M._sqlite3_close_v2(db);
+    return secs;
+  };
   // The plain loop through the exported sqlite3_* functions, on a fresh copy.
   const runPlain = (pairs) => {
     const db = openCopy();
@@ -144,16 +163,21 @@ try {
   // WebAssembly starts on the baseline compiler and tiers up while it runs:
   // one untimed round of each first, then the best of three alternating.
   runFacade(PAIRS);
+  runRecord(PAIRS);
   runPlain(PAIRS);
   let facade = Infinity;
+  let record = Infinity;
   let plain = Infinity;
   for (let r = 0; r < 3; r++) {
     plain = Math.min(plain, runPlain(PAIRS));
     facade = Math.min(facade, runFacade(PAIRS));
+    record = Math.min(record, runRecord(PAIRS));
   }
   add('wasm, in memory', 'facade (pulseCall per event)', (2 * PAIRS) / facade, (facade / (2 * PAIRS)) * 1e6);
+  add('wasm, in memory', 'facade (agent_log.record, 1000/call)', (2 * PAIRS) / record, (record / (2 * PAIRS)) * 1e6);
   add('wasm, in memory', 'plain upsert loop', (2 * PAIRS) / plain, (plain / (2 * PAIRS)) * 1e6);
   ratios['wasm, in memory'] = plain / facade;
+  ratios['wasm, in memory, batched'] = plain / record;
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

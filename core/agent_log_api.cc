@@ -91,6 +91,61 @@ Result<json> Completed(ApiContext& ctx, const json& args) {
   return json{{"recorded", true}, {"workspace_path", path}, {"session", done.session_id}, {"agent", done.agent_id}};
 }
 
+// Many events in one call, each its own committed write with one prepared
+// writer: the path for a caller that queues events (a server flushing a
+// runner's stream, the browser) instead of paying a whole call per event.
+// Validation is all-or-nothing (a bad event names its index and nothing is
+// written); writes are best-effort per event, like the single methods.
+Result<json> Record(ApiContext& ctx, const json& args) {
+  const std::string what = "agent_log.record";
+  auto events = args.find("events");
+  if (events == args.end() || !events->is_array()) {
+    return Status::InvalidArgument(what + ": \"events\" must be an array of {event, session, agent, ...}");
+  }
+  std::vector<AgentStart> starts;
+  std::vector<AgentCompletion> completions;
+  std::vector<std::pair<bool, size_t>> order;  // (is start, index into its vector)
+  for (size_t i = 0; i < events->size(); ++i) {
+    const json& ev = (*events)[i];
+    const std::string where = what + ": events[" + std::to_string(i) + "]";
+    PULSE_ASSIGN_OR_RETURN(std::string kind, StringField(ev.is_object() ? ev : json::object(), "event", where));
+    if (kind == "started") {
+      PULSE_ASSIGN_OR_RETURN(AgentStart s, AgentStartFromJson(ev, where));
+      order.emplace_back(true, starts.size());
+      starts.push_back(std::move(s));
+    } else if (kind == "completed") {
+      PULSE_ASSIGN_OR_RETURN(AgentCompletion d, AgentCompletionFromJson(ev, where));
+      order.emplace_back(false, completions.size());
+      completions.push_back(std::move(d));
+    } else {
+      return Status::InvalidArgument(where + ": \"event\" must be \"started\" or \"completed\"");
+    }
+  }
+  PULSE_ASSIGN_OR_RETURN(std::string path, WorkspacePathFor(ctx, args, what));
+  if (path.empty() || !ctx.db) {
+    return json{{"recorded", 0}, {"failed", 0}, {"skipped", order.size()}, {"reason", "no workflow"}};
+  }
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<AgentLogWriter> writer, AgentLogWriter::Create(*ctx.db));
+  int64_t recorded = 0;
+  json failures = json::array();
+  std::string last_logged;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int64_t now = ctx.env->NowSeconds();
+    Status s = order[i].first ? writer->Started(path, starts[order[i].second], now)
+                              : writer->Completed(path, completions[order[i].second], now);
+    if (s.ok()) {
+      ++recorded;
+      continue;
+    }
+    failures.push_back({{"index", i}, {"warning", s.message()}});
+    if (s.message() != last_logged) {  // each reason once
+      last_logged = s.message();
+      ctx.env->Log(LogLevel::kWarn, what + ": not recorded: " + s.message());
+    }
+  }
+  return json{{"recorded", recorded}, {"failed", failures.size()}, {"failures", std::move(failures)}};
+}
+
 // workflow.json may set pulse.agent_log.stuck_after_minutes; the call's own
 // argument wins.
 int64_t ConfiguredStuckAfter(const ApiContext& ctx) {
@@ -224,6 +279,7 @@ json AgentLogRowJson(const AgentLogRow& r) {
 void AddAgentLogApi(ApiRegistry& r) {
   r.Add("agent_log.started", Started, "records a background agent's start (one row per agent; best-effort)");
   r.Add("agent_log.completed", Completed, "records a background agent's completion on the same row (best-effort)");
+  r.Add("agent_log.record", Record, "records many started/completed events in one call (best-effort per event)");
   r.Add("agent_log.show", Show, "the background-agent log, oldest first, by session, pulse_run_id, status, since");
   r.Add("agent_log.prune", Prune, "opt-in retention: deletes finished rows older than N days, keeping the newest per session");
 }

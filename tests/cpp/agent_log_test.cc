@@ -714,6 +714,33 @@ TEST(AgentLogApi, AFailedWriteIsReportedAsDataAndLoggedNotReturnedAsAnError) {
   EXPECT_EQ((*shown)["rows"][0]["status"], "running");  // unchanged
 }
 
+TEST(AgentLogApi, RecordTakesManyEventsInOneCall) {
+  Fixture f;
+  auto opened = OpenWorkflow(f.env, f.workspace, kWorkflow);
+  ASSERT_TRUE(opened.ok());
+  ApiContext ctx{opened->db.get(), &f.env, kWorkflow, opened->config, opened->paths.dir};
+  using nlohmann::json;
+  json events = json::array();
+  for (int i = 0; i < 50; ++i) {
+    events.push_back({{"event", "started"}, {"session", "s"}, {"agent", "a" + std::to_string(i)}});
+    events.push_back({{"event", "completed"}, {"session", "s"}, {"agent", "a" + std::to_string(i)}, {"result", "r"}});
+  }
+  auto out = CallApi(ctx, "agent_log.record", json{{"events", events}});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ((*out)["recorded"], 100);
+  EXPECT_EQ((*out)["failed"], 0);
+  auto shown = CallApi(ctx, "agent_log.show", json{{"status", "completed"}});
+  EXPECT_EQ((*shown)["rows"].size(), 50u);
+  // One bad event: nothing written, the error names it.
+  json bad = json::array({{{"event", "started"}, {"session", "s"}, {"agent", "new"}},
+                          {{"event", "started"}, {"session", "s"}}});
+  auto refused = CallApi(ctx, "agent_log.record", json{{"events", bad}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("events[1]"), std::string::npos) << refused.status().message();
+  EXPECT_EQ(CallApi(ctx, "agent_log.show", json::object())->at("rows").size(), 50u);
+  EXPECT_EQ(CallApi(ctx, "agent_log.record", json::object()).status().code(), Code::kInvalidArgument);
+}
+
 TEST(AgentLogApi, StuckAgeComesFromWorkflowJsonWhenNotGiven) {
   TempDir dir;
   std::string ws = testing::MakeWorkspace(dir, kWorkflow, R"({"pulse": {"agent_log": {"stuck_after_minutes": 5}}})");

@@ -403,8 +403,14 @@ test('the WASM facade reads and writes the same log from the database file\'s by
   const after = call(Module, handle, 'agent_log.show', { session: 's1' }).rows;
   assert.deepEqual(after.map((r) => [r.agent_id, r.status, r.name, r.error]),
     [['gate', 'completed', 'Gate', ''], ['fixer', 'failed', 'Fixer', 'timeout']]);
+  const batch = call(Module, handle, 'agent_log.record', { events: [
+    { event: 'started', session: 's2', agent: 'b1', at: '2026-10-07T11:58:00Z' },
+    { event: 'completed', session: 's2', agent: 'b1', status: 'cancelled', at: '2026-10-07T11:59:00Z' }] });
+  assert.equal(batch.recorded, 2);
+  assert.deepEqual(call(Module, handle, 'agent_log.show', { session: 's2' }).rows.map((r) => [r.agent_id, r.status]),
+    [['b1', 'cancelled']]);
   const pruned = call(Module, handle, 'agent_log.prune', { older_than_days: 0, dry_run: true });
-  assert.equal(pruned.count, 2);
+  assert.equal(pruned.count, 3);
   assert.throws(() => call(Module, handle, 'agent_log.started', { agent: 'x' }), /invalid_argument.*"session" is required/);
 
   // A bare in-memory database has no workflow: recording is a no-op there.
