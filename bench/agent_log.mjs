@@ -4,7 +4,8 @@
 //
 //   node bench/agent_log.mjs [--pairs N]     (after scripts/build.sh)
 //
-// Native: build/native/agent_log_bench, the BackgroundAgentLog recorder on a
+// Native: build/native/agent_log_bench, the BackgroundAgentLog recorder and
+// the plain loop interleaved in chunks, each on its own
 // real WAL database file, once under $TMPDIR (disk: dominated by the WAL
 // checkpoints' fsyncs, so noisy on a shared machine) and once under /dev/shm
 // (tmpfs: the CPU cost alone). WASM: the facade (Module.pulseCall, one JSON
