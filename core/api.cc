@@ -24,6 +24,8 @@ const ApiRegistry& Api() {
   static const ApiRegistry registry = [] {
     ApiRegistry r;
     AddCoreApi(r);
+    AddAutonomyApi(r);
+    AddAgentLogApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     AddOutboxApi(r);
     AddPulseToolsApi(r);

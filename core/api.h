@@ -60,5 +60,7 @@ void AddCoreApi(ApiRegistry& registry);
 void AddOutboxApi(ApiRegistry& registry);
 void AddPulseToolsApi(ApiRegistry& registry);
 void AddPulseTurnsApi(ApiRegistry& registry);
+void AddAutonomyApi(ApiRegistry& registry);
+void AddAgentLogApi(ApiRegistry& registry);
 
 }  // namespace pulse

@@ -43,6 +43,8 @@ Status ApplyMigrations(Db& db, const char* component, const std::vector<Migratio
 
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
   PULSE_RETURN_IF_ERROR(EnsureOutboxSchema(db));
   return Status::OK();

@@ -28,5 +28,7 @@ Status EnsureSchema(Db& db);
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
 Status EnsureOutboxSchema(Db& db);
+Status EnsureAutonomySchema(Db& db);
+Status EnsureAgentLogSchema(Db& db);
 
 }  // namespace pulse

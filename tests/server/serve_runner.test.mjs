@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse } from './helpers.mjs';
+import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp } from './helpers.mjs';
 
 // A runner that speaks MCP back to the server with its session token.
 const AGENT = `
@@ -76,6 +76,9 @@ test('an external runner gets the charter and context on stdin and works through
     assert.equal(late.status, 403);
     assert.equal(late.body.refused, true);
     assert.match(late.body.reason, /closed/);
+    const lateMcp = await mcp(s.url, env.token, 'tools/call', { name: 'get_pulse_state', arguments: { view: 'goal_status' } });
+    assert.equal(lateMcp.body.result.isError, true);
+    assert.match(lateMcp.body.result.content[0].text, /closed/);
   } finally {
     await s.stop();
     tmp.cleanup();
