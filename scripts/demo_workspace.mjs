@@ -76,6 +76,8 @@ function observe(name, metric, value, atMs, source, runId) {
   pulse(cmd);
 }
 
+let id;
+
 // ---- substack: the seed's situation ----
 if (fixture) {
   const tmp = mkdtempSync(join(tmpdir(), 'pulse-demo-'));
@@ -100,8 +102,8 @@ const substack = workflow('substack', {
   ],
 }, '# Substack\n\nGrow the newsletter to 1,000 subscribers by the end of the year, one useful article at a time.\n');
 // Measured by a growth run 20 days ago, then never again by a run.
-let id = run('substack', substack, daysAgo(20), 'growth_funnel');
-observe('substack', 'subscribers', 380, daysAgo(20) + 20 * 60e3, 'workflow_run', id);
+id = run('substack', substack, anchor - 20 * DAY - 2 * HOUR, 'growth_funnel');
+observe('substack', 'subscribers', 380, anchor - 20 * DAY - 2 * HOUR + 20 * 60e3, 'workflow_run', id);
 for (const d of [19, 17, 15, 13, 11]) run('substack', substack, daysAgo(d), 'growth_funnel');
 for (const d of [10, 10, 9, 9, 8, 8]) run('substack', substack, daysAgo(d, d === 10 ? 9 : 14), 'publish_review');
 run('substack', substack, daysAgo(10, 15), 'research');

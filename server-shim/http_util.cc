@@ -24,6 +24,7 @@ int HttpStatusFor(const Status& s) {
     case Code::kRefused: return 403;
     case Code::kConflict: return 409;
     case Code::kBusy: return 503;
+    case Code::kUnauthenticated: return 401;
     default: return 500;
   }
 }

@@ -15,7 +15,7 @@ namespace pulse::serve {
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& doc);
 // {"error": reason} with `status`.
 void ReplyError(httplib::Response& res, int status, const std::string& reason);
-// InvalidArgument 400, NotFound 404, Refused 403, Conflict 409, Busy 503, others 500.
+// InvalidArgument 400, Unauthenticated 401, NotFound 404, Refused 403, Conflict 409, Busy 503, others 500.
 int HttpStatusFor(const Status& status);
 void ReplyStatus(httplib::Response& res, const Status& status);
 

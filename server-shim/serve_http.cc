@@ -13,6 +13,7 @@
 #include <iostream>
 
 #include "core/api_access.h"
+#include "core/autonomy.h"
 #include "core/time_util.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
@@ -139,7 +140,9 @@ class App {
     ReplyJson(res, 200, *out);
   }
 
-  Result<SessionRef> FindSession(const std::string& token);
+  // The workflow whose database knows `token`; with `session_id` (the tool
+  // route's URL) only workflows that id can belong to are asked.
+  Result<SessionRef> FindSession(const std::string& token, const std::string& session_id = "");
   void GenericCall(const httplib::Request& req, httplib::Response& res);
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
@@ -171,7 +174,7 @@ json IdArg(const std::string& s) {
   return s;
 }
 
-Result<SessionRef> App::FindSession(const std::string& token) {
+Result<SessionRef> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
   std::string cached;
   {
@@ -183,7 +186,10 @@ Result<SessionRef> App::FindSession(const std::string& token) {
   if (!cached.empty()) {
     candidates.push_back(cached);
   } else {
-    PULSE_ASSIGN_OR_RETURN(candidates, ListWorkflows(*env_, options_.workspace));
+    PULSE_ASSIGN_OR_RETURN(std::vector<std::string> all, ListWorkflows(*env_, options_.workspace));
+    for (const std::string& wf : all) {
+      if (session_id.empty() || SessionBelongsToWorkflow(session_id, wf)) candidates.push_back(wf);
+    }
   }
   for (const std::string& wf : candidates) {
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
@@ -207,7 +213,7 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   std::string tool = req.matches[2];
   std::string token = BearerToken(req);
   if (token.empty()) return ReplyError(res, 401, "session token required: send Authorization: Bearer <session token>");
-  Result<SessionRef> ref = FindSession(token);
+  Result<SessionRef> ref = FindSession(token, url_session);
   // The session comes from the URL and its token together; a token for
   // another session is as good as none.
   if (!ref.ok() || ref->session != url_session) return ReplyError(res, 401, "wrong session token for session " + url_session);
