@@ -25,6 +25,7 @@ const ApiRegistry& Api() {
     ApiRegistry r;
     AddCoreApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
+    AddDecisionsApi(r);
     return r;
   }();
   return registry;

@@ -27,5 +27,7 @@ Status EnsureSchema(Db& db);
 
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
+Status EnsureDecisionsSchema(Db& db);
+Status EnsureGoalMemorySchema(Db& db);
 
 }  // namespace pulse
