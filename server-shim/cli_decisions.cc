@@ -58,6 +58,8 @@ void PrintDecision(const json& d) {
   if (!d["outcome"].is_null()) std::cout << "    result: " << Str(d["outcome"]["result"]) << "\n";
 }
 
+// Flag values live in function-local statics (CLI11 binds to them by
+// reference, and each Setup runs once per process).
 void SetupDecision(CLI::App& app, State& state) {
   CLI::App* dec = app.add_subcommand("decision", "decision requests for the owner, Pulse's recommendations, the decision log");
   dec->require_subcommand(1);
@@ -65,10 +67,10 @@ void SetupDecision(CLI::App& app, State& state) {
   {
     auto* sub = dec->add_subcommand("create", "open a pending decision request (prints its id)");
     AddCommonOptions(sub, state);
-    auto* question = new std::string;
-    auto* options = new std::vector<std::string>;
-    auto* blocks = new std::string;
-    auto* raised_by = new std::string;
+    static std::string question_v; auto* question = &question_v;
+    static std::vector<std::string> options_v; auto* options = &options_v;
+    static std::string blocks_v; auto* blocks = &blocks_v;
+    static std::string raised_by_v; auto* raised_by = &raised_by_v;
     sub->add_option("--question", *question, "the question for the owner")->required();
     sub->add_option("--option", *options, "an option (repeat for each); none: a free-text answer");
     sub->add_option("--blocks", *blocks, "what waits on the answer");
@@ -84,15 +86,15 @@ void SetupDecision(CLI::App& app, State& state) {
   {
     auto* sub = dec->add_subcommand("recommend", "attach Pulse's recommendation to a pending decision");
     AddCommonOptions(sub, state);
-    auto* id = new std::string;
-    auto* option = new std::string;
-    auto* text = new std::string;
-    auto* why = new std::string;
-    auto* evidence = new std::string;
-    auto* confidence = new std::string;
-    auto* safe_by = new std::string;
-    auto* needs = new std::string;
-    auto* session = new std::string;
+    static std::string id_v; auto* id = &id_v;
+    static std::string option_v; auto* option = &option_v;
+    static std::string text_v; auto* text = &text_v;
+    static std::string why_v; auto* why = &why_v;
+    static std::string evidence_v; auto* evidence = &evidence_v;
+    static std::string confidence_v; auto* confidence = &confidence_v;
+    static std::string safe_by_v; auto* safe_by = &safe_by_v;
+    static std::string needs_v; auto* needs = &needs_v;
+    static std::string session_v; auto* session = &session_v;
     sub->add_option("--id", *id, "the decision's id")->required();
     auto* o = sub->add_option("--option", *option, "the recommended option");
     auto* t = sub->add_option("--text", *text, "the recommended free-text answer (decisions without options)");
@@ -118,13 +120,13 @@ void SetupDecision(CLI::App& app, State& state) {
   {
     auto* sub = dec->add_subcommand("answer", "the owner's answer (refused for Pulse, scheduled and background sessions)");
     AddCommonOptions(sub, state);
-    auto* id = new std::string;
-    auto* accept = new bool(false);
-    auto* option = new std::string;
-    auto* text = new std::string;
-    auto* dismiss = new bool(false);
-    auto* note = new std::string;
-    auto* session = new std::string;
+    static std::string id_v; auto* id = &id_v;
+    static bool accept_v = false; auto* accept = &accept_v;
+    static std::string option_v; auto* option = &option_v;
+    static std::string text_v; auto* text = &text_v;
+    static bool dismiss_v = false; auto* dismiss = &dismiss_v;
+    static std::string note_v; auto* note = &note_v;
+    static std::string session_v; auto* session = &session_v;
     sub->add_option("--id", *id, "the decision's id")->required();
     auto* a = sub->add_flag("--accept", *accept, "accept Pulse's recommendation");
     auto* o = sub->add_option("--option", *option, "answer with this option");
@@ -152,8 +154,8 @@ void SetupDecision(CLI::App& app, State& state) {
   {
     auto* sub = dec->add_subcommand("outcome", "record what came of an answered decision");
     AddCommonOptions(sub, state);
-    auto* id = new std::string;
-    auto* result = new std::string;
+    static std::string id_v; auto* id = &id_v;
+    static std::string result_v; auto* result = &result_v;
     sub->add_option("--id", *id, "the decision's id")->required();
     sub->add_option("--result", *result, "what came of it")->required();
     sub->callback([&state, id, result] {
@@ -166,7 +168,7 @@ void SetupDecision(CLI::App& app, State& state) {
   {
     auto* sub = dec->add_subcommand("list", "decisions with recommendation, answer and outcome; outcomes_due");
     AddCommonOptions(sub, state);
-    auto* status = new std::string("all");
+    static std::string status_v("all"); auto* status = &status_v;
     sub->add_option("--status", *status, "pending|answered|dismissed|all (default all)");
     sub->callback([&state, status] {
       auto out = Call(state, "decision.list", json{{"status", *status}});
@@ -225,9 +227,9 @@ void SetupMemory(CLI::App& app, State& state) {
   {
     auto* sub = mem->add_subcommand("add", "add one entry");
     AddCommonOptions(sub, state);
-    auto* section = new std::string;
-    auto* source = new std::string;
-    auto* text = new std::string;
+    static std::string section_v; auto* section = &section_v;
+    static std::string source_v; auto* source = &source_v;
+    static std::string text_v; auto* text = &text_v;
     sub->add_option("--section", *section, "owner|decisions|lessons|bets|waiting (or the section title)")->required();
     sub->add_option("--source", *source, "owner_answer|result|pulse_inference|builder_answer")->required();
     sub->add_option("--text", *text, "the entry, one line")->required();
@@ -251,8 +253,8 @@ void SetupMemory(CLI::App& app, State& state) {
   {
     auto* sub = mem->add_subcommand("save", "replace goal memory with a file's text (the owner's edit)");
     AddCommonOptions(sub, state);
-    auto* file = new std::string;
-    auto* base = new std::string;
+    static std::string file_v; auto* file = &file_v;
+    static std::string base_v; auto* base = &base_v;
     sub->add_option("--file", *file, "the edited text")->required();
     sub->add_option("--base-hash", *base, "the hash `memory show --json` printed before the edit")->required();
     sub->callback([&state, file, base] {
