@@ -313,7 +313,7 @@ Result<std::string> GoalMemory::ReadFileText() {
   return text;
 }
 
-Result<GoalMemory::Current> GoalMemory::LoadCurrent() {
+Result<GoalMemory::Current> GoalMemory::LoadCurrent(bool tolerate_split) {
   PULSE_ASSIGN_OR_RETURN(Mirror mirror, ReadMirror());
   Current cur;
   if (!has_file()) {
@@ -341,6 +341,11 @@ Result<GoalMemory::Current> GoalMemory::LoadCurrent() {
   if (!file_changed && mirror_changed) {
     cur.text = mirror.text;  // edited in the database copy since: it wins until the next write
   } else if (file_changed && mirror_changed && mirror.hash != cur.file_hash) {
+    if (tolerate_split) {
+      cur.split = true;
+      cur.mirror_text = mirror.text;
+      return cur;
+    }
     return Status::Conflict(file_path_ +
                             ": goal memory was edited both in the file and in the database copy since they last "
                             "matched; save the version to keep with memory.save (nothing was changed)");
@@ -557,9 +562,11 @@ Result<MemoryWrite> GoalMemory::Save(const std::string& text, const std::string&
   }
   if (text.size() > kMaxMemoryBytes) return Status::InvalidArgument("memory.save: text is larger than 1 MiB");
   PULSE_RETURN_IF_ERROR(CheckUtf8(text, "memory.save: text"));
-  PULSE_ASSIGN_OR_RETURN(Current cur, LoadCurrent());
+  PULSE_ASSIGN_OR_RETURN(Current cur, LoadCurrent(/*tolerate_split=*/true));
   std::string current_hash = MemoryHash(cur.text);
-  if (current_hash != base_hash) {
+  // Split copies: the owner resolves it by saving over either one they saw.
+  bool base_ok = base_hash == current_hash || (cur.split && base_hash == MemoryHash(cur.mirror_text));
+  if (!base_ok) {
     return Status::Conflict("goal memory changed since it was loaded (base_hash " + base_hash + ", now " +
                             current_hash + "); reload it and apply the edit again (nothing was changed)");
   }
@@ -573,7 +580,8 @@ Result<MemoryWrite> GoalMemory::Save(const std::string& text, const std::string&
 }
 
 Result<json> GoalMemory::Show() {
-  PULSE_ASSIGN_OR_RETURN(std::string text, Load());
+  PULSE_ASSIGN_OR_RETURN(Current cur, LoadCurrent(/*tolerate_split=*/true));
+  const std::string& text = cur.text;
   int unparsed = 0;
   std::vector<Located> located = LocateEntries(SplitLines(text), &unparsed);
   json entries = json::array();
@@ -603,6 +611,13 @@ Result<json> GoalMemory::Show() {
               {"consolidate_due", n > kGoalMemoryConsolidatePast},
               {"over_limit", n > kGoalMemoryMaxEntries},
               {"storage", has_file() ? "file" : "database"},
+              {"conflict", cur.split ? json{{"message",
+                                            "goal.md and the database copy were both edited since they last matched; "
+                                            "Pulse will not write until the owner saves the version to keep "
+                                            "(memory.save with either hash)"},
+                                           {"database_text", cur.mirror_text},
+                                           {"database_hash", MemoryHash(cur.mirror_text)}}
+                                     : json(nullptr)},
               {"rules",
                "at most 60 entries; check and work turns are told to consolidate past 45; hand edits and lines "
                "Pulse cannot parse are kept; soul.md wins on conflict"}};

@@ -126,8 +126,12 @@ class GoalMemory {
     bool file_existed = false;
     std::string file_text;  // the file as read (natively)
     std::string file_hash;  // its hash, or "" when missing
+    // File and database copy both edited since they last matched (only with
+    // tolerate_split; text is then the file's).
+    bool split = false;
+    std::string mirror_text;
   };
-  Result<Current> LoadCurrent();
+  Result<Current> LoadCurrent(bool tolerate_split = false);
   Result<MemoryWrite> Write(const Current& base, const std::string& next, const std::string& by, bool* raced);
   // Re-applies `change` to the current text up to three times.
   template <typename Change>

@@ -40,6 +40,10 @@ void PrintDecision(const json& d) {
     std::cout << "\n";
   }
   if (!Str(d["blocks"]).empty()) std::cout << "    blocks: " << Str(d["blocks"]) << "\n";
+  if (d.contains("waited_seconds")) {
+    int64_t s = d["waited_seconds"].get<int64_t>();
+    std::cout << "    waiting " << s / 86400 << "d " << (s % 86400) / 3600 << "h (since " << Str(d["created_at"]) << ")\n";
+  }
   const json& r = d["recommendation"];
   if (!r.is_null()) {
     std::cout << "    Pulse recommends: " << (r["option"].is_null() ? Str(r["text"]) : Str(r["option"])) << " ("

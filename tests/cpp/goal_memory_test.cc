@@ -295,6 +295,21 @@ TEST(GoalMemory, FileAndMirrorEditedApartIsAConflictNotAnOverwrite) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), Code::kConflict);
   EXPECT_EQ(ReadFileOrDie(f.path), file);
+  // Show still works and offers both; the owner keeps the database copy.
+  auto shown = m.Show();
+  ASSERT_TRUE(shown.ok()) << shown.status().message();
+  ASSERT_FALSE((*shown)["conflict"].is_null());
+  EXPECT_EQ((*shown)["text"], file);
+  std::string db_text = (*shown)["conflict"]["database_text"];
+  EXPECT_NE(db_text.find("browser edit"), std::string::npos);
+  Transaction tx(*f.db);
+  ASSERT_TRUE(tx.Begin().ok());
+  auto saved = m.Save(db_text + "merged by hand: hand edit\n", (*shown)["conflict"]["database_hash"]);
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  ASSERT_TRUE(tx.Commit().ok());
+  EXPECT_NE(ReadFileOrDie(f.path).find("merged by hand"), std::string::npos);
+  EXPECT_TRUE(f.Add(m, MemorySection::kLessons, MemorySource::kResult, "more").ok());
+  EXPECT_TRUE((*m.Show())["conflict"].is_null());
 }
 
 TEST(GoalMemory, MemoryNeverTouchesSoulMd) {
