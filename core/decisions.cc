@@ -58,6 +58,7 @@ Status EnsureDecisionsSchema(Db& db) {
        " detail TEXT NOT NULL DEFAULT '{}');"
        "CREATE INDEX IF NOT EXISTS pulse_decision_events_decision ON pulse_decision_events(decision_id, id);"},
   };
+  PULSE_RETURN_IF_ERROR(EnsureGoalMemorySchema(db));
   return ApplyMigrations(db, "decisions", kMigrations);
 }
 

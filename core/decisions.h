@@ -35,6 +35,7 @@
 
 namespace pulse {
 
+// Also ensures the goal memory tables (EnsureGoalMemorySchema).
 Status EnsureDecisionsSchema(Db& db);
 
 // Sessions that may recommend but never answer for the owner: ids starting

@@ -44,7 +44,7 @@ Status ApplyMigrations(Db& db, const char* component, const std::vector<Migratio
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
-  PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db)); PULSE_RETURN_IF_ERROR(EnsureGoalMemorySchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db));
   return Status::OK();
 }
 

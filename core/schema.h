@@ -27,7 +27,6 @@ Status EnsureSchema(Db& db);
 
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
-Status EnsureDecisionsSchema(Db& db);
-Status EnsureGoalMemorySchema(Db& db);
+Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 
 }  // namespace pulse
