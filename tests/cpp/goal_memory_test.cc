@@ -249,6 +249,16 @@ TEST(GoalMemory, UnreadableFilesAreClearErrorsAndNothingIsWritten) {
   EXPECT_FALSE(m.Show().ok());
 }
 
+TEST(GoalMemory, Utf8Check) {
+  EXPECT_TRUE(CheckUtf8("plain → arrow, café, 🎯", "t").ok());
+  EXPECT_FALSE(CheckUtf8("caf\xE9", "t").ok());               // Latin-1
+  EXPECT_FALSE(CheckUtf8("\xF0\x9F\x8E", "t").ok());          // cut short
+  EXPECT_FALSE(CheckUtf8("\xC0\xAF", "t").ok());              // overlong '/'
+  EXPECT_FALSE(CheckUtf8("\xED\xA0\x80", "t").ok());          // a surrogate
+  EXPECT_FALSE(CheckUtf8(std::string("a\0b", 3), "t").ok());  // NUL
+  EXPECT_NE(CheckUtf8("ok\xFF", "goal.md").message().find("goal.md: not valid UTF-8 (byte offset 2)"), std::string::npos);
+}
+
 TEST(GoalMemory, BadArgumentsAreRefused) {
   Fixture f;
   GoalMemory m(*f.db, f.env, f.path);
