@@ -183,6 +183,34 @@ Result<json> ParseJsonText(const std::string& text, const std::string& source) {
   return Status::InvalidArgument(source + ": malformed JSON");
 }
 
+Result<json> ReadJsonFile(Env& env, const std::string& path) {
+  Result<std::string> text = env.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
+    return text.status();
+  }
+  return ParseJsonText(*text, path);
+}
+
+Result<RunRecord> ReadRunFolder(Env& env, const std::string& run_dir) {
+  std::string dir = run_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!env.IsDirectory(dir)) return Status::InvalidArgument(dir + ": no such run folder");
+  const std::string run_path = dir + "/run.json";
+  const std::string route_path = dir + "/route_selection.json";
+  PULSE_ASSIGN_OR_RETURN(json run_doc, ReadJsonFile(env, run_path));
+  PULSE_ASSIGN_OR_RETURN(RunRecord run, ParseRunJson(run_doc, run_path));
+  PULSE_ASSIGN_OR_RETURN(json route_doc, ReadJsonFile(env, route_path));
+  PULSE_ASSIGN_OR_RETURN(run.route, ParseRouteSelection(route_doc, route_path));
+  return run;
+}
+
+Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string& path) {
+  if (!env.FileExists(path)) return std::vector<RunRecord>();
+  PULSE_ASSIGN_OR_RETURN(json doc, ReadJsonFile(env, path));
+  return ParseScheduleRuns(doc, path);
+}
+
 Result<RunRecord> ParseRunJson(const json& doc, const std::string& source) {
   if (!doc.is_object()) return Status::InvalidArgument(source + ": expected a JSON object");
   RunRecord run;

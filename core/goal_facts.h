@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "core/env.h"
 #include "core/status.h"
 #include "core/workflow_config.h"
 
@@ -67,6 +68,15 @@ Result<std::string> ParseRouteSelection(const nlohmann::json& doc, const std::st
 Result<std::vector<RunRecord>> ParseScheduleRuns(const nlohmann::json& doc, const std::string& source);
 // Parses JSON text, naming `source` and the position on failure.
 Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source);
+
+// ---- the workspace files (read through Env; errors name the file) ----
+
+// A missing file is InvalidArgument ("<path>: missing"): it is bad input.
+Result<nlohmann::json> ReadJsonFile(Env& env, const std::string& path);
+// A finished run's folder: run.json and route_selection.json, both required.
+Result<RunRecord> ReadRunFolder(Env& env, const std::string& run_dir);
+// schedule-runs.json when the workflow has one (an empty list otherwise).
+Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string& path);
 
 enum class RecordOutcome { kInserted, kUpdated, kUnchanged };
 

@@ -135,6 +135,30 @@ TEST(GoalFacts, BadRunFilesAreRejectedNamingTheFileAndTheProblem) {
   EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts"), 0);
 }
 
+TEST(GoalFacts, RunFolderAndScheduleRunsFilesThroughEnv) {
+  testing::TempDir dir;
+  Env* env = DefaultEnv();
+  std::string run_dir = dir.Join("runs/iteration-1/default");
+  EXPECT_EQ(ReadRunFolder(*env, run_dir).status().message(), run_dir + ": no such run folder");
+  testing::WriteFile(run_dir + "/run.json", R"({"run_id": "r-1", "started_at": "2026-10-07T09:00:00Z",
+      "finished_at": "2026-10-07T09:30:00Z", "status": "completed", "trigger": "schedule:daily", "error": ""})");
+  EXPECT_EQ(ReadRunFolder(*env, run_dir + "/").status().message(), run_dir + "/route_selection.json: missing");
+  testing::WriteFile(run_dir + "/route_selection.json", R"({"route": "growth_funnel"})");
+  auto run = ReadRunFolder(*env, run_dir);
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  EXPECT_EQ(run->run_id, "r-1");
+  EXPECT_EQ(run->route, "growth_funnel");
+  EXPECT_EQ(run->schedule_id, "daily");
+  EXPECT_EQ(run->finished_at, T("2026-10-07T09:30:00Z"));
+  // No schedule-runs.json: nothing to import; a broken one names itself.
+  auto none = ReadScheduleRunsFile(*env, dir.Join("schedule-runs.json"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  testing::WriteFile(dir.Join("schedule-runs.json"), "{}");
+  EXPECT_EQ(ReadScheduleRunsFile(*env, dir.Join("schedule-runs.json")).status().message(),
+            dir.Join("schedule-runs.json") + ": expected a JSON array of runs");
+}
+
 TEST(GoalApi, RecordRunReadingsAndRunsByRoute) {
   GoalDb g(GoalConfigJson(R"(, "target": 1000, "baseline": 200, "direction": "increase")"));
   auto ctx = ContextFromDb(g.db(), g.env());
