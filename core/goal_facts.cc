@@ -281,10 +281,10 @@ Status RecordObservation(Db& db, const WorkflowConfig& config, const Observation
   return tx.Commit();
 }
 
-Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
-  PULSE_RETURN_IF_ERROR(ValidateRun(run, "run"));
-  Transaction tx(db);
-  PULSE_RETURN_IF_ERROR(tx.Begin());
+namespace {
+
+// The write of one run's own facts; the caller holds the transaction.
+Result<RecordOutcome> RecordLocked(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
   PULSE_ASSIGN_OR_RETURN(bool has_reading, RunHasPrimaryReading(db, config, run));
   PULSE_ASSIGN_OR_RETURN(Statement get, db.Prepare(
       "SELECT schedule_id, trigger, started_at, finished_at, status, error, route, primary_route,"
@@ -304,33 +304,38 @@ Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const
     get.Reset();
   }
   PULSE_RETURN_IF_ERROR(InsertFacts(db, config, run, has_reading, "finalize_run", now, /*replace=*/true));
-  PULSE_RETURN_IF_ERROR(tx.Commit());
   return exists ? RecordOutcome::kUpdated : RecordOutcome::kInserted;
 }
 
-Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
-                                        int64_t now) {
+Status ValidateRuns(const std::vector<RunRecord>& runs) {
   for (size_t i = 0; i < runs.size(); ++i) {
     PULSE_RETURN_IF_ERROR(ValidateRun(runs[i], "runs[" + std::to_string(i) + "]"));
   }
-  ImportCounts counts;
-  if (runs.empty()) return counts;
-  // Known runs first, read-only: the common case (nothing new) takes no
-  // write lock at all.
-  PULSE_ASSIGN_OR_RETURN(Statement known, db.Prepare("SELECT 1 FROM goal_run_facts WHERE run_id = ?"));
+  return Status::OK();
+}
+
+// Runs not yet known, read-only: the common case (nothing new) then takes no
+// write lock at all.
+Result<std::vector<const RunRecord*>> FreshRuns(Db& db, const std::vector<RunRecord>& runs, ImportCounts* counts) {
   std::vector<const RunRecord*> fresh;
+  if (runs.empty()) return fresh;
+  PULSE_ASSIGN_OR_RETURN(Statement known, db.Prepare("SELECT 1 FROM goal_run_facts WHERE run_id = ?"));
   std::set<std::string> seen;
   for (const RunRecord& run : runs) {
     if (!seen.insert(run.run_id).second) continue;
     known.Bind(1, run.run_id);
     PULSE_ASSIGN_OR_RETURN(bool has, known.Step());
     known.Reset();
-    if (has) ++counts.already;
+    if (has) ++counts->already;
     else fresh.push_back(&run);
   }
-  if (fresh.empty()) return counts;
-  Transaction tx(db);
-  PULSE_RETURN_IF_ERROR(tx.Begin());
+  return fresh;
+}
+
+// The import's writes; the caller holds the transaction.
+Status ImportLocked(Db& db, const WorkflowConfig& config, const std::vector<const RunRecord*>& fresh, int64_t now,
+                    ImportCounts* counts) {
+  if (fresh.empty()) return Status::OK();
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT OR IGNORE INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error,"
       " route, primary_route, completed, primary_reading, origin, recorded_at)"
@@ -344,12 +349,45 @@ Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, co
         .Bind(10, static_cast<int64_t>(run->status == "completed"))
         .Bind(11, static_cast<int64_t>(has_reading)).Bind(12, FormatTime(now));
     PULSE_RETURN_IF_ERROR(put.Run());
-    if (db.Changes() > 0) ++counts.imported;
-    else ++counts.already;
+    if (db.Changes() > 0) ++counts->imported;
+    else ++counts->already;
     put.Reset();
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(FinalizeOutcome out, FinalizeRun(db, config, run, {}, now));
+  return out.run;
+}
+
+Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
+                                        int64_t now) {
+  PULSE_RETURN_IF_ERROR(ValidateRuns(runs));
+  ImportCounts counts;
+  PULSE_ASSIGN_OR_RETURN(std::vector<const RunRecord*> fresh, FreshRuns(db, runs, &counts));
+  if (fresh.empty()) return counts;
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_RETURN_IF_ERROR(ImportLocked(db, config, fresh, now, &counts));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return counts;
+}
+
+Result<FinalizeOutcome> FinalizeRun(Db& db, const WorkflowConfig& config, const RunRecord& run,
+                                    const std::vector<RunRecord>& older, int64_t now) {
+  PULSE_RETURN_IF_ERROR(ValidateRun(run, "run"));
+  PULSE_RETURN_IF_ERROR(ValidateRuns(older));
+  FinalizeOutcome out;
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(std::vector<const RunRecord*> fresh, FreshRuns(db, older, &out.imported));
+  PULSE_RETURN_IF_ERROR(ImportLocked(db, config, fresh, now, &out.imported));
+  PULSE_ASSIGN_OR_RETURN(out.run, RecordLocked(db, config, run, now));
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return out;
 }
 
 Result<std::vector<Reading>> ListReadings(Db& db, const std::string& metric) {

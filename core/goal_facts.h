@@ -92,6 +92,16 @@ struct ImportCounts {
 Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
                                         int64_t now);
 
+// The whole after-run hook in one transaction: the older runs of
+// schedule-runs.json (if any) and this run's own facts are recorded together
+// or not at all.
+struct FinalizeOutcome {
+  RecordOutcome run = RecordOutcome::kUnchanged;
+  ImportCounts imported;
+};
+Result<FinalizeOutcome> FinalizeRun(Db& db, const WorkflowConfig& config, const RunRecord& run,
+                                    const std::vector<RunRecord>& older, int64_t now);
+
 // ---- readings back ----
 struct Reading {
   int64_t at = 0;

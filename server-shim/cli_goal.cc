@@ -2,9 +2,10 @@
 // printing only; the rules are the goal.* API methods (core/goal_api.cc).
 //
 // schedule-runs.json (runs older than Pulse's own records) is imported, when
-// present, by both finalize-run and check, before anything else is written:
-// the import is idempotent (known runs are skipped), and a malformed file
-// stops the command with exit 2 before any row is written.
+// present, by both finalize-run (in the same transaction as the run's own
+// facts) and check (before the check reads): the import is idempotent (known
+// runs are skipped), and a malformed file stops the command with exit 2
+// before any row is written.
 #include <cmath>
 #include <cstdio>
 
@@ -71,14 +72,22 @@ void SetupFinalize(CLI::App& app, State& state) {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
-    Result<json> imported = ImportScheduleRunsFile(ctx, w->paths.schedule_runs);
-    if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
-    json run_json = {{"run_id", run->run_id},           {"started_at", FormatTime(run->started_at)},
-                     {"finished_at", FormatTime(run->finished_at)}, {"status", run->status},
-                     {"trigger", run->trigger},         {"error", run->error}};
-    Result<json> out = CallApi(ctx, "goal.record_run", json{{"run", run_json}, {"route", run->route}});
+    json args = {{"route", run->route},
+                 {"run", {{"run_id", run->run_id}, {"started_at", FormatTime(run->started_at)},
+                          {"finished_at", FormatTime(run->finished_at)}, {"status", run->status},
+                          {"trigger", run->trigger}, {"error", run->error}}}};
+    // The older runs and this run are recorded in one transaction.
+    const std::string& older = w->paths.schedule_runs;
+    if ((*env)->FileExists(older)) {
+      Result<json> doc = ReadJsonFile(**env, older);
+      if (!doc.ok()) { state.exit_code = Fail(doc.status()); return; }
+      Status valid = ParseScheduleRuns(*doc, older).status();
+      if (!valid.ok()) { state.exit_code = Fail(valid); return; }
+      args["schedule_runs"] = *doc;
+      args["schedule_runs_source"] = older;
+    }
+    Result<json> out = CallApi(ctx, "goal.record_run", args);
     if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(run_dir)); return; }
-    (*out)["schedule_runs"] = *imported;
     if (state.globals.json) {
       PrintJson(*out);
     } else {

@@ -135,6 +135,34 @@ TEST(GoalFacts, BadRunFilesAreRejectedNamingTheFileAndTheProblem) {
   EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts"), 0);
 }
 
+TEST(GoalFacts, FinalizeRecordsOlderRunsAndTheRunTogetherOrNotAtAll) {
+  GoalDb g(GoalConfigJson());
+  std::vector<RunRecord> older(2);
+  older[0].run_id = "a";
+  older[1].run_id = "b";
+  for (RunRecord& r : older) {
+    r.status = "completed";
+    r.route = "research";
+    r.started_at = T("2026-09-01T09:00:00Z");
+    r.finished_at = T("2026-09-01T09:30:00Z");
+  }
+  RunRecord run = older[0];
+  run.run_id = "boom";
+  // A failure inside the transaction (here a trigger) leaves no row at all.
+  ASSERT_TRUE(g.db().Exec("CREATE TEMP TRIGGER boom BEFORE INSERT ON goal_run_facts WHEN NEW.run_id = 'boom'"
+                          " BEGIN SELECT RAISE(ABORT, 'refusing boom'); END").ok());
+  auto failed = FinalizeRun(g.db(), g.config(), run, older, 0);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("refusing boom"), std::string::npos);
+  EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts"), 0);
+  ASSERT_TRUE(g.db().Exec("DROP TRIGGER boom").ok());
+  auto done = FinalizeRun(g.db(), g.config(), run, older, 0);
+  ASSERT_TRUE(done.ok()) << done.status().message();
+  EXPECT_EQ(done->run, RecordOutcome::kInserted);
+  EXPECT_EQ(done->imported.imported, 2);
+  EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts"), 3);
+}
+
 TEST(GoalFacts, RunFolderAndScheduleRunsFilesThroughEnv) {
   testing::TempDir dir;
   Env* env = DefaultEnv();
