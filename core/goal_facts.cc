@@ -169,18 +169,49 @@ Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, b
 
 }  // namespace
 
-Result<json> ParseJsonText(const std::string& text, const std::string& source) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_discarded()) return doc;
-  try {
-    (void)json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    size_t pos = what.find("parse error");
-    return Status::InvalidArgument(source + ": malformed JSON: " +
-                                   (pos == std::string::npos ? what : what.substr(pos)));
+namespace {
+
+// Builds the document like json::parse but keeps the parser's error message
+// instead of throwing: exceptions are off in the WASM build.
+class CapturingSax {
+ public:
+  CapturingSax() : dom_(doc_, /*allow_exceptions=*/false) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  template <typename Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
+    error_ = ex.what();
+    return false;
   }
-  return Status::InvalidArgument(source + ": malformed JSON");
+  json& doc() { return doc_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  json doc_;
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::string error_;
+};
+
+}  // namespace
+
+Result<json> ParseJsonText(const std::string& text, const std::string& source) {
+  CapturingSax sax;
+  bool ok = json::sax_parse(text, &sax, json::input_format_t::json, /*strict=*/true);
+  if (ok && sax.error().empty()) return std::move(sax.doc());
+  const std::string& what = sax.error();
+  size_t pos = what.find("parse error");
+  return Status::InvalidArgument(source + ": malformed JSON" +
+                                 (what.empty() ? std::string() : ": " + (pos == std::string::npos ? what : what.substr(pos))));
 }
 
 Result<json> ReadJsonFile(Env& env, const std::string& path) {
