@@ -338,6 +338,33 @@ TEST(GoalCheck, StatusFromTheDatabaseEndToEnd) {
   EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, "off_track");
 }
 
+TEST(GoalCheck, DirectionDecreaseAndNoDeadlineFromTheDatabase) {
+  // Down from 500 (1 Sep) to 100 (1 Nov): the line stands near 303 on 1 Oct.
+  GoalDb down(GoalConfigJson(R"(, "direction": "decrease", "target": 100, "baseline": 500,)"
+                             R"( "baseline_at": "2026-09-01T00:00:00Z", "deadline": "2026-11-01T00:00:00Z")"));
+  down.Run("g1", "growth_funnel", "2026-10-01T00:00:00Z", "2026-10-01T00:30:00Z");
+  down.Read(290, "2026-10-01T00:00:00Z", "workflow_run", "g1");
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "on_track");
+  down.Read(340, "2026-10-01T00:00:00Z", "workflow_run", "g1");  // the same reading, corrected
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "at_risk");
+  down.Read(350, "2026-10-01T00:00:00Z", "workflow_run", "g1");
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "off_track");
+
+  // No deadline: the last two readings by runs decide.
+  GoalDb open(GoalConfigJson(R"(, "target": 1000, "baseline": 200)"));
+  open.Run("g1", "growth_funnel", "2026-10-05T09:00:00Z", "2026-10-05T09:30:00Z");
+  open.Read(400, "2026-10-05T09:10:00Z", "workflow_run", "g1");
+  EXPECT_EQ(open.Check("2026-10-05T12:00:00Z").status, "at_risk");  // one reading
+  open.Run("g2", "growth_funnel", "2026-10-06T09:00:00Z", "2026-10-06T09:30:00Z");
+  open.Read(410, "2026-10-06T09:10:00Z", "workflow_run", "g2");
+  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, "on_track");
+  open.Read(500, "2026-10-06T10:00:00Z", "builder_chat");  // not a run reading: the trend is unchanged
+  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, "on_track");
+  open.Run("g3", "growth_funnel", "2026-10-07T09:00:00Z", "2026-10-07T09:30:00Z");
+  open.Read(405, "2026-10-07T09:10:00Z", "workflow_run", "g3");
+  EXPECT_EQ(open.Check("2026-10-07T12:00:00Z").status, "off_track");
+}
+
 // ---- due-ness of the daily check ----
 
 TEST(CheckDue, AtMostDailyNeverBesideAPulsePassWithinTheCap) {
