@@ -26,10 +26,12 @@ const ApiRegistry& Api() {
     AddCoreApi(r);
     AddAutonomyApi(r);
     AddAgentLogApi(r);
+    AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     AddOutboxApi(r);
     AddPulseToolsApi(r);
     AddPulseTurnsApi(r);
+    AddDecisionsApi(r);
     return r;
   }();
   return registry;

@@ -60,7 +60,9 @@ void AddCoreApi(ApiRegistry& registry);
 void AddOutboxApi(ApiRegistry& registry);
 void AddPulseToolsApi(ApiRegistry& registry);
 void AddPulseTurnsApi(ApiRegistry& registry);
+void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
+void AddGoalApi(ApiRegistry& registry);
 
 }  // namespace pulse
