@@ -55,6 +55,10 @@ const clock = setInterval(() => {
 const talker = (async () => {
   let sent = 0;
   while (writing) {
+    if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
+      console.error(`server exited (${server.proc.exitCode ?? server.proc.signalCode}): ${server.stderr.slice(-2000)}`);
+      process.exit(1);
+    }
     const r = await request(`${server.url}api/workflows/substack/messages`, { method: 'POST', token: server.ownerToken, body: { text: `bench ${sent}` } });
     if (r.status === 202) sent++;
     await new Promise((r2) => setTimeout(r2, 500));

@@ -7,6 +7,24 @@ namespace pulse {
 
 using nlohmann::json;
 
+std::string JStr(const json& doc, const char* key, const std::string& fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool JBool(const json& doc, const char* key, bool fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+json JGet(const json& doc, const char* key, const json& fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && !it->is_null() ? *it : fallback;
+}
+
 const json& PulseToolDefinitions() {
   static const json kTools = json::parse(R"JSON([
   {"name": "get_pulse_state",
@@ -142,7 +160,7 @@ Result<json> RecordGoalCheck(ApiContext& ctx, const json& args) {
     out["verdict"] = verdict;
     // The stored status is the core's; a different reading by the agent is
     // reported back, not stored over it.
-    out["verdict_matches"] = check.value("status", "") == verdict;
+    out["verdict_matches"] = JStr(check, "status") == verdict;
   }
   if (!note.empty()) out["note"] = note;
   return out;
@@ -250,8 +268,8 @@ Result<json> DispatchToolCall(ApiContext& ctx, const std::string& session, const
   json guard_args = {{"turn", turn}, {"tool", tool}, {"args", args}, {"session", session}};
   if (!token.empty()) guard_args["token"] = token;
   PULSE_ASSIGN_OR_RETURN(json guard, CallApi(ctx, "autonomy.guard", guard_args));
-  json out = {{"tool", tool}, {"allowed", guard.value("allowed", false)}, {"reason", guard.value("reason", "")},
-              {"rule", guard.value("rule", "")}};
+  json out = {{"tool", tool}, {"allowed", JBool(guard, "allowed", false)}, {"reason", JStr(guard, "reason")},
+              {"rule", JStr(guard, "rule")}};
   if (guard.contains("level")) out["level"] = guard["level"];
   if (!out["allowed"].get<bool>()) {
     out["refused"] = true;
@@ -296,12 +314,12 @@ Result<json> ToolCallMethod(ApiContext& ctx, const json& args) {
   json arguments = args.contains("arguments") && !args["arguments"].is_null() ? args["arguments"] : json::object();
   if (!arguments.is_object()) return Status::InvalidArgument("pulse.tool_call: \"arguments\" must be a JSON object");
   PULSE_ASSIGN_OR_RETURN(json who, CallApi(ctx, "session.resolve", json{{"token", *token}}));
-  std::string session = who.value("session", "");
-  std::string turn = who.value("turn", "");
+  std::string session = JStr(who, "session");
+  std::string turn = JStr(who, "turn");
   if (args.contains("session") && args["session"].is_string() && args["session"] != session) {
     return Status::Refused("pulse.tool_call: the token belongs to another session");
   }
-  if (!who.value("open", false)) {
+  if (!JBool(who, "open", false)) {
     return json{{"tool", *tool},
                 {"allowed", false},
                 {"refused", true},

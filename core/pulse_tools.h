@@ -19,6 +19,12 @@
 
 namespace pulse {
 
+// Null-safe field reads: nlohmann's value() throws when the key is present
+// but null (a recommendation's "text", say), and no exception may escape.
+std::string JStr(const nlohmann::json& doc, const char* key, const std::string& fallback = "");
+bool JBool(const nlohmann::json& doc, const char* key, bool fallback = false);
+nlohmann::json JGet(const nlohmann::json& doc, const char* key, const nlohmann::json& fallback);
+
 // MCP tool descriptors: [{name, title, description, inputSchema}].
 const nlohmann::json& PulseToolDefinitions();
 

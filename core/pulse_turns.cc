@@ -69,12 +69,12 @@ std::string ShortDay(const json& t) {
 
 // "subscribers 412 of 1000 (last measured 7 Oct; by a run 17 Sep)"
 std::string KeyNumber(const json& check) {
-  const json m = check.value("metric", json::object());
+  const json m = JGet(check, "metric", json::object());
   if (!m.is_object() || !m.contains("name")) return "";
   std::string s = Num(m["name"]) + " " + (m.contains("value") && !m["value"].is_null() ? Num(m["value"]) : "unmeasured");
   if (m.contains("target") && !m["target"].is_null()) s += " of " + Num(m["target"]);
-  std::string last = ShortDay(m.value("last_measured_at", json()));
-  std::string by_run = ShortDay(m.value("last_measured_by_run_at", json()));
+  std::string last = ShortDay(JGet(m, "last_measured_at", json()));
+  std::string by_run = ShortDay(JGet(m, "last_measured_by_run_at", json()));
   if (!last.empty()) {
     s += " (last measured " + last;
     if (!by_run.empty() && by_run != last) s += "; by a workflow run " + by_run;
@@ -84,13 +84,13 @@ std::string KeyNumber(const json& check) {
 }
 
 json Alarms(const json& check) {
-  json a = check.value("alarms", json::array());
+  json a = JGet(check, "alarms", json::array());
   return a.is_array() ? a : json::array();
 }
 
 bool HasAlarm(const json& alarms, const std::string& kind) {
   for (const json& a : alarms) {
-    if (a.value("kind", "") == kind) return true;
+    if (JStr(a, "kind") == kind) return true;
   }
   return false;
 }
@@ -123,7 +123,7 @@ Result<std::string> TurnCharter(const std::string& kind, bool report_only) {
 }
 
 json BuildGoalRecommendation(const json& check, const WorkflowConfig& config, const std::string& workflow) {
-  std::string status = check.value("status", "");
+  std::string status = JStr(check, "status");
   json alarms = Alarms(check);
   std::string metric = config.primary_metric ? config.primary_metric->name : "the primary metric";
   std::string route = config.primary_metric && !config.primary_metric->route.empty() ? config.primary_metric->route
@@ -144,11 +144,11 @@ json BuildGoalRecommendation(const json& check, const WorkflowConfig& config, co
   std::string why;
   for (const json& a : alarms) {
     if (!why.empty()) why += "; ";
-    why += a.value("message", a.value("kind", ""));
+    why += JStr(a, "message", JStr(a, "kind"));
   }
   if (why.empty()) why = metric + " is " + StatusWords(status) + " against the line to the target";
   std::string evidence = KeyNumber(check);
-  if (evidence.empty()) evidence = "goal check of " + check.value("checked_at", std::string());
+  if (evidence.empty()) evidence = "goal check of " + JStr(check, "checked_at");
   bool report_only = config.AllSchedulesPaused();
   return json{{"question", PulseName(workflow) + ": the goal is " + StatusWords(status) +
                                ". Which fix should come first?"},
@@ -166,25 +166,25 @@ namespace {
 
 Result<json> CheckDue(ApiContext& ctx, const json& args) {
   PULSE_ASSIGN_OR_RETURN(json due, CallApi(ctx, "goal.check_due", args));
-  if (!due.value("due", false)) return due;
+  if (!JBool(due, "due", false)) return due;
   int64_t now = ctx.env->NowSeconds();
   Result<json> rows = CallApi(ctx, "agent_log.show", json{{"since", FormatTime(StartOfDay(now))}});
   if (!rows.ok()) return rows.status();
-  for (const json& r : rows->value("rows", json::array())) {
-    if (r.value("kind", "") != "goal_check") continue;
-    std::string started = r.value("started_at", "");
+  for (const json& r : JGet(*rows, "rows", json::array())) {
+    if (JStr(r, "kind") != "goal_check") continue;
+    std::string started = JStr(r, "started_at");
     if (started.empty() || started < FormatTime(StartOfDay(now))) continue;
     return json{{"due", false},
-                {"report_only", due.value("report_only", false)},
+                {"report_only", JBool(due, "report_only", false)},
                 {"reason", "a goal check turn already started today at " + started + " (" +
-                               r.value("pulse_run_id", "") + ")"}};
+                               JStr(r, "pulse_run_id") + ")"}};
   }
   return due;
 }
 
 Result<json> Context(ApiContext& ctx, const json& args) {
-  std::string kind = args.value("kind", "");
-  bool report_only = args.value("report_only", false) || ctx.config.AllSchedulesPaused();
+  std::string kind = JStr(args, "kind");
+  bool report_only = JBool(args, "report_only", false) || ctx.config.AllSchedulesPaused();
   PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
   charter = Replace(charter, "{wf}", ctx.workflow);
   json context = {{"workflow", ctx.workflow},
@@ -206,7 +206,7 @@ struct Caller {
   json log = json::array();
   Result<json> Call(const std::string& tool, const json& args) {
     PULSE_ASSIGN_OR_RETURN(json out, DispatchToolCall(ctx, session, turn, tool, args));
-    log.push_back(json{{"tool", tool}, {"allowed", out.value("allowed", false)}, {"reason", out.value("reason", "")}});
+    log.push_back(json{{"tool", tool}, {"allowed", JBool(out, "allowed", false)}, {"reason", JStr(out, "reason")}});
     return out;
   }
 };
@@ -214,8 +214,8 @@ struct Caller {
 json PendingFromPulse(ApiContext& ctx) {
   Result<json> list = CallApi(ctx, "decision.list", json{{"status", "pending"}});
   if (!list.ok()) return nullptr;
-  for (const json& d : list->value("decisions", json::array())) {
-    std::string by = d.value("raised_by", "");
+  for (const json& d : JGet(*list, "decisions", json::array())) {
+    std::string by = JStr(d, "raised_by");
     for (char& c : by) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (by.rfind("pulse", 0) == 0) return d;
   }
@@ -223,13 +223,13 @@ json PendingFromPulse(ApiContext& ctx) {
 }
 
 Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
-  std::string run_id = args.value("pulse_run_id", "");
+  std::string run_id = JStr(args, "pulse_run_id");
   PULSE_ASSIGN_OR_RETURN(json recorded, call.Call("record_pulse_goal_check", json::object()));
-  if (recorded.value("refused", false)) {
-    return Status::Refused("record_pulse_goal_check was refused: " + recorded.value("reason", ""));
+  if (JBool(recorded, "refused", false)) {
+    return Status::Refused("record_pulse_goal_check was refused: " + JStr(recorded, "reason"));
   }
   json check = recorded["result"]["check"];
-  std::string status = check.value("status", "");
+  std::string status = JStr(check, "status");
   json out = {{"status", status}, {"pulse_run_id", run_id}, {"tools", json()}};
   if (status == "on_track" || status == "no_goal") {
     out["outcome"] = status;
@@ -238,7 +238,7 @@ Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
     out["tools"] = call.log;
     return out;
   }
-  if (check.value("quiet", false)) {
+  if (JBool(check, "quiet", false)) {
     out["outcome"] = "quiet";
     out["summary"] = PulseName(ctx.workflow) + ": " + StatusWords(status) +
                      "; the pause was reported already and nothing changed since. Recorded; no message.";
@@ -252,15 +252,15 @@ Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
   if (!pending.is_null()) {
     out["decision_id"] = pending["id"];
     out["decision_reused"] = true;
-    decision_line = "Still waiting on you: decision " + pending["id"].dump() + " (" + pending.value("question", "") + ").";
+    decision_line = "Still waiting on you: decision " + pending["id"].dump() + " (" + JStr(pending, "question") + ").";
   } else {
     json rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
     if (rec["confidence"] == "high") {
       rec["safe_default_by"] = FormatTime(ctx.env->NowSeconds() + 2 * kSecondsPerDay);
     }
     PULSE_ASSIGN_OR_RETURN(json made, call.Call("record_pulse_recommendation", rec));
-    if (made.value("refused", false)) {
-      decision_line = "No decision raised: " + made.value("reason", "") + ".";
+    if (JBool(made, "refused", false)) {
+      decision_line = "No decision raised: " + JStr(made, "reason") + ".";
     } else {
       const json& r = made["result"];
       json id = r["decision_id"];
@@ -281,7 +281,7 @@ Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
   std::string text = title;
   if (!KeyNumber(check).empty()) text += " — " + KeyNumber(check);
   text += ".\n";
-  for (const json& a : Alarms(check)) text += "- " + a.value("message", a.value("kind", "")) + "\n";
+  for (const json& a : Alarms(check)) text += "- " + JStr(a, "message", JStr(a, "kind")) + "\n";
   text += decision_line;
   json payload = {{"check", check}};
   if (out.contains("decision_id")) payload["decision_id"] = out["decision_id"];
@@ -296,25 +296,25 @@ Result<json> RulesCheck(ApiContext& ctx, Caller& call, const json& args) {
 }
 
 Result<json> RulesAsk(ApiContext& ctx, Caller& call, const json& args) {
-  std::string message = args.value("message", "");
+  std::string message = JStr(args, "message");
   if (message.empty()) return Status::InvalidArgument("turn.rules: ask_pulse needs \"message\"");
   PULSE_ASSIGN_OR_RETURN(json state, call.Call("get_pulse_state", json{{"view", "goal_status"}}));
   std::string reply;
-  if (state.value("refused", false)) {
-    reply = "I could not read the goal status: " + state.value("reason", "");
+  if (JBool(state, "refused", false)) {
+    reply = "I could not read the goal status: " + JStr(state, "reason");
   } else {
     const json& check = state["result"];
-    std::string status = check.value("status", "");
+    std::string status = JStr(check, "status");
     reply = "Goal: " + StatusWords(status);
     if (!KeyNumber(check).empty()) reply += " — " + KeyNumber(check);
     reply += ".";
-    for (const json& a : Alarms(check)) reply += "\n- " + a.value("message", "");
+    for (const json& a : Alarms(check)) reply += "\n- " + JStr(a, "message");
     json pending = PendingFromPulse(ctx);
     if (!pending.is_null()) {
-      reply += "\nWaiting on you: decision " + pending["id"].dump() + " — " + pending.value("question", "");
+      reply += "\nWaiting on you: decision " + pending["id"].dump() + " — " + JStr(pending, "question");
       if (pending.contains("recommendation") && pending["recommendation"].is_object()) {
         const json& r = pending["recommendation"];
-        std::string what = r.value("option", r.value("text", ""));
+        std::string what = JStr(r, "option", JStr(r, "text"));
         if (!what.empty()) reply += " Pulse recommends: " + what + ".";
       }
     }
@@ -325,13 +325,13 @@ Result<json> RulesAsk(ApiContext& ctx, Caller& call, const json& args) {
   PULSE_ASSIGN_OR_RETURN(json sent, CallApi(ctx, "outbox.add",
                                             json{{"kind", "pulse_reply"}, {"title", title}, {"text", reply},
                                                  {"payload", {{"message", message}}},
-                                                 {"pulse_run_id", args.value("pulse_run_id", "")}}));
+                                                 {"pulse_run_id", JStr(args, "pulse_run_id")}}));
   return json{{"outcome", "replied"}, {"summary", reply}, {"outbox_id", sent["id"]}, {"tools", call.log}};
 }
 
 Result<json> Rules(ApiContext& ctx, const json& args) {
-  std::string kind = args.value("kind", "");
-  Caller call{ctx, args.value("session", ""), kind};
+  std::string kind = JStr(args, "kind");
+  Caller call{ctx, JStr(args, "session"), kind};
   if (kind == "goal_check") return RulesCheck(ctx, call, args);
   if (kind == "goal_work") {
     PULSE_ASSIGN_OR_RETURN(json out, RulesCheck(ctx, call, args));

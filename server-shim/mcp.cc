@@ -3,6 +3,7 @@
 // session is the bearer token's, never anything in the request; every
 // tools/call passes the autonomy guard inside "pulse.tool_call". Responses
 // are plain application/json (no SSE stream); notifications get 202.
+#include "core/pulse_tools.h"
 #include "server-shim/mcp.h"
 
 #include <spdlog/spdlog.h>
@@ -55,7 +56,7 @@ void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find,
     ReplyJson(res, 400, RpcError(nullptr, -32600, "invalid request: batches are not supported"));
     return;
   }
-  if (!msg.is_object() || msg.value("jsonrpc", "") != "2.0" || !msg.contains("method") || !msg["method"].is_string()) {
+  if (!msg.is_object() || JStr(msg, "jsonrpc") != "2.0" || !msg.contains("method") || !msg["method"].is_string()) {
     json id = msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr);
     if (!(id.is_string() || id.is_number_integer() || id.is_null())) id = nullptr;
     ReplyJson(res, 400, RpcError(id, -32600, "invalid request: expected a JSON-RPC 2.0 object with a \"method\""));
@@ -88,7 +89,7 @@ void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find,
   ApiContext& ctx = (*oc)->ctx;
 
   if (method == "initialize") {
-    std::string asked = params.value("protocolVersion", "");
+    std::string asked = JStr(params, "protocolVersion");
     std::string version = kProtocolVersion;
     for (const char* v : kSupportedVersions) if (asked == v) version = v;
     ReplyJson(res, 200, RpcResult(id, {{"protocolVersion", version},
@@ -133,9 +134,9 @@ void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find,
       ReplyJson(res, 200, RpcResult(id, ToolText(out.status().message(), true, json{{"error", out.status().message()}})));
       return;
     }
-    if (out->value("refused", false)) {
-      spdlog::info("mcp: {} refused in session {}: {}", name, ref->session, out->value("reason", ""));
-      ReplyJson(res, 200, RpcResult(id, ToolText(out->value("reason", "refused"), true, *out)));
+    if (JBool(*out, "refused", false)) {
+      spdlog::info("mcp: {} refused in session {}: {}", name, ref->session, JStr(*out, "reason"));
+      ReplyJson(res, 200, RpcResult(id, ToolText(JStr(*out, "reason", "refused"), true, *out)));
       return;
     }
     ReplyJson(res, 200, RpcResult(id, ToolText(out->contains("result") ? (*out)["result"] : *out, false, *out)));

@@ -15,6 +15,7 @@
 #include "core/api_access.h"
 #include "core/autonomy.h"
 #include "core/time_util.h"
+#include "core/pulse_tools.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
 #include "server-shim/serve.h"
@@ -198,9 +199,9 @@ Result<SessionRef> App::FindSession(const std::string& token, const std::string&
     if (!r.ok()) continue;
     SessionRef ref;
     ref.workflow = wf;
-    ref.session = r->value("session", "");
-    ref.turn = r->value("turn", "");
-    ref.open = r->value("open", false);
+    ref.session = JStr(*r, "session");
+    ref.turn = JStr(*r, "turn");
+    ref.open = JBool(*r, "open", false);
     std::lock_guard<std::mutex> l(cache_mu_);
     token_workflow_[token] = wf;
     return ref;
@@ -224,8 +225,8 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   Result<json> out = CallApi((*oc)->ctx, "pulse.tool_call",
                              json{{"token", token}, {"session", url_session}, {"tool", tool}, {"arguments", args}});
   if (!out.ok()) return ReplyStatus(res, out.status());
-  if (out->value("refused", false)) {
-    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, out->value("reason", ""));
+  if (JBool(*out, "refused", false)) {
+    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, JStr(*out, "reason"));
     return ReplyJson(res, 403, *out);
   }
   ReplyJson(res, 200, *out);
@@ -336,7 +337,7 @@ void App::Install(httplib::Server& s) {
         item["schedules_paused"] = (*oc)->ctx.config.AllSchedulesPaused();
         Result<json> check = CallApi((*oc)->ctx, "goal.check", json::object());
         if (check.ok()) {
-          item["status"] = check->value("status", "");
+          item["status"] = JStr(*check, "status");
           item["goal_status"] = *check;
         } else {
           item["error"] = check.status().message();

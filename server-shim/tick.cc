@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/time_util.h"
+#include "core/pulse_tools.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -61,7 +62,11 @@ Scheduler::~Scheduler() { Stop(); }
 void Scheduler::Start() {
   thread_ = std::thread([this] {
     for (;;) {
-      TickOnce();
+      try {
+        TickOnce();
+      } catch (const std::exception& e) {
+        spdlog::error("tick: internal error: {}", e.what());
+      }
       std::unique_lock<std::mutex> l(mu_);
       if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
     }
@@ -102,12 +107,12 @@ void Scheduler::TickOnce() {
     Result<json> due = CallApi(ctx, "turn.check_due", due_args);
     if (!due.ok()) {
       spdlog::warn("tick: {}: turn.check_due: {}", wf, due.status().message());
-    } else if (due->value("due", false)) {
+    } else if (JBool(*due, "due", false)) {
       TurnRequest req;
       req.workflow = wf;
       req.kind = "goal_check";
       req.trigger = "tick";
-      req.input = {{"report_only", due->value("report_only", false)}, {"due_reason", due->value("reason", "")}};
+      req.input = {{"report_only", JBool(*due, "report_only", false)}, {"due_reason", JStr(*due, "reason")}};
       Result<TurnTicket> t = turns_->Submit(req);
       if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
     }
@@ -119,7 +124,7 @@ void Scheduler::TickOnce() {
     if (!applied.ok()) {
       spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
     } else {
-      json list = applied->value("applied", json::array());
+      json list = JGet(*applied, "applied", json::array());
       if (list.is_array() && !list.empty()) {
         std::string at = FormatTime(env_->NowSeconds());
         std::string session = "schedule-pulse-tick";

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "core/pulse_tools.h"
 #include "core/time_util.h"
 #include "server-shim/serve.h"
 
@@ -91,8 +92,8 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   TurnTicket t;
   t.workflow = request.workflow;
   t.kind = request.kind;
-  t.session = session.value("session", "");
-  t.token = session.value("token", "");
+  t.session = JStr(session, "session");
+  t.token = JStr(session, "token");
   int64_t now = env_->NowSeconds();
   t.started_at = FormatTime(now);
   uint64_t n = ++counter_;
@@ -158,12 +159,18 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
       status = "failed";
       error = oc.status().message();
     } else {
-      Result<json> out = Execute(**oc, ticket, request);
+      Result<json> out = Status::Internal("the turn did not run");
+      try {
+        out = Execute(**oc, ticket, request);
+      } catch (const std::exception& e) {
+        // A bug must not take the server down; the turn's row says what happened.
+        out = Status::Internal(std::string("internal error in the turn: ") + e.what());
+      }
       if (out.ok()) {
-        result = out->value("result", "");
-        if (out->contains("error") && !(*out)["error"].get<std::string>().empty()) {
+        result = JStr(*out, "result");
+        if (!JStr(*out, "error").empty()) {
           status = "failed";
-          error = (*out)["error"].get<std::string>();
+          error = JStr(*out, "error");
         }
       } else {
         status = "failed";
@@ -197,7 +204,7 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     PULSE_ASSIGN_OR_RETURN(json out, CallApi(oc.ctx, "turn.rules", turn));
-    return json{{"result", out.value("summary", out.dump())}};
+    return json{{"result", JStr(out, "summary", out.dump())}};
   }
 
   // An external runner: charter and context on stdin, the session's MCP
@@ -277,10 +284,10 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   if (!oc.ok()) return;
   Result<json> rows = CallApi((*oc)->ctx, "agent_log.show", json{{"status", "running"}});
   if (!rows.ok()) return;
-  for (const json& row : rows->value("rows", json::array())) {
-    std::string agent = row.value("agent_id", "");
+  for (const json& row : JGet(*rows, "rows", json::array())) {
+    std::string agent = JStr(row, "agent_id");
     if (agent.rfind(kAgentPrefix, 0) != 0) continue;  // only turns this server started
-    std::string session = row.value("session_id", "");
+    std::string session = JStr(row, "session_id");
     Result<json> done = CallApi(
         (*oc)->ctx, "agent_log.completed",
         json{{"session", session}, {"agent", agent}, {"status", "failed"},

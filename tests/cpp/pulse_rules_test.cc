@@ -144,6 +144,14 @@ TEST(RulesRunner, AMessageGetsAReplyFromTheFacts) {
   EXPECT_EQ(outbox[0]["payload"]["message"], "How are we doing?");
   EXPECT_EQ(outbox[0]["text"].get<std::string>().rfind("Goal: not measured", 0), 0u);
   EXPECT_EQ(CallApi(f.ctx, "turn.rules", json{{"kind", "run_failed"}}).status().code(), Code::kInvalidArgument);
+
+  // With Pulse's decision pending (its recommendation has an option and a
+  // null text) the reply names it.
+  f.Rules(f.Session("goal_check"), "goal_check", "pr-4");
+  json again = f.Call("turn.rules", {{"kind", "ask_pulse"}, {"session", f.Session("ask_pulse")["session"]},
+                                     {"pulse_run_id", "pr-5"}, {"message", "And now?"}});
+  EXPECT_NE(again["summary"].get<std::string>().find("Waiting on you: decision"), std::string::npos) << again.dump();
+  EXPECT_NE(again["summary"].get<std::string>().find("Pulse recommends: Add a step to growth_funnel"), std::string::npos);
 }
 
 TEST(TurnCheckDue, OneGoalCheckTurnADayEvenWhenNothingWasRecorded) {
