@@ -47,7 +47,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
-  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 16)")->check(CLI::Range(1, 512));
+  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
   sub->add_option("--shutdown-grace", opt.shutdown_grace,
                   "seconds a running runner gets after SIGTERM before it is killed (default 5)")
       ->check(CLI::Range(0.0, 3600.0));

@@ -41,7 +41,7 @@ struct ServeOptions {
   int max_checks = 2;            // the goal checks' concurrency cap (core: goal.check_due)
   int max_waiting = 32;          // accepted turns waiting for a slot before 429
   size_t max_body = 1 << 20;     // request bodies over this get 413
-  int threads = 16;              // HTTP worker threads
+  int threads = 32;              // HTTP worker threads
   double shutdown_grace = 5;     // seconds a runner may go on after SIGTERM before it is killed
 };
 

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,18 @@ Result<std::string> LoadOrCreateOwnerToken(const std::string& workspace) {
 }
 
 namespace {
+
+// Debian's cpp-httplib 0.11 listens with a backlog of 5: under a burst of
+// new connections (200 clients) the kernel drops SYNs and clients retry after
+// a second. The listening socket is protected; this exposes it so the
+// backlog can be raised after bind.
+class HttpServer : public httplib::Server {
+ public:
+  void RaiseBacklog(int backlog) {
+    socket_t fd = svr_sock_;
+    if (fd != INVALID_SOCKET) ::listen(fd, backlog);
+  }
+};
 
 class App {
  public:
@@ -484,7 +497,7 @@ int Serve(const ServeOptions& in) {
   }
 
   TurnManager turns(&env, options);
-  httplib::Server server;
+  HttpServer server;
   int threads = options.threads;
   server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   server.set_payload_max_length(options.max_body);
@@ -510,6 +523,7 @@ int Serve(const ServeOptions& in) {
               << std::endl;
     return 1;
   }
+  server.RaiseBacklog(1024);
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
