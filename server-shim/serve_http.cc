@@ -524,6 +524,9 @@ int Serve(const ServeOptions& in) {
     return 1;
   }
   server.RaiseBacklog(1024);
+  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
+    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do", options.host);
+  }
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
