@@ -109,9 +109,17 @@ test('the owner token survives a restart; write routes need it and change nothin
 
 test('bad input gets a 4xx with a JSON reason and touches nothing outside the workspace', async () => {
   const { tmp, ws } = setup();
-  const s = await startServer(ws, ['--no-tick', '--max-body', '4096']);
+  const empty = join(tmp.dir, 'empty-web');
+  mkdirSync(empty);
+  const s = await startServer(ws, ['--no-tick', '--max-body', '4096', '--web-root', empty]);
   const owner = s.ownerToken;
   try {
+    // Without the tab's files, / is a small status page, never a blank one.
+    const page = await request(s.url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type'), /text\/html/);
+    assert.match(page.text, /\/api\/workflows/);
+    assert.equal((await request(`${s.url}app.mjs`)).status, 404);
     // Unknown workflow and names that try to leave Workflow/.
     const unknown = await request(`${s.url}api/workflows/nope/goal-status`);
     assert.equal(unknown.status, 404);
