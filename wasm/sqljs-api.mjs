@@ -29,22 +29,22 @@ const HEADER_MAGIC = 'SQLite format 3\0';
 // Checks that `bytes` look like a whole SQLite database file: the header
 // magic, a valid page size, and a length that is the header's page count
 // times the page size. Throws an Error naming `what` and the problem.
-export function checkDatabaseBytes(bytes, what = 'the database bytes') {
+export function checkDatabaseBytes(bytes, what = 'the given database') {
   const n = bytes.length;
-  if (n === 0) throw new Error(`${what} are empty (0 bytes): not a SQLite database`);
-  if (n < 100) throw new Error(`${what} are not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
+  if (n === 0) throw new Error(`${what} is empty (0 bytes): not a SQLite database`);
+  if (n < 100) throw new Error(`${what} is not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
   for (let i = 0; i < 16; i++) {
     if (bytes[i] !== HEADER_MAGIC.charCodeAt(i)) {
-      throw new Error(`${what} are not a SQLite database (no "SQLite format 3" header)`);
+      throw new Error(`${what} is not a SQLite database (no "SQLite format 3" header)`);
     }
   }
   let pageSize = (bytes[16] << 8) | bytes[17];
   if (pageSize === 1) pageSize = 65536;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new Error(`${what} are not a valid SQLite database: bad page size ${pageSize} in the header`);
+    throw new Error(`${what} is not a valid SQLite database: bad page size ${pageSize} in the header`);
   }
   if (n % pageSize !== 0) {
-    throw new Error(`${what} are truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
+    throw new Error(`${what} is truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
   }
   const u32 = (o) => ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
   const pageCount = u32(28);
@@ -53,10 +53,10 @@ export function checkDatabaseBytes(bytes, what = 'the database bytes') {
   if (pageCount !== 0 && u32(92) === u32(24)) {
     const expected = pageCount * pageSize;
     if (n < expected) {
-      throw new Error(`${what} are truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
+      throw new Error(`${what} is truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
     }
     if (n > expected) {
-      throw new Error(`${what} are not a valid SQLite database: ${n} bytes where the header says ${expected}`);
+      throw new Error(`${what} is not a valid SQLite database: ${n} bytes where the header says ${expected}`);
     }
   }
   return { pageSize, pageCount: n / pageSize };
@@ -192,7 +192,7 @@ export function bindApi(Module) {
       queryFirst(db, 'SELECT count(*) FROM sqlite_schema');
     } catch (e) {
       _sqlite3_close_v2(db);
-      throw new Error(`${what} are not a usable SQLite database: ${e.message}`);
+      throw new Error(`${what} is not a usable SQLite database: ${e.message}`);
     }
     return db;
   }
@@ -419,7 +419,7 @@ export function bindApi(Module) {
       if (data == null) {
         this.db = openRaw(':memory:', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, null);
       } else {
-        this.db = openFromBytes(toBytes(data), 'the database bytes');
+        this.db = openFromBytes(toBytes(data), 'the given database');
       }
     }
 
@@ -576,14 +576,14 @@ export function bindApi(Module) {
 
   // Full check of a database image: the header rules, then SQLite's
   // integrity_check on an in-memory copy. Throws an Error naming `what`.
-  function validateDatabaseBytes(bytes, what = 'the database bytes') {
+  function validateDatabaseBytes(bytes, what = 'the given database') {
     const db = openFromBytes(bytes, what);
     try {
       const result = queryFirst(db, 'PRAGMA integrity_check(1)');
-      if (result !== 'ok') throw new Error(`${what} fail SQLite's integrity check: ${result}`);
+      if (result !== 'ok') throw new Error(`${what} fails SQLite's integrity check: ${result}`);
     } catch (e) {
       if (e.message.startsWith(what)) throw e;
-      throw new Error(`${what} fail SQLite's integrity check: ${e.message}`);
+      throw new Error(`${what} fails SQLite's integrity check: ${e.message}`);
     } finally {
       _sqlite3_close_v2(db);
     }
