@@ -23,6 +23,8 @@ const SQLITE_TEXT = 3;
 const SQLITE_BLOB = 4;
 const SQLITE_OPEN_READWRITE = 0x2;
 const SQLITE_OPEN_CREATE = 0x4;
+const SQLITE_TRANSIENT = -1;
+const STRING_SCRATCH_BYTES = 4096;
 
 const HEADER_MAGIC = 'SQLite format 3\0';
 
@@ -84,6 +86,20 @@ export async function initPulse(options = {}) {
 
 // The classes over an already-loaded module (one set per module instance).
 export function bindApi(Module) {
+  // Emscripten 3.1's Module._f is a wrapper that calls the wasm export
+  // through .apply and replaces itself only on Module; held in a local it
+  // would stay slow forever. Look up the export it forwards to instead.
+  const direct = (fn) => {
+    const m = /\["asm"\]\["([^"]+)"\]/.exec(Function.prototype.toString.call(fn));
+    const raw = m && Module.asm ? Module.asm[m[1]] : null;
+    return typeof raw === 'function' ? raw : fn;
+  };
+  const fns = {};
+  for (const key of Object.keys(Module)) {
+    if (key.startsWith('_sqlite3_') || key.startsWith('_pulse_') || key === '_malloc' || key === '_free') {
+      fns[key] = direct(Module[key]);
+    }
+  }
   const {
     _malloc, _free, _sqlite3_open_v2, _sqlite3_close_v2, _sqlite3_errmsg, _sqlite3_errstr,
     _sqlite3_extended_errcode, _sqlite3_exec, _sqlite3_changes, _sqlite3_prepare_v2, _sqlite3_step,
@@ -92,11 +108,12 @@ export function bindApi(Module) {
     _sqlite3_bind_parameter_index, _sqlite3_data_count, _sqlite3_column_count, _sqlite3_column_name,
     _sqlite3_column_type, _sqlite3_column_double, _sqlite3_column_text, _sqlite3_column_blob,
     _sqlite3_column_bytes, _sqlite3_malloc, _sqlite3_free, _pulse_db_from_bytes, _pulse_db_to_bytes,
-    UTF8ToString, stringToUTF8, lengthBytesUTF8,
-  } = Module;
+  } = fns;
+  const { UTF8ToString, stringToUTF8, lengthBytesUTF8 } = Module;
 
   // Scratch words for out-parameters (sqlite3**, sqlite3_stmt**, tails).
   const scratch = _malloc(16);
+  const stringScratch = _malloc(STRING_SCRATCH_BYTES);
   const i32 = (p) => Module.HEAP32[p >> 2];
 
   function newCString(s) {
@@ -218,11 +235,15 @@ export function bindApi(Module) {
       this.db = db;
       this.pos = 1;
       this.allocatedmem = [];
+      // True while the statement is reset with no bindings: bind() can skip
+      // the reset sql.js always does (run() has just done it).
+      this.clean = true;
     }
 
     bind(values) {
       if (!this.stmt) throw 'Statement closed';
-      this.reset();
+      if (!this.clean) this.reset();
+      this.clean = false;
       if (Array.isArray(values)) return this.bindFromArray(values);
       if (values != null && typeof values === 'object') return this.bindFromObject(values);
       return true;
@@ -231,6 +252,7 @@ export function bindApi(Module) {
     step() {
       if (!this.stmt) throw 'Statement closed';
       this.pos = 1;
+      this.clean = false;
       const ret = _sqlite3_step(this.stmt);
       if (ret === SQLITE_ROW) return true;
       if (ret === SQLITE_DONE) return false;
@@ -315,6 +337,13 @@ export function bindApi(Module) {
 
     bindString(string, pos) {
       if (pos == null) pos = this.pos++;
+      // Short strings go through one reused buffer and SQLite copies them
+      // (SQLITE_TRANSIENT): no malloc/free per value on the hot insert path.
+      if (string.length * 3 < STRING_SCRATCH_BYTES) {
+        const len = stringToUTF8(string, stringScratch, STRING_SCRATCH_BYTES);
+        this.db.handleError(_sqlite3_bind_text(this.stmt, pos, stringScratch, len, SQLITE_TRANSIENT));
+        return true;
+      }
       const len = lengthBytesUTF8(string);
       const p = _malloc(len + 1);
       stringToUTF8(string, p, len + 1);
@@ -393,7 +422,9 @@ export function bindApi(Module) {
 
     reset() {
       this.freemem();
-      return _sqlite3_clear_bindings(this.stmt) === SQLITE_OK && _sqlite3_reset(this.stmt) === SQLITE_OK;
+      const ok = _sqlite3_clear_bindings(this.stmt) === SQLITE_OK && _sqlite3_reset(this.stmt) === SQLITE_OK;
+      this.clean = true;
+      return ok;
     }
 
     freemem() {
