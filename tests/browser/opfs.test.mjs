@@ -232,3 +232,82 @@ test('outside a dedicated worker the pool says OPFS is not available', { skip },
     cleanup();
   }
 });
+
+test('the worker protocol: init, import with progress, list, exec, run, call, export, delete, errors', { skip }, async () => {
+  const { dir, cleanup } = makeTempDir();
+  try {
+    const db = new api.Database();
+    db.run('CREATE TABLE big (id INTEGER PRIMARY KEY, data BLOB)');
+    const st = db.prepare('INSERT INTO big (data) VALUES (?)');
+    for (let i = 0; i < 2500; i++) st.run([new Uint8Array(4000).fill(i & 255)]);
+    st.free();
+    const bytes = db.export();
+    db.close();
+    const ctx = await launchBrowser(join(dir, 'profile'));
+    const page = await ctx.newPage();
+    assert.deepEqual((await openDemo(page)).copies, []);
+    const out = await page.evaluate(async (arr) => {
+      const p = window.pulse;
+      const bytes = new Uint8Array(arr);
+      const progress = [];
+      const r = {};
+      r.imported = await p.import('big.sqlite', bytes, (loaded, total) => progress.push([loaded, total]));
+      r.progress = progress;
+      r.callerBytesKept = bytes.length;
+      r.list = (await p.list()).copies;
+      r.exec = await p.exec('big.sqlite', 'SELECT count(*) AS n, :tag AS tag, x\'cafe\' AS blob FROM big WHERE id > $min', { ':tag': 't', $min: 100 });
+      r.blobIsBytes = r.exec[0].values[0][2] instanceof Uint8Array;
+      r.run = await p.run('big.sqlite', 'DELETE FROM big WHERE id > ?', [2000]);
+      r.version = await p.call('big.sqlite', 'pulse.version', {});
+      r.badCall = await p.call('big.sqlite', 'no.such.method', {}).catch((e) => ({ message: e.message, code: e.code, operation: e.operation }));
+      r.badSql = await p.exec('big.sqlite', 'SELEC 1').catch((e) => ({ message: e.message, operation: e.operation }));
+      const exported = await p.export('big.sqlite');
+      r.exportedLength = exported.bytes.length;
+      r.exportedHeader = new TextDecoder().decode(exported.bytes.subarray(0, 15));
+      r.deleted = await p.delete('big.sqlite');
+      r.afterDelete = (await p.list()).copies;
+      r.missing = await p.exec('big.sqlite', 'SELECT 1').catch((e) => e.message);
+      // The raw envelope, on a worker that never initialised.
+      r.raw = await new Promise((resolve) => {
+        const w = new Worker('/pulse-worker.mjs', { type: 'module' });
+        const got = [];
+        w.onmessage = (e) => {
+          got.push(e.data);
+          if (got.length === 2) {
+            w.terminate();
+            resolve(got);
+          }
+        };
+        w.postMessage({ type: 'bogus', messageId: 7, args: {} });
+        w.postMessage({ type: 'list', messageId: 8 });
+      });
+      return r;
+    }, Array.from(bytes));
+    assert.deepEqual(out.imported, { name: 'big.sqlite', size: bytes.length });
+    assert.ok(out.progress.length >= 2, JSON.stringify(out.progress));
+    assert.deepEqual(out.progress.at(-1), [bytes.length, bytes.length]);
+    assert.equal(out.callerBytesKept, bytes.length);
+    assert.equal(out.list.length, 1);
+    assert.equal(out.list[0].name, 'big.sqlite');
+    assert.equal(out.list[0].size, bytes.length);
+    assert.deepEqual(out.exec[0].columns, ['n', 'tag', 'blob']);
+    assert.deepEqual(out.exec[0].values[0].slice(0, 2), [2400, 't']);
+    assert.equal(out.blobIsBytes, true);
+    assert.deepEqual(out.run, { changes: 500 });
+    assert.equal(out.version.pulse, '0.1.0');
+    assert.deepEqual(out.badCall, { message: 'unknown method "no.such.method"', code: 'not_found', operation: 'call' });
+    assert.deepEqual(out.badSql, { message: 'near "SELEC": syntax error', operation: 'exec' });
+    assert.equal(out.exportedHeader, 'SQLite format 3');
+    assert.ok(out.exportedLength > 0 && out.exportedLength % 4096 === 0);
+    assert.deepEqual(out.deleted, { name: 'big.sqlite', deleted: true });
+    assert.deepEqual(out.afterDelete, []);
+    assert.equal(out.missing, 'no copy named "big.sqlite" in OPFS');
+    assert.deepEqual(out.raw, [
+      { type: 'error', messageId: 7, result: { operation: 'bogus', message: 'unknown message type "bogus"' } },
+      { type: 'error', messageId: 8, result: { operation: 'list', message: 'the Pulse worker is not initialised: send "init" first' } },
+    ]);
+    await ctx.close();
+  } finally {
+    cleanup();
+  }
+});
