@@ -122,8 +122,13 @@ test('an imported copy keeps every committed row across a reload and a browser r
     assert.equal(await count(page, 'workflow.sqlite', 'SELECT sum(length(payload)) FROM items WHERE id <= 300'), 300 * 200);
 
     // The exported bytes are the same database, readable outside the browser.
-    const exported = await page.evaluate(async () => Array.from((await window.pulse.export('workflow.sqlite')).bytes));
-    const copy = new api.Database(new Uint8Array(exported));
+    const exported = await page.evaluate(async () => {
+      const { bytes } = await window.pulse.export('workflow.sqlite');
+      let s = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(s);
+    });
+    const copy = new api.Database(Buffer.from(exported, 'base64'));
     assert.deepEqual(copy.exec('SELECT count(*) FROM items')[0].values, [[expected]]);
     assert.deepEqual(copy.exec('PRAGMA integrity_check')[0].values, [['ok']]);
     copy.close();
@@ -236,21 +241,20 @@ test('outside a dedicated worker the pool says OPFS is not available', { skip },
 test('the worker protocol: init, import with progress, list, exec, run, call, export, delete, errors', { skip }, async () => {
   const { dir, cleanup } = makeTempDir();
   try {
-    const db = new api.Database();
-    db.run('CREATE TABLE big (id INTEGER PRIMARY KEY, data BLOB)');
-    const st = db.prepare('INSERT INTO big (data) VALUES (?)');
-    for (let i = 0; i < 2500; i++) st.run([new Uint8Array(4000).fill(i & 255)]);
-    st.free();
-    const bytes = db.export();
-    db.close();
     const ctx = await launchBrowser(join(dir, 'profile'));
     const page = await ctx.newPage();
     assert.deepEqual((await openDemo(page)).copies, []);
-    const out = await page.evaluate(async (arr) => {
+    const out = await page.evaluate(async () => {
       const p = window.pulse;
-      const bytes = new Uint8Array(arr);
-      const progress = [];
       const r = {};
+      // A ~10 MB database made in the worker, exported, then imported as a copy.
+      r.created = await p.open('seed.sqlite', { create: true });
+      await p.exec('seed.sqlite', 'CREATE TABLE big (id INTEGER PRIMARY KEY, data BLOB); ' +
+        'WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500) INSERT INTO big (data) SELECT randomblob(4000) FROM n');
+      const bytes = (await p.export('seed.sqlite')).bytes;
+      await p.delete('seed.sqlite');
+      r.size = bytes.length;
+      const progress = [];
       r.imported = await p.import('big.sqlite', bytes, (loaded, total) => progress.push([loaded, total]));
       r.progress = progress;
       r.callerBytesKept = bytes.length;
@@ -282,14 +286,16 @@ test('the worker protocol: init, import with progress, list, exec, run, call, ex
         w.postMessage({ type: 'list', messageId: 8 });
       });
       return r;
-    }, Array.from(bytes));
-    assert.deepEqual(out.imported, { name: 'big.sqlite', size: bytes.length });
+    });
+    assert.deepEqual(out.created, { name: 'seed.sqlite', open: true });
+    assert.ok(out.size > 10e6, String(out.size));
+    assert.deepEqual(out.imported, { name: 'big.sqlite', size: out.size });
     assert.ok(out.progress.length >= 2, JSON.stringify(out.progress));
-    assert.deepEqual(out.progress.at(-1), [bytes.length, bytes.length]);
-    assert.equal(out.callerBytesKept, bytes.length);
+    assert.deepEqual(out.progress.at(-1), [out.size, out.size]);
+    assert.equal(out.callerBytesKept, out.size);
     assert.equal(out.list.length, 1);
     assert.equal(out.list[0].name, 'big.sqlite');
-    assert.equal(out.list[0].size, bytes.length);
+    assert.equal(out.list[0].size, out.size);
     assert.deepEqual(out.exec[0].columns, ['n', 'tag', 'blob']);
     assert.deepEqual(out.exec[0].values[0].slice(0, 2), [2400, 't']);
     assert.equal(out.blobIsBytes, true);
