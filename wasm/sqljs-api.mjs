@@ -10,7 +10,8 @@
 // `new Database(bytes)` checks the bytes at once and throws an Error naming
 // the problem for empty, truncated or non-SQLite input (sql.js opens them and
 // fails later, or treats empty as new); `export()` leaves prepared statements
-// usable (sql.js frees them).
+// usable (sql.js frees them); create_function, create_aggregate, updateHook,
+// iterateStatements and getNormalizedSQL are not provided.
 import createPulseModule from './pulse.mjs';
 import { RESULT_CODE_NAMES } from './result-codes.mjs';
 
@@ -149,17 +150,6 @@ export function bindApi(Module) {
     } finally {
       _free(name);
       if (vfsName) _free(vfsName);
-    }
-  }
-
-  // Runs `sql` (no rows expected) straight through sqlite3_exec; throws.
-  function execRaw(db, sql) {
-    const p = newCString(sql);
-    try {
-      const rc = _sqlite3_exec(db, p, 0, 0, 0);
-      if (rc !== SQLITE_OK) throw sqliteError(db, rc);
-    } finally {
-      _free(p);
     }
   }
 
@@ -620,5 +610,5 @@ export function bindApi(Module) {
     }
   }
 
-  return { Database, Statement, Pulse, Module, validateDatabaseBytes, checkDatabaseBytes, execRaw };
+  return { Database, Statement, Pulse, Module, validateDatabaseBytes, checkDatabaseBytes };
 }

@@ -261,6 +261,7 @@ test('the worker protocol: init, import with progress, list, exec, run, call, ex
       r.list = (await p.list()).copies;
       r.exec = await p.exec('big.sqlite', 'SELECT count(*) AS n, :tag AS tag, x\'cafe\' AS blob FROM big WHERE id > $min', { ':tag': 't', $min: 100 });
       r.blobIsBytes = r.exec[0].values[0][2] instanceof Uint8Array;
+      r.clock = (await p.exec('big.sqlite', "SELECT datetime('now') > '2020-01-01', julianday('now') > 2458849.5"))[0].values[0];
       r.run = await p.run('big.sqlite', 'DELETE FROM big WHERE id > ?', [2000]);
       r.version = await p.call('big.sqlite', 'pulse.version', {});
       r.badCall = await p.call('big.sqlite', 'no.such.method', {}).catch((e) => ({ message: e.message, code: e.code, operation: e.operation }));
@@ -299,6 +300,8 @@ test('the worker protocol: init, import with progress, list, exec, run, call, ex
     assert.deepEqual(out.exec[0].columns, ['n', 'tag', 'blob']);
     assert.deepEqual(out.exec[0].values[0].slice(0, 2), [2400, 't']);
     assert.equal(out.blobIsBytes, true);
+    // The VFS's clock (xCurrentTimeInt64) answers datetime('now').
+    assert.deepEqual(out.clock, [1, 1]);
     assert.deepEqual(out.run, { changes: 500 });
     assert.equal(out.version.pulse, '0.1.0');
     assert.deepEqual(out.badCall, { message: 'unknown method "no.such.method"', code: 'not_found', operation: 'call' });
