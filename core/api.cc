@@ -28,9 +28,11 @@ const ApiRegistry& Api() {
     AddAgentLogApi(r);
     AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
+#ifndef PULSE_WITHOUT_SERVER_TURNS  // the server's turns and outbox API: native only (core/CMakeLists.txt)
     AddOutboxApi(r);
     AddPulseToolsApi(r);
     AddPulseTurnsApi(r);
+#endif
     AddDecisionsApi(r);
     return r;
   }();
