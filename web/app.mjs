@@ -102,6 +102,10 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   }, [source, nowSeconds]);
 
   useEffect(() => { setDocs({}); setErrors({}); load(); }, [load]);
+  // For bench/web_open.mjs: when the goal status card first shows.
+  useEffect(() => {
+    if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
+  }, [!!docs.check, !!errors.check]);
   useEffect(() => { loadAgents(filters); }, [loadAgents, filters]);
 
   const onAnswer = async (d, answer) => {
@@ -203,6 +207,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
   };
 
   const onFile = (e) => {
+    performance.mark('pulse:file-chosen');
     const file = e.target.files && e.target.files[0];
     e.target.value = '';
     if (file) importOne(file, file.name, file.name);
@@ -461,3 +466,9 @@ function App() {
 }
 
 render(html`<${App} />`, document.getElementById('app'));
+
+// Offline: a service worker keeps the page's assets (see sw.js). Not in the
+// way when unavailable (file://, some private modes).
+if ('serviceWorker' in navigator && location.protocol.startsWith('http') && !params.has('nosw')) {
+  navigator.serviceWorker.register(new URL('./sw.js', import.meta.url), { scope: './' }).catch(() => {});
+}
