@@ -1,0 +1,178 @@
+// The Pulse tab in real headless Chromium (Debian's /usr/bin/chromium driven
+// by playwright-core), local-copy mode, on the real WASM core in the real
+// Worker with OPFS storage. The Substack fixture database is built with the
+// real `pulse` program (tests/fixtures/), plus pending decisions with
+// recommendations and agent-log rows made with the same CLI. Every test saves
+// a screenshot to tests/artifacts/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
+import { startStaticServer, launchBrowser, screenshot } from './pulse_tab_helpers.mjs';
+import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import { vendorWeb } from '../../scripts/vendor-web.mjs';
+
+const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium')
+  && fixtureAvailable() && existsSync(join(ROOT, 'web', 'worker-client.mjs'));
+const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm, /usr/bin/chromium, the fixture and the worker', timeout: 120000 };
+
+let tmp;
+let server;
+let context;
+let fixture;
+const PAGE = `/?now=${FIXTURE_NOW}&mode=local&nosw`;
+
+before(async () => {
+  if (!ready) return;
+  vendorWeb();
+  tmp = makeTempDir('pulse-tab-');
+  fixture = await buildPulseTabFixture(tmp.dir);
+  server = await startStaticServer();
+  context = await launchBrowser(join(tmp.dir, 'profile'));
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server) await server.close();
+  if (tmp) tmp.cleanup();
+});
+
+async function openPage() {
+  const page = context.pages()[0] || await context.newPage();
+  page.removeAllListeners('pageerror');
+  page.on('pageerror', (e) => console.error('pageerror:', e.message));
+  await page.goto(server.url + PAGE);
+  await page.locator('#choose-file:not([disabled])').waitFor();
+  return page;
+}
+
+async function importFile(page, file) {
+  await page.locator('#file-input').setInputFiles(file);
+}
+
+async function alarmTexts(page) {
+  await page.locator('#goal-status .alarms').waitFor();
+  return page.locator('#goal-status .alarm').allInnerTexts();
+}
+
+test('importing the Substack database shows the seed\'s alarm sentences on the goal status card', opts, async () => {
+  const page = await openPage();
+  await importFile(page, fixture.dbPath);
+  await page.locator('#goal-status .status-badge').waitFor();
+  assert.equal(await page.locator('#goal-status .status-badge').innerText(), 'Not measured');
+  const alarms = (await alarmTexts(page)).map((t) => t.replace(/^!\s*/, '').trim());
+  for (const sentence of SEED_ALARMS) assert.ok(alarms.includes(sentence), `missing alarm: ${sentence}\n got: ${alarms.join('\n')}`);
+  const card = await page.locator('#goal-status').innerText();
+  assert.match(card, /412/);
+  assert.match(card, /17 Sep 09:30/);
+  // The other cards computed by the same core.
+  await page.locator('#readings .chart canvas').first().waitFor();
+  assert.match(await page.locator('#routes').innerText(), /growth_funnel/);
+  assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/);
+  assert.match(await page.locator('#agent-log').innerText(), /stuck/);
+  assert.equal(await page.locator('.copies .copy').count(), 1);
+  await screenshot(page, 'pulse_tab_goal_status');
+});
+
+test('after a reload the copy is still listed and opens to the same card', opts, async () => {
+  const page = await openPage();
+  const copy = page.locator('.copies .copy', { hasText: fixture.copyName });
+  await copy.waitFor();
+  assert.match(await copy.innerText(), /imported/);
+  await copy.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  const alarms = await alarmTexts(page);
+  assert.equal(alarms.length, SEED_ALARMS.length);
+  await screenshot(page, 'pulse_tab_after_reload');
+});
+
+test('accepting a recommendation moves the decision into the log', opts, async () => {
+  const page = await openPage();
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  const needs = page.locator('#needs-you');
+  const item = needs.locator('.decision', { hasText: fixture.decisionQuestion });
+  await item.waitFor();
+  const logBefore = await page.locator('#decision-log').innerText();
+  assert.doesNotMatch(logBefore, new RegExp(escapeRe(fixture.decisionQuestion)));
+  await item.getByRole('button', { name: /^Accept/ }).click();
+  const entry = page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion });
+  await entry.waitFor();
+  assert.match(await entry.innerText(), new RegExp(`Accepted Pulse's recommendation: ${escapeRe(fixture.recommendedOption)}`));
+  assert.equal(await needs.locator('.decision', { hasText: fixture.decisionQuestion }).count(), 0);
+  await screenshot(page, 'pulse_tab_accepted');
+});
+
+test('a file that is not SQLite, or a truncated one, is refused with a clear message and the copies are untouched', opts, async () => {
+  const page = await openPage();
+  const before = await page.locator('.copies .copy').count();
+  const notes = join(tmp.dir, 'notes.sqlite');
+  writeFileSync(notes, 'These are my notes, not a database.\n'.repeat(20));
+  await importFile(page, notes);
+  const alert = page.locator('.import-error');
+  await page.waitForFunction(() => document.querySelector('.import-error')?.textContent.length > 0);
+  assert.match(await alert.innerText(), /Not imported: "notes.sqlite" is not a SQLite database/);
+  assert.match(await alert.innerText(), /other copies are unchanged/);
+  await screenshot(page, 'pulse_tab_not_sqlite');
+
+  const cut = join(tmp.dir, 'cut.sqlite');
+  const bytes = readFileSync(fixture.dbPath);
+  writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2) + 100));
+  await importFile(page, cut);
+  await page.waitForFunction(() => /truncated/.test(document.querySelector('.import-error')?.textContent || ''));
+  assert.match(await alert.innerText(), /"cut.sqlite" is truncated/);
+  assert.equal(await page.locator('.copies .copy').count(), before);
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  assert.equal((await alarmTexts(page)).length, SEED_ALARMS.length);
+});
+
+test('keyboard only: Tab reaches the main controls in order, Enter and Space act, focus is visible', opts, async () => {
+  const page = await openPage();
+  await page.locator(`.copies .copy[data-name="${fixture.copyName}"]`).waitFor();
+  const seen = [];
+  const describe = () => page.evaluate(() => {
+    const el = document.activeElement;
+    const style = getComputedStyle(el);
+    return {
+      text: (el.getAttribute('aria-label') || el.innerText || el.value || el.id || el.tagName).trim(),
+      tag: el.tagName,
+      outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+    };
+  });
+  let openIndex = -1;
+  for (let i = 0; i < 30; i++) {
+    await page.keyboard.press('Tab');
+    const d = await describe();
+    seen.push(d.text);
+    if (d.tag === 'BUTTON' || d.tag === 'INPUT' || d.tag === 'A') assert.ok(d.outline, `no visible focus on ${d.text}`);
+    if (d.text === `Open ${fixture.copyName}`) { openIndex = i; break; }
+  }
+  assert.ok(openIndex >= 0, `Open button not reached by Tab: ${seen.join(' | ')}`);
+  const order = ['Skip to the cards', 'Local copy', 'Choose db.sqlite…', 'Choose workflow folder…', `Open ${fixture.copyName}`];
+  let last = -1;
+  for (const label of order) {
+    const at = seen.findIndex((s) => s.startsWith(label));
+    assert.ok(at > last, `${label} out of order in: ${seen.join(' | ')}`);
+    last = at;
+  }
+  await page.keyboard.press('Enter');
+  await page.locator('#goal-status .alarms').waitFor();
+  // On to the first Accept button by Tab, then Space opens nothing but acts.
+  let reached = false;
+  for (let i = 0; i < 60 && !reached; i++) {
+    await page.keyboard.press('Tab');
+    const d = await describe();
+    if (/^Change…/.test(d.text)) reached = true;
+  }
+  assert.ok(reached, 'Change… not reached by Tab');
+  await screenshot(page, 'pulse_tab_keyboard_focus');
+  await page.keyboard.press('Space');
+  const form = page.locator('.change-form');
+  await form.waitFor();
+  const focusedInForm = await page.evaluate(() => !!document.activeElement.closest('.change-form'));
+  assert.ok(focusedInForm, 'the Change form takes the focus');
+  await screenshot(page, 'pulse_tab_keyboard_change_form');
+});
+
+function escapeRe(s) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
