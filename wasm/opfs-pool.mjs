@@ -1,0 +1,475 @@
+// The OPFS storage behind the "opfs-pulse" VFS (wasm/opfs_vfs.cc), in the
+// design of SQLite's opfs-sahpool: a directory of pool files whose
+// FileSystemSyncAccessHandles are all opened (asynchronously) up front, so
+// the VFS can serve SQLite's synchronous file calls from a dedicated Worker
+// without ASYNCIFY or COOP/COEP headers.
+//
+// Each pool file ("slot") holds one SQLite file: a 4096-byte header naming
+// it (its VFS path, its SQLite open flags, when it was imported, a checksum)
+// followed by the file's bytes. A database copy "name" is the slot for
+// "/name"; its rollback journal is the slot for "/name-journal", so a commit
+// (journal synced, database synced, journal slot cleared and flushed) is
+// durable across reloads and browser restarts.
+//
+// Limits: one worker (tab) holds the pool at a time (a Web Lock plus the
+// handles' own exclusivity); one connection per copy; no WAL (no shared
+// memory); the pool grows by adding files before a database is opened.
+const HEADER_SIZE = 4096;
+const PATH_BYTES = 512;
+const OFF_FLAGS = 512;
+const OFF_IMPORTED = 516;
+const OFF_SUM = 524;
+const HEADER_USED = 528;
+
+const SQLITE_OK = 0;
+const SQLITE_CANTOPEN = 14;
+const SQLITE_IOERR_READ = 266;
+const SQLITE_IOERR_SHORT_READ = 522;
+const SQLITE_IOERR_WRITE = 778;
+const SQLITE_IOERR_FSYNC = 1034;
+const SQLITE_IOERR_TRUNCATE = 1546;
+const SQLITE_IOERR_DELETE = 2570;
+const SQLITE_OPEN_DELETEONCLOSE = 0x8;
+const SQLITE_OPEN_CREATE = 0x4;
+const SQLITE_OPEN_MAIN_DB = 0x100;
+
+const VFS_NAME = 'opfs-pulse';
+const LOCK_NAME = 'pulse-opfs-pool';
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const CHUNK = 4 << 20;
+
+export const OPFS_UNAVAILABLE =
+  'OPFS is not available in this browser context: Pulse stores database copies in the Origin Private File System, ' +
+  'which needs a dedicated Worker on a secure origin (https:// or http://localhost) in a browser with FileSystemSyncAccessHandle';
+export const POOL_BUSY =
+  'the Pulse database copies are open in another tab: close the other Pulse tab (or wait for it to finish) and reload';
+
+export function opfsAvailable() {
+  return (
+    typeof globalThis.FileSystemFileHandle === 'function' &&
+    typeof globalThis.FileSystemFileHandle.prototype.createSyncAccessHandle === 'function' &&
+    typeof globalThis.navigator?.storage?.getDirectory === 'function' &&
+    typeof globalThis.WorkerGlobalScope === 'function'
+  );
+}
+
+export function checkCopyName(name) {
+  if (typeof name !== 'string' || !NAME_RE.test(name) || name.endsWith('-journal')) {
+    throw new Error(
+      `invalid copy name ${JSON.stringify(name)}: use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit (not ending in "-journal")`,
+    );
+  }
+  return name;
+}
+
+function checksum(bytes, n) {
+  // FNV-1a: tells a written header from a torn or foreign one.
+  let h = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+  return h;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Opens the pool (waiting briefly for a tab being closed or reloaded to let
+// go of it) and registers the VFS with `api.Module`. `api` is initPulse()'s
+// result.
+export async function openOpfsPool(api, { directory = 'pulse-db-pool', initialCapacity = 6, waitMs = 2000 } = {}) {
+  if (!opfsAvailable()) throw new Error(OPFS_UNAVAILABLE);
+  let root;
+  try {
+    root = await navigator.storage.getDirectory();
+  } catch (e) {
+    throw new Error(`${OPFS_UNAVAILABLE} (${e.name}: ${e.message})`);
+  }
+  const pool = new OpfsPool(api, await root.getDirectoryHandle(directory, { create: true }));
+  await pool.acquireLock(waitMs);
+  try {
+    await pool.openSlots(waitMs);
+    if (pool.free.length < initialCapacity) await pool.addCapacity(initialCapacity - pool.free.length);
+  } catch (e) {
+    pool.close();
+    throw e;
+  }
+  api.Module.pulseOpfs = pool.vfsMethods();
+  const rc = api.Module._pulse_opfs_register();
+  if (rc !== SQLITE_OK) {
+    pool.close();
+    throw new Error(`could not register the OPFS VFS (SQLite code ${rc})`);
+  }
+  return pool;
+}
+
+export class OpfsPool {
+  constructor(api, dir) {
+    this.api = api;
+    this.dir = dir;
+    this.slots = []; // {fileName, sah, path, flags, importedAt}
+    this.byPath = new Map();
+    this.free = [];
+    this.files = new Map(); // open VFS file id -> {slot, path, flags}
+    this.nextFileId = 1;
+    this.openDbs = new Map(); // copy name -> Database
+    this.lastError = '';
+    this.releaseLock = null;
+    this.header = new Uint8Array(HEADER_SIZE);
+  }
+
+  // A Web Lock says "this tab owns the pool" before any handle is touched;
+  // handles alone would only fail once this tab tried to open them.
+  async acquireLock(waitMs) {
+    if (!globalThis.navigator?.locks) return;
+    const got = await new Promise((resolve, reject) => {
+      navigator.locks
+        .request(LOCK_NAME, { signal: AbortSignal.timeout(waitMs) }, () => {
+          resolve(true);
+          return new Promise((release) => {
+            this.releaseLock = release;
+          });
+        })
+        .catch((e) => (e.name === 'AbortError' || e.name === 'TimeoutError' ? resolve(false) : reject(e)));
+    });
+    if (!got) throw new Error(POOL_BUSY);
+  }
+
+  async openSlots(waitMs) {
+    const entries = [];
+    for await (const [fileName, handle] of this.dir.entries()) {
+      if (handle.kind === 'file') entries.push([fileName, handle]);
+    }
+    for (const [fileName, handle] of entries) {
+      const sah = await this.createHandle(handle, waitMs);
+      this.slots.push({ fileName, sah, path: '', flags: 0, importedAt: 0 });
+    }
+    for (const slot of this.slots) this.readHeader(slot);
+    // A crash between writing a new import and releasing the old slot leaves
+    // two slots for one path: the newer import wins.
+    for (const slot of this.slots) {
+      if (!slot.path) {
+        this.free.push(slot);
+        continue;
+      }
+      const other = this.byPath.get(slot.path);
+      if (!other) {
+        this.byPath.set(slot.path, slot);
+      } else if (slot.importedAt > other.importedAt) {
+        this.byPath.set(slot.path, slot);
+        this.clearSlot(other);
+      } else {
+        this.clearSlot(slot);
+      }
+    }
+  }
+
+  async createHandle(handle, waitMs) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        return await handle.createSyncAccessHandle();
+      } catch (e) {
+        if (e.name !== 'NoModificationAllowedError') throw e;
+        if (Date.now() >= deadline) throw new Error(POOL_BUSY);
+        await sleep(100);
+      }
+    }
+  }
+
+  async addCapacity(n) {
+    for (let i = 0; i < n; i++) {
+      const fileName = `slot-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+      const handle = await this.dir.getFileHandle(fileName, { create: true });
+      const sah = await handle.createSyncAccessHandle();
+      const slot = { fileName, sah, path: '', flags: 0, importedAt: 0 };
+      this.slots.push(slot);
+      this.clearSlot(slot);
+    }
+  }
+
+  async ensureFree(n) {
+    if (this.free.length < n) await this.addCapacity(n - this.free.length);
+  }
+
+  readHeader(slot) {
+    const h = this.header;
+    h.fill(0, 0, HEADER_USED);
+    const got = slot.sah.read(h.subarray(0, HEADER_USED), { at: 0 });
+    const dv = new DataView(h.buffer);
+    if (got < HEADER_USED || dv.getUint32(OFF_SUM, true) !== checksum(h, OFF_SUM)) {
+      slot.path = '';
+      return;
+    }
+    const end = h.indexOf(0);
+    slot.path = new TextDecoder().decode(h.subarray(0, end < 0 || end > PATH_BYTES ? PATH_BYTES : end));
+    slot.flags = dv.getUint32(OFF_FLAGS, true);
+    slot.importedAt = dv.getFloat64(OFF_IMPORTED, true);
+  }
+
+  writeHeader(slot, path, flags, importedAt) {
+    const h = this.header;
+    h.fill(0, 0, HEADER_USED);
+    const enc = new TextEncoder().encode(path);
+    if (enc.length >= PATH_BYTES) throw new Error(`OPFS path too long: ${path}`);
+    h.set(enc, 0);
+    const dv = new DataView(h.buffer);
+    dv.setUint32(OFF_FLAGS, flags, true);
+    dv.setFloat64(OFF_IMPORTED, importedAt, true);
+    dv.setUint32(OFF_SUM, checksum(h, OFF_SUM), true);
+    slot.sah.write(h.subarray(0, HEADER_USED), { at: 0 });
+    slot.path = path;
+    slot.flags = flags;
+    slot.importedAt = importedAt;
+  }
+
+  // Empties a slot durably and returns it to the free list.
+  clearSlot(slot) {
+    if (this.byPath.get(slot.path) === slot) this.byPath.delete(slot.path);
+    this.writeHeader(slot, '', 0, 0);
+    slot.sah.truncate(HEADER_SIZE);
+    slot.sah.flush();
+    if (!this.free.includes(slot)) this.free.push(slot);
+  }
+
+  dataSize(slot) {
+    return Math.max(0, slot.sah.getSize() - HEADER_SIZE);
+  }
+
+  // The synchronous file operations the C VFS calls through EM_JS.
+  vfsMethods() {
+    const Module = this.api.Module;
+    const fail = (e, rc) => {
+      this.lastError = `${e.name}: ${e.message}`;
+      return rc;
+    };
+    return {
+      xOpen: (path, flags) => {
+        try {
+          if (!path) path = `/temp-${Math.random().toString(36).slice(2)}`;
+          let slot = this.byPath.get(path);
+          if (!slot) {
+            if (!(flags & SQLITE_OPEN_CREATE)) return -SQLITE_CANTOPEN;
+            slot = this.free.pop();
+            if (!slot) {
+              this.lastError = 'no free slot in the OPFS pool';
+              return -SQLITE_CANTOPEN;
+            }
+            slot.sah.truncate(HEADER_SIZE);
+            this.writeHeader(slot, path, flags, 0);
+            slot.sah.flush();
+            this.byPath.set(path, slot);
+          }
+          const id = this.nextFileId++;
+          this.files.set(id, { slot, path, flags });
+          return id;
+        } catch (e) {
+          return -fail(e, SQLITE_CANTOPEN);
+        }
+      },
+      xClose: (id) => {
+        const f = this.files.get(id);
+        this.files.delete(id);
+        try {
+          if (f && f.flags & SQLITE_OPEN_DELETEONCLOSE) this.clearSlot(f.slot);
+          else if (f) f.slot.sah.flush();
+          return SQLITE_OK;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_DELETE);
+        }
+      },
+      xRead: (id, ptr, n, offset) => {
+        try {
+          const view = Module.HEAPU8.subarray(ptr, ptr + n);
+          const got = this.files.get(id).slot.sah.read(view, { at: HEADER_SIZE + offset });
+          if (got < n) {
+            view.fill(0, got);
+            return SQLITE_IOERR_SHORT_READ;
+          }
+          return SQLITE_OK;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_READ);
+        }
+      },
+      xWrite: (id, ptr, n, offset) => {
+        try {
+          const view = Module.HEAPU8.subarray(ptr, ptr + n);
+          const wrote = this.files.get(id).slot.sah.write(view, { at: HEADER_SIZE + offset });
+          return wrote === n ? SQLITE_OK : SQLITE_IOERR_WRITE;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_WRITE);
+        }
+      },
+      xTruncate: (id, size) => {
+        try {
+          this.files.get(id).slot.sah.truncate(HEADER_SIZE + size);
+          return SQLITE_OK;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_TRUNCATE);
+        }
+      },
+      xSync: (id) => {
+        try {
+          this.files.get(id).slot.sah.flush();
+          return SQLITE_OK;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_FSYNC);
+        }
+      },
+      xFileSize: (id) => {
+        try {
+          return this.dataSize(this.files.get(id).slot);
+        } catch (e) {
+          return fail(e, -1);
+        }
+      },
+      xDelete: (path) => {
+        try {
+          const slot = this.byPath.get(path);
+          if (slot) this.clearSlot(slot);
+          return SQLITE_OK;
+        } catch (e) {
+          return fail(e, SQLITE_IOERR_DELETE);
+        }
+      },
+      xAccess: (path) => (this.byPath.has(path) ? 1 : 0),
+    };
+  }
+
+  // The copies: [{name, size, importedAt}] (importedAt: RFC 3339 or null).
+  list() {
+    const out = [];
+    for (const [path, slot] of this.byPath) {
+      if (!(slot.flags & SQLITE_OPEN_MAIN_DB)) continue;
+      out.push({
+        name: path.slice(1),
+        size: this.dataSize(slot),
+        importedAt: slot.importedAt ? new Date(slot.importedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
+        open: this.openDbs.has(path.slice(1)),
+      });
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  has(name) {
+    return this.byPath.has(`/${name}`);
+  }
+
+  // Stores `bytes` as copy `name`, replacing any copy of that name only
+  // after the bytes have passed every check (header, size, SQLite's
+  // integrity_check on an in-memory copy). The copy must not be open.
+  async importDb(name, bytes, { onProgress } = {}) {
+    checkCopyName(name);
+    const what = `the file for copy "${name}"`;
+    this.api.validateDatabaseBytes(bytes, what);
+    if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
+    await this.ensureFree(1);
+    const path = `/${name}`;
+    const slot = this.free.pop();
+    try {
+      // The data goes in under an empty header: until the header names it,
+      // a crash leaves the old copy as it was.
+      slot.sah.truncate(HEADER_SIZE);
+      for (let at = 0; at < bytes.length; at += CHUNK) {
+        const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
+        if (slot.sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
+        if (onProgress) onProgress(at + part.length, bytes.length);
+      }
+      // WAL needs shared memory this VFS does not have: rollback mode.
+      const mode = new Uint8Array([1, 1]);
+      if (bytes[18] === 2 || bytes[19] === 2) slot.sah.write(mode, { at: HEADER_SIZE + 18 });
+      slot.sah.flush();
+    } catch (e) {
+      this.clearSlot(slot);
+      throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
+    }
+    // A journal left by the old copy must never be played back onto the new one.
+    const journal = this.byPath.get(`${path}-journal`);
+    if (journal) this.clearSlot(journal);
+    const old = this.byPath.get(path);
+    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB, Date.now());
+    slot.sah.flush();
+    this.byPath.set(path, slot);
+    if (old) this.clearSlot(old);
+    return { name, size: bytes.length };
+  }
+
+  // The copy's bytes as a fresh Uint8Array.
+  exportDb(name) {
+    checkCopyName(name);
+    const db = this.openDbs.get(name);
+    if (db) return db.export();
+    const slot = this.byPath.get(`/${name}`);
+    if (!slot) throw new Error(`no copy named "${name}" in OPFS`);
+    const out = new Uint8Array(this.dataSize(slot));
+    slot.sah.read(out, { at: HEADER_SIZE });
+    return out;
+  }
+
+  deleteDb(name) {
+    checkCopyName(name);
+    if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before deleting it`);
+    const slot = this.byPath.get(`/${name}`);
+    if (!slot) throw new Error(`no copy named "${name}" in OPFS`);
+    const journal = this.byPath.get(`/${name}-journal`);
+    if (journal) this.clearSlot(journal);
+    this.clearSlot(slot);
+    return { name, deleted: true };
+  }
+
+  // The copy as a sql.js-compatible Database whose commits are durable in
+  // OPFS. One connection per copy: a second open returns the same object.
+  async openDb(name, { create = false } = {}) {
+    checkCopyName(name);
+    const existing = this.openDbs.get(name);
+    if (existing && existing.db) return existing;
+    if (!create && !this.has(name)) throw new Error(`no copy named "${name}" in OPFS`);
+    await this.ensureFree(create && !this.has(name) ? 3 : 2);
+    const db = this.api.Database.openFile(`/${name}`, { vfs: VFS_NAME, create });
+    try {
+      db.exec('PRAGMA journal_mode = DELETE; SELECT count(*) FROM sqlite_schema');
+    } catch (e) {
+      db.close();
+      throw new Error(`copy "${name}" could not be opened: ${e.message}`);
+    }
+    if (create) {
+      const slot = this.byPath.get(`/${name}`);
+      if (!slot.importedAt) {
+        this.writeHeader(slot, slot.path, SQLITE_OPEN_MAIN_DB, Date.now());
+        slot.sah.flush();
+      }
+    }
+    const close = db.close.bind(db);
+    db.close = () => {
+      this.openDbs.delete(name);
+      close();
+    };
+    this.openDbs.set(name, db);
+    return db;
+  }
+
+  closeDb(name) {
+    const db = this.openDbs.get(name);
+    if (db) db.close();
+  }
+
+  // Closes every database and handle and lets another tab have the pool.
+  close() {
+    for (const name of [...this.openDbs.keys()]) {
+      try {
+        this.closeDb(name);
+      } catch {
+        // closing is best effort: the handles are released below anyway
+      }
+    }
+    for (const slot of this.slots) {
+      try {
+        slot.sah.close();
+      } catch {
+        // already closed
+      }
+    }
+    this.slots = [];
+    this.byPath.clear();
+    this.free = [];
+    if (this.releaseLock) this.releaseLock();
+    this.releaseLock = null;
+  }
+}
