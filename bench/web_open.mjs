@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync, readFileSync, statSync, existsSync } from 'no
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
 import { ROOT, WASM_DIR, makeTempDir } from '../tests/node/helpers.mjs';
-import { startStaticServer, launchBrowser } from '../tests/browser/pulse_tab_helpers.mjs';
+import { startStaticServer, launchBrowser } from '../tests/browser/helpers.mjs';
 import { buildPulseTabFixture, FIXTURE_NOW } from '../tests/browser/pulse_tab_fixture.mjs';
 import { vendorWeb } from '../scripts/vendor-web.mjs';
 
@@ -64,6 +64,7 @@ function median(xs) {
 
 async function timePulseTab(context, url, dbPath) {
   const page = await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto(`${url}/?now=${FIXTURE_NOW}&mode=local&nosw`);
   await page.locator('#choose-file:not([disabled])').waitFor({ timeout: 60000 });
   await page.evaluate(() => performance.clearMarks());
@@ -102,12 +103,12 @@ async function main() {
     const big = join(tmp.dir, 'db.sqlite');
     const size = await growDatabase(fixture.dbPath, big, MB * 1024 * 1024);
     console.log(`database: ${(size / 1024 / 1024).toFixed(1)} MB (Substack fixture + background_agent_log rows)`);
-    const server = await startStaticServer([
+    const server = await startStaticServer({ mounts: [
       ['/wasm/', WASM_DIR],
       ['/sqljs/', join(ROOT, 'node_modules', 'sql.js', 'dist')],
       ['/bench/', join(ROOT, 'bench')],
       ['/', join(ROOT, 'web')],
-    ]);
+    ] });
     const context = await launchBrowser(join(tmp.dir, 'profile'));
     try {
       const ours = [];

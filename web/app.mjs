@@ -197,6 +197,10 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     setProgress({ name, fraction: 0, phase: 'reading', size: file.size });
     try {
       await store.importFile(name, file, source, (fraction, phase) => setProgress({ name, fraction, phase, size: file.size }));
+      try {
+        const cfg = await store.call(name, 'pulse.config', {});
+        if (cfg && cfg.workflow) await store.rememberWorkflow(name, cfg.workflow);
+      } catch { /* a database with no Pulse snapshot still opens */ }
       setInfo(`Imported ${name} (${formatBytes(file.size)}).${warn ? ` ${warn}` : ''}`);
       await onImported(name);
     } catch (err) {
@@ -301,7 +305,8 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     ${copies.length === 0 ? html`<p class="muted">No copies yet.</p>` : html`<ul class="copies">
       ${copies.map((c) => html`<li class=${`copy ${c.name === openName ? 'open' : ''}`} data-name=${c.name}>
         <div class="copy-name">${c.name}${c.name === openName ? html` <span class="tag">open</span>` : null}</div>
-        <div class="copy-meta muted">${formatBytes(c.size)} · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}</div>
+        <div class="copy-meta muted">${c.workflow && c.workflow !== c.name ? html`workflow <strong>${c.workflow}</strong> · ` : null}${formatBytes(c.size)}
+          · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}</div>
         ${confirming === c.name
           ? html`<div class="row"><span>Delete ${c.name}?</span>
               <button type="button" class="danger" onClick=${() => doDelete(c.name)}>Delete</button>

@@ -19,33 +19,29 @@ function writeMeta(meta) {
 }
 
 export class LocalStore {
-  constructor(client) {
+  constructor(client, info) {
     this.client = client;
+    this.info = info;
   }
 
   static async open() {
-    const mod = await import('./worker-client.mjs');
-    const make = mod.createWorkerClient || mod.createPulseClient || mod.createClient || mod.default;
-    if (typeof make !== 'function') throw new Error('worker-client.mjs: no client factory exported');
-    const client = await make(new URL('./pulse-worker.mjs', import.meta.url));
-    if (client.init) await client.init();
-    return new LocalStore(client);
+    const { createPulseClient } = await import('./worker-client.mjs');
+    const client = createPulseClient(new URL('./pulse-worker.mjs', import.meta.url));
+    const info = await client.init();
+    return new LocalStore(client, info);
   }
 
-  // [{name, size, importedAt, source}], newest import first.
+  // [{name, size, importedAt, source, workflow}], newest import first.
   async list() {
-    const listed = await this.client.list();
+    const { copies } = await this.client.list();
     const meta = readMeta();
-    const rows = (Array.isArray(listed) ? listed : (listed && listed.copies) || []).map((c) => {
-      const name = typeof c === 'string' ? c : c.name;
-      const m = meta[name] || {};
-      return {
-        name,
-        size: typeof c === 'object' && c.size !== undefined ? c.size : m.size,
-        importedAt: m.importedAt || (typeof c === 'object' ? c.importedAt || c.imported_at : undefined),
-        source: m.source || '',
-      };
-    });
+    const rows = copies.map((c) => ({
+      name: c.name,
+      size: c.size,
+      importedAt: c.importedAt || (meta[c.name] && meta[c.name].importedAt) || null,
+      source: (meta[c.name] && meta[c.name].source) || '',
+      workflow: (meta[c.name] && meta[c.name].workflow) || '',
+    }));
     // Forget records of copies that are gone (deleted in another tab).
     const names = new Set(rows.map((r) => r.name));
     let changed = false;
@@ -55,30 +51,33 @@ export class LocalStore {
     return rows;
   }
 
-  // Reads `file` (progress 0..0.5), checks it is a whole SQLite database,
-  // then hands the bytes to the worker (progress 0.5..1). A bad file is
-  // refused before anything is written, so other copies are never touched.
+  // Checks the file's header here (a clear reason at once, nothing sent),
+  // then hands the File to the worker client, which reads it and transfers
+  // the bytes without a copy; the worker checks them again (integrity) and
+  // writes them to OPFS, reporting progress. A bad file is refused before
+  // anything is stored, so the other copies are never touched.
   async importFile(name, file, source, onProgress = () => {}) {
     const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
     const problem = checkSqliteHeader(head, file.size, file.name);
     if (problem) throw new Error(problem);
-    const bytes = await readWithProgress(file, (f) => onProgress(f * 0.5, 'reading'));
-    // A database in WAL mode (header bytes 18-19 = 2) is switched to the
-    // rollback journal in the copy: the browser copy has no -wal/-shm files.
-    if (bytes[18] === 2 && bytes[19] === 2) { bytes[18] = 1; bytes[19] = 1; }
-    await this.client.import(name, bytes, (p) => {
-      const f = typeof p === 'number' ? (p > 1 ? p / bytes.length : p) : (p && p.total ? p.done / p.total : 0);
-      onProgress(0.5 + Math.min(1, f) * 0.5, 'storing');
-    });
+    onProgress(0, 'reading');
+    await this.client.import(name, file, (loaded, total) => onProgress(total ? loaded / total : 0, 'storing'));
     const meta = readMeta();
     meta[name] = { size: file.size, importedAt: new Date().toISOString(), source };
     writeMeta(meta);
     onProgress(1, 'done');
   }
 
+  // The workflow name stored in the copy (its configuration snapshot).
+  async rememberWorkflow(name, workflow) {
+    const meta = readMeta();
+    meta[name] = { ...(meta[name] || {}), workflow };
+    writeMeta(meta);
+  }
+
   async exportBytes(name) {
-    const out = await this.client.export(name);
-    return out instanceof Uint8Array ? out : new Uint8Array(out.bytes || out);
+    const { bytes } = await this.client.export(name);
+    return bytes;
   }
 
   async remove(name) {
@@ -92,24 +91,4 @@ export class LocalStore {
   async call(name, method, args = {}, nowSeconds) {
     return this.client.call(name, method, args, nowSeconds);
   }
-}
-
-async function readWithProgress(file, onProgress) {
-  const total = file.size;
-  if (!file.stream || total < 4 * 1024 * 1024) {
-    const buf = new Uint8Array(await file.arrayBuffer());
-    onProgress(1);
-    return buf;
-  }
-  const out = new Uint8Array(total);
-  const reader = file.stream().getReader();
-  let done = 0;
-  for (;;) {
-    const { value, done: end } = await reader.read();
-    if (end) break;
-    out.set(value, done);
-    done += value.length;
-    onProgress(done / total);
-  }
-  return out;
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { startStaticServer, launchBrowser, screenshot } from './pulse_tab_helpers.mjs';
+import { startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
 import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
@@ -40,6 +40,7 @@ after(async () => {
 
 async function openPage() {
   const page = context.pages()[0] || await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
   page.removeAllListeners('pageerror');
   page.on('pageerror', (e) => console.error('pageerror:', e.message));
   await page.goto(server.url + PAGE);
