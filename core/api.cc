@@ -24,6 +24,7 @@ const ApiRegistry& Api() {
   static const ApiRegistry registry = [] {
     ApiRegistry r;
     AddCoreApi(r);
+    AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     return r;
   }();

@@ -57,5 +57,6 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
+void AddGoalApi(ApiRegistry& registry);
 
 }  // namespace pulse

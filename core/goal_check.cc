@@ -1,0 +1,413 @@
+#include "core/goal_check.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/time_util.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+namespace {
+
+// 412.0 prints as 412, as a person wrote it.
+json NumberJson(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
+  return v;
+}
+
+template <typename T>
+json OrNull(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json TimeOrNull(const std::optional<int64_t>& t) { return t ? json(FormatTime(*t)) : json(nullptr); }
+
+std::string Days(int64_t n) { return std::to_string(n) + (n == 1 ? " day" : " days"); }
+
+std::string Times(int64_t n) {
+  if (n == 1) return "once";
+  if (n == 2) return "twice";
+  return std::to_string(n) + " times";
+}
+
+// "one failed growth run", "3 failed growth runs": the seed's wording.
+std::string CountWord(int64_t n) {
+  static const char* kWords[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"};
+  return n >= 0 && n <= 10 ? kWords[n] : std::to_string(n);
+}
+
+// The work a route stands for, in the seed's words: growth_funnel -> growth.
+std::string WorkName(const std::string& route) {
+  size_t cut = route.find('_');
+  return cut == std::string::npos ? route : route.substr(0, cut);
+}
+
+bool Exceeds(int64_t then, int64_t now, int days) { return now - then > static_cast<int64_t>(days) * kSecondsPerDay; }
+
+Result<std::optional<Reading>> OneReading(Statement& q) {
+  PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row) return std::optional<Reading>();
+  Reading r;
+  PULSE_ASSIGN_OR_RETURN(r.at, ParseTime(q.Text(0)));
+  r.value = q.Double(1);
+  r.source = q.Text(2);
+  r.run_id = q.Text(3);
+  return std::optional<Reading>(std::move(r));
+}
+
+Result<std::optional<int64_t>> OneTime(Statement& q) {
+  PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+  if (!row || q.IsNull(0)) return std::optional<int64_t>();
+  PULSE_ASSIGN_OR_RETURN(int64_t t, ParseTime(q.Text(0)));
+  return std::optional<int64_t>(t);
+}
+
+}  // namespace
+
+json Alarm::ToJson() const {
+  json out = fields.is_object() ? fields : json::object();
+  out["kind"] = kind;
+  if (kind != "goal_work_without_reading" && kind != "schedules_paused") out["days"] = OrNull(days);
+  out["message"] = message;
+  return out;
+}
+
+Result<GoalFacts> GatherGoalFacts(Db& db, const WorkflowConfig& config, int64_t now) {
+  GoalFacts f;
+  const std::string now_text = FormatTime(now);
+  PULSE_ASSIGN_OR_RETURN(f.last_recorded, LatestRecordedCheck(db, now));
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT max(rowid) FROM goal_run_facts"));
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    f.max_run_rowid = row && !q.IsNull(0) ? q.Int64(0) : 0;
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT max(rowid) FROM pulse_goal_observations"));
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    f.max_reading_rowid = row && !q.IsNull(0) ? q.Int64(0) : 0;
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT finished_at FROM goal_run_facts WHERE finished_at <= ? ORDER BY finished_at DESC LIMIT 1"));
+    q.Bind(1, now_text);
+    PULSE_ASSIGN_OR_RETURN(f.last_run_at, OneTime(q));
+  }
+  if (!config.primary_metric) return f;
+  const PrimaryMetric& m = *config.primary_metric;
+
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ? AND at <= ?"
+        " ORDER BY at DESC, source DESC, run_id DESC LIMIT 1"));
+    q.Bind(1, m.name).Bind(2, now_text);
+    PULSE_ASSIGN_OR_RETURN(f.latest_reading, OneReading(q));
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ?"
+        " ORDER BY at, source, run_id LIMIT 1"));
+    q.Bind(1, m.name);
+    PULSE_ASSIGN_OR_RETURN(f.first_reading, OneReading(q));
+    // The first reading can only be a future one when every reading is.
+    if (f.first_reading && f.first_reading->at > now) f.first_reading.reset();
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations"
+        " WHERE metric = ? AND source = 'workflow_run' AND at <= ? ORDER BY at DESC LIMIT 2"));
+    q.Bind(1, m.name).Bind(2, now_text);
+    for (int i = 0; i < 2; ++i) {
+      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
+      if (!r) break;
+      f.last_two_by_run.push_back(std::move(*r));
+    }
+  }
+  const std::string last_by_run = f.last_two_by_run.empty() ? std::string() : FormatTime(f.last_two_by_run[0].at);
+  {
+    // Bounded: the card lists the latest few; older ones are in goal.readings.
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations"
+        " WHERE metric = ? AND source IN ('builder_chat', 'manual') AND at > ? AND at <= ?"
+        " ORDER BY at DESC LIMIT 20"));
+    q.Bind(1, m.name).Bind(2, last_by_run).Bind(3, now_text);
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
+      if (!r) break;
+      f.outside_run_readings.push_back(std::move(*r));
+    }
+    std::sort(f.outside_run_readings.begin(), f.outside_run_readings.end(),
+              [](const Reading& a, const Reading& b) { return a.at < b.at; });
+  }
+  if (m.route.empty()) return f;
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT count(*) FROM goal_run_facts WHERE route = ? AND finished_at > ? AND finished_at <= ?"
+        " AND primary_reading = 0"));
+    q.Bind(1, m.route).Bind(2, last_by_run).Bind(3, now_text);
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    f.goal_runs_without_reading = row ? q.Int64(0) : 0;
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT finished_at FROM goal_run_facts WHERE route = ? AND completed = 1 AND finished_at <= ?"
+        " ORDER BY finished_at DESC LIMIT 1"));
+    q.Bind(1, m.route).Bind(2, now_text);
+    PULSE_ASSIGN_OR_RETURN(f.last_goal_completed_at, OneTime(q));
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT route, completed, count(*) FROM goal_run_facts WHERE finished_at > ? AND finished_at <= ?"
+        " GROUP BY route, completed"));
+    q.Bind(1, f.last_goal_completed_at ? FormatTime(*f.last_goal_completed_at) : std::string()).Bind(2, now_text);
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) break;
+      std::string route = q.Text(0);
+      if (route == m.route) {
+        // Completed goal runs cannot follow the last one; the rest failed.
+        if (q.Int64(1) == 0) f.failed_goal_runs += q.Int64(2);
+      } else {
+        f.runs_since_by_route[route.empty() ? "(no route)" : route] += q.Int64(2);
+      }
+    }
+  }
+  return f;
+}
+
+std::string DecideGoalStatus(const PrimaryMetric& m, const StatusInputs& in) {
+  if (!in.measured_by_run_recently || !in.latest) return "not_measured";
+  const double v = in.latest->value;
+  auto toward = [&](double delta) { return m.increase ? delta > 0 : delta < 0; };
+  const bool reached = m.target && (m.increase ? v >= *m.target : v <= *m.target);
+
+  // A missing baseline is the first reading (its value and its time).
+  std::optional<double> baseline = m.baseline;
+  std::optional<int64_t> baseline_at = m.baseline_at;
+  if (!baseline && in.first) {
+    baseline = in.first->value;
+    baseline_at = in.first->at;
+  } else if (baseline && !baseline_at && in.first) {
+    baseline_at = in.first->at;
+  }
+
+  if (m.deadline && m.target && baseline && baseline_at && *m.deadline > *baseline_at) {
+    // Where the straight line from (baseline_at, baseline) to (deadline,
+    // target) stands at the reading's time.
+    int64_t t = std::clamp(in.latest->at, *baseline_at, *m.deadline);
+    double expected = *baseline + (*m.target - *baseline) * static_cast<double>(t - *baseline_at) /
+                                      static_cast<double>(*m.deadline - *baseline_at);
+    double denom = expected - *baseline;
+    if (std::fabs(denom) > 1e-9) {
+      // Signed differences make it direction-aware: for a decrease both are
+      // negative when on the way down.
+      double progress = (v - *baseline) / denom;
+      if (progress >= 1) return in.any_alarm ? "at_risk" : "on_track";
+      if (progress >= 0.8) return "at_risk";
+      return "off_track";
+    }
+    // The reading sits at the baseline's own time: no line yet, use the trend.
+  }
+  if (reached) return in.any_alarm ? "at_risk" : "on_track";
+  if (in.last_two_by_run.size() < 2) return "at_risk";  // one reading shows no direction yet
+  double delta = in.last_two_by_run[0].value - in.last_two_by_run[1].value;
+  if (delta == 0) return "at_risk";
+  if (toward(delta)) return in.any_alarm ? "at_risk" : "on_track";
+  return "off_track";
+}
+
+GoalCheck EvaluateGoalCheck(const std::string& workflow, const WorkflowConfig& config, const GoalFacts& f,
+                            int64_t now) {
+  GoalCheck c;
+  c.workflow = workflow;
+  c.checked_at = now;
+  if (!config.primary_metric) {
+    c.status = "no_goal";
+    c.fingerprint = "no_goal";
+    return c;
+  }
+  const PrimaryMetric& m = *config.primary_metric;
+  const GoalCheckSettings& s = config.goal_check;
+  const bool paused = config.AllSchedulesPaused();
+  c.has_goal = true;
+  c.metric_name = m.name;
+  c.target = m.target;
+  if (f.latest_reading) {
+    c.value = f.latest_reading->value;
+    c.last_measured_at = f.latest_reading->at;
+  }
+  std::optional<int64_t> last_by_run;
+  if (!f.last_two_by_run.empty()) last_by_run = f.last_two_by_run[0].at;
+  c.last_measured_by_run_at = last_by_run;
+  c.outside_run_readings = f.outside_run_readings;
+
+  // Not measured by a workflow run within N days. A reading exactly N days
+  // old is still within them.
+  bool measured_recently = last_by_run && !Exceeds(*last_by_run, now, s.not_measured_days);
+  if (!measured_recently) {
+    Alarm a;
+    a.kind = "not_measured";
+    if (last_by_run) {
+      a.days = WholeDaysBetween(*last_by_run, now);
+      a.message = "not measured by a workflow run for " + Days(*a.days) + " (last reading " +
+                  FormatShortDay(*last_by_run) + ")";
+    } else {
+      a.message = "never measured by a workflow run";
+    }
+    c.alarms.push_back(std::move(a));
+  }
+
+  if (!m.route.empty() && f.goal_runs_without_reading > 0) {
+    Alarm a;
+    a.kind = "goal_work_without_reading";
+    a.fields["runs"] = f.goal_runs_without_reading;
+    a.message = m.route + " ran " + Times(f.goal_runs_without_reading) +
+                (last_by_run ? " since " + FormatShortDay(*last_by_run) : std::string()) + " without a reading";
+    c.alarms.push_back(std::move(a));
+  }
+
+  int64_t runs_since = f.failed_goal_runs;
+  for (const auto& [route, n] : f.runs_since_by_route) runs_since += n;
+  bool goal_work_stale = !f.last_goal_completed_at || Exceeds(*f.last_goal_completed_at, now, s.not_measured_days);
+  if (!m.route.empty() && runs_since > 0 && goal_work_stale) {
+    Alarm a;
+    a.kind = "goal_work_not_completed";
+    json by_route = json::object();
+    std::vector<std::pair<std::string, int64_t>> ordered(f.runs_since_by_route.begin(), f.runs_since_by_route.end());
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& x, const auto& y) { return x.second > y.second; });
+    std::string parts;
+    for (const auto& [route, n] : ordered) {
+      by_route[route] = n;
+      parts += (parts.empty() ? "" : ", ") + route + " \u00d7" + std::to_string(n);
+    }
+    std::string work = WorkName(m.route);
+    if (f.failed_goal_runs > 0) {
+      parts += (parts.empty() ? "" : ", ") + CountWord(f.failed_goal_runs) + " failed " + work +
+               (f.failed_goal_runs == 1 ? " run" : " runs");
+    }
+    a.fields["runs_since"] = by_route;
+    a.fields["failed_goal_runs"] = f.failed_goal_runs;
+    std::string runs = std::to_string(runs_since) + (runs_since == 1 ? " run" : " runs");
+    if (f.last_goal_completed_at) {
+      a.days = WholeDaysBetween(*f.last_goal_completed_at, now);
+      a.message = work + " work has not completed for " + Days(*a.days) + " (the " + runs + " since: " + parts + ")";
+    } else {
+      a.message = work + " work has never completed (the " + runs + " so far: " + parts + ")";
+    }
+    c.alarms.push_back(std::move(a));
+  }
+
+  bool no_run = !f.last_run_at || Exceeds(*f.last_run_at, now, s.no_run_days);
+  if (no_run) {
+    Alarm a;
+    a.kind = "no_run";
+    a.fields["schedules_paused"] = paused;
+    if (f.last_run_at) {
+      a.days = WholeDaysBetween(*f.last_run_at, now);
+      a.message = "no run for " + Days(*a.days);
+    } else {
+      a.message = "no run recorded yet";
+    }
+    if (paused) a.message += " with schedules paused";
+    c.alarms.push_back(std::move(a));
+  } else if (paused) {
+    // The pause on its own (runs are recent, so no_run does not carry it).
+    Alarm a;
+    a.kind = "schedules_paused";
+    json ids = json::array();
+    std::string names;
+    for (const Schedule& sch : config.schedules) {
+      ids.push_back(sch.id);
+      names += (names.empty() ? "" : ", ") + sch.id;
+    }
+    a.fields["schedules"] = ids;
+    a.message = "schedules all paused (" + names + ")";
+    c.alarms.push_back(std::move(a));
+  }
+
+  StatusInputs in;
+  in.measured_by_run_recently = measured_recently;
+  in.latest = f.latest_reading;
+  in.first = f.first_reading;
+  in.last_two_by_run = f.last_two_by_run;
+  in.any_alarm = std::any_of(c.alarms.begin(), c.alarms.end(), [](const Alarm& a) { return a.kind != "not_measured"; });
+  c.status = DecideGoalStatus(m, in);
+
+  // Said once, then quiet: while paused, a check is quiet when the latest
+  // recorded check already reported this pause and no run, reading or alarm
+  // kind changed since. Days counting up are not news.
+  std::vector<std::string> kinds;
+  for (const Alarm& a : c.alarms) kinds.push_back(a.kind);
+  std::sort(kinds.begin(), kinds.end());
+  std::string kinds_text;
+  for (const std::string& k : kinds) kinds_text += (kinds_text.empty() ? "" : ",") + k;
+  c.fingerprint = "paused=" + std::string(paused ? "1" : "0") + ";alarms=" + kinds_text +
+                  ";runs=" + std::to_string(f.max_run_rowid) + ";readings=" + std::to_string(f.max_reading_rowid);
+  c.pause_reported = paused;
+  c.quiet = paused && f.last_recorded && f.last_recorded->pause_reported &&
+            f.last_recorded->fingerprint == c.fingerprint;
+  return c;
+}
+
+json GoalCheck::ToJson() const {
+  json out;
+  out["workflow"] = workflow;
+  out["checked_at"] = FormatTime(checked_at);
+  out["status"] = status;
+  if (has_goal) {
+    out["metric"] = {{"name", metric_name},
+                     {"value", value ? NumberJson(*value) : json(nullptr)},
+                     {"target", target ? NumberJson(*target) : json(nullptr)},
+                     {"last_measured_at", TimeOrNull(last_measured_at)},
+                     {"last_measured_by_run_at", TimeOrNull(last_measured_by_run_at)}};
+  } else {
+    out["metric"] = nullptr;
+  }
+  json alarms_json = json::array();
+  for (const Alarm& a : alarms) alarms_json.push_back(a.ToJson());
+  out["alarms"] = alarms_json;
+  json outside = json::array();
+  for (const Reading& r : outside_run_readings) outside.push_back({{"at", FormatTime(r.at)}, {"source", r.source}});
+  out["outside_run_readings"] = outside;
+  out["quiet"] = quiet;
+  return out;
+}
+
+Result<GoalCheck> RunGoalCheck(Db& db, const WorkflowConfig& config, const std::string& workflow, int64_t now,
+                               bool record) {
+  if (!record) {
+    PULSE_ASSIGN_OR_RETURN(GoalFacts facts, GatherGoalFacts(db, config, now));
+    return EvaluateGoalCheck(workflow, config, facts, now);
+  }
+  // Recording: the facts read and the check stored are one snapshot.
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(GoalFacts facts, GatherGoalFacts(db, config, now));
+  GoalCheck check = EvaluateGoalCheck(workflow, config, facts, now);
+  PULSE_RETURN_IF_ERROR(
+      StoreCheck(db, now, check.status, check.ToJson().dump(), check.fingerprint, check.pause_reported));
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return check;
+}
+
+CheckDue DecideCheckDue(const CheckDueInputs& in) {
+  CheckDue d;
+  if (!in.has_goal) { d.reason = "no_goal"; return d; }
+  if (!in.pulse_enabled) { d.reason = "pulse_disabled"; return d; }
+  // It reuses the full Pulse's schedule: never beside a Pulse pass.
+  if (in.pulse_pass_active) { d.reason = "pulse_pass_active"; return d; }
+  if (in.last_check_at && StartOfDay(*in.last_check_at) == StartOfDay(in.now)) {
+    d.reason = "checked_today";
+    return d;
+  }
+  if (in.paused && in.pause_already_reported) { d.reason = "paused_already_reported"; return d; }
+  if (in.running_checks >= in.cap) { d.reason = "concurrency_cap"; return d; }
+  d.due = true;
+  d.report_only = in.paused;
+  d.reason = in.paused ? "paused_report_only" : "due";
+  return d;
+}
+
+}  // namespace pulse

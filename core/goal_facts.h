@@ -1,0 +1,118 @@
+// Goal facts: the rows the goal check reads (seed 002, phase 1).
+//  - pulse_goal_observations: metric readings with their source. Only
+//    readings whose source is `workflow_run` count as the workflow measuring
+//    its goal; builder-chat and manual readings are kept and reported as
+//    readings from outside a run.
+//  - goal_run_facts: one row per finished run (the after-run hook, or the
+//    older runs imported from schedule-runs.json): its route, whether that is
+//    the primary metric's route, whether it completed, and whether a primary
+//    reading by a workflow run was recorded during it.
+//  - pulse_goal_checks: recorded goal checks with the fingerprint that decides
+//    "said once, then quiet".
+// Every writer is idempotent and all-or-nothing (one transaction per call).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/status.h"
+#include "core/workflow_config.h"
+
+namespace pulse {
+
+Status EnsureGoalSchema(Db& db);
+
+enum class ReadingSource { kWorkflowRun, kBuilderChat, kManual };
+const char* ReadingSourceName(ReadingSource source);
+Result<ReadingSource> ParseReadingSource(const std::string& text);
+
+struct Observation {
+  std::string metric;
+  double value = 0;
+  int64_t at = 0;
+  ReadingSource source = ReadingSource::kManual;
+  std::string run_id;  // empty: not tied to a run
+};
+
+// Records a reading. When it is a workflow-run reading of the primary metric,
+// the facts of the run it belongs to (by run id, or by its start–finish
+// window) are marked as having a primary reading, whichever came first.
+Status RecordObservation(Db& db, const WorkflowConfig& config, const Observation& obs, int64_t now);
+
+// A finished run as run.json (or schedule-runs.json) describes it.
+struct RunRecord {
+  std::string run_id;
+  std::string schedule_id;
+  std::string trigger;
+  int64_t started_at = 0;
+  int64_t finished_at = 0;
+  std::string status;  // completed | failed | error | interrupted
+  std::string error;
+  std::string route;
+};
+
+// Parses run.json's object ({run_id, started_at, finished_at, status,
+// trigger, error}); `source` names the input in error messages.
+Result<RunRecord> ParseRunJson(const nlohmann::json& doc, const std::string& source);
+// Parses route_selection.json ({"route": "..."}).
+Result<std::string> ParseRouteSelection(const nlohmann::json& doc, const std::string& source);
+// Parses schedule-runs.json (an array of {run_id, schedule_id, started_at,
+// finished_at, status, route}); every entry is checked before anything is
+// used, so one bad entry rejects the file.
+Result<std::vector<RunRecord>> ParseScheduleRuns(const nlohmann::json& doc, const std::string& source);
+// Parses JSON text, naming `source` and the position on failure.
+Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source);
+
+enum class RecordOutcome { kInserted, kUpdated, kUnchanged };
+
+// The after-run hook's write. Running it twice for one run changes nothing;
+// a run first imported from schedule-runs.json is replaced by its own facts.
+Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now);
+
+struct ImportCounts {
+  int imported = 0;
+  int already = 0;
+};
+// Imports older runs; runs already known (from either source) are left alone.
+Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
+                                        int64_t now);
+
+// ---- readings back ----
+struct Reading {
+  int64_t at = 0;
+  double value = 0;
+  std::string source;
+  std::string run_id;
+  bool by_run() const { return source == "workflow_run"; }
+};
+Result<std::vector<Reading>> ListReadings(Db& db, const std::string& metric);
+
+struct RouteCount {
+  std::string route;
+  int64_t runs = 0;
+  int64_t completed = 0;
+  int64_t failed = 0;
+  bool primary = false;
+};
+// Runs per route finished at or after `since` (0: all) and not after `now`.
+Result<std::vector<RouteCount>> RunsByRoute(Db& db, const WorkflowConfig& config, int64_t since, int64_t now);
+
+// ---- recorded checks ----
+struct RecordedCheck {
+  int64_t id = 0;
+  std::string checked_at;
+  std::string status;
+  std::string fingerprint;
+  bool pause_reported = false;
+};
+// The latest recorded check at or before `now` (nullopt when none).
+Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now);
+Status StoreCheck(Db& db, int64_t checked_at, const std::string& status, const std::string& document,
+                  const std::string& fingerprint, bool pause_reported);
+
+}  // namespace pulse

@@ -1,0 +1,163 @@
+// `pulse observe`, `pulse finalize-run`, `pulse check`: file reading and
+// printing only; the rules are the goal.* API methods (core/goal_api.cc).
+//
+// schedule-runs.json (runs older than Pulse's own records) is imported, when
+// present, by both finalize-run and check, before anything else is written:
+// the import is idempotent (known runs are skipped), and a malformed file
+// stops the command with exit 2 before any row is written.
+#include <cmath>
+#include <cstdio>
+
+#include "core/api.h"
+#include "core/goal_facts.h"
+#include "core/time_util.h"
+#include "server-shim/cli.h"
+
+namespace pulse::cli {
+namespace {
+
+using nlohmann::json;
+
+Result<json> ReadJsonFile(Env& env, const std::string& path) {
+  Result<std::string> text = env.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
+    return text.status().WithContext(path);
+  }
+  return ParseJsonText(*text, path);
+}
+
+// Imports schedule-runs.json when the workflow has one.
+Result<json> ImportScheduleRunsFile(ApiContext& ctx, Env& env, const std::string& path) {
+  if (!env.FileExists(path)) return json{{"imported", 0}, {"already", 0}, {"file", false}};
+  PULSE_ASSIGN_OR_RETURN(json doc, ReadJsonFile(env, path));
+  // Validate here so the error names the file.
+  PULSE_RETURN_IF_ERROR(ParseScheduleRuns(doc, path).status());
+  PULSE_ASSIGN_OR_RETURN(json out, CallApi(ctx, "goal.import_schedule_runs", json{{"runs", doc}, {"source", path}}));
+  out["file"] = true;
+  return out;
+}
+
+struct ObserveFlags {
+  std::string metric, at, source, run_id;
+  double value = NAN;
+};
+
+void SetupObserve(CLI::App& app, State& state) {
+  static ObserveFlags f;
+  CLI::App* sub = app.add_subcommand("observe", "record a metric reading");
+  AddCommonOptions(sub, state);
+  sub->add_option("--metric", f.metric, "the metric's name")->required();
+  sub->add_option("--value", f.value, "the reading")->required();
+  sub->add_option("--at", f.at, "when it was read (RFC 3339; default: now)");
+  sub->add_option("--source", f.source, "workflow_run, builder_chat or manual")->required();
+  sub->add_option("--run-id", f.run_id, "the run that took the reading");
+  sub->callback([&state] {
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    json args = {{"metric", f.metric}, {"value", f.value}, {"source", f.source}};
+    if (!f.at.empty()) args["at"] = f.at;
+    if (!f.run_id.empty()) args["run_id"] = f.run_id;
+    Result<json> out = CallApi(ctx, "goal.observe", args);
+    if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
+    if (state.globals.json) {
+      PrintJson(*out);
+    } else {
+      std::cout << "recorded " << (*out)["metric"].get<std::string>() << " = " << (*out)["value"].dump() << " at "
+                << (*out)["at"].get<std::string>() << " (" << f.source << ")\n";
+    }
+  });
+}
+
+void SetupFinalize(CLI::App& app, State& state) {
+  static std::string run_dir;
+  CLI::App* sub = app.add_subcommand("finalize-run", "the after-run hook: record a finished run's goal facts");
+  AddCommonOptions(sub, state);
+  sub->add_option("--run-dir", run_dir, "the run's folder (holds run.json and route_selection.json)")->required();
+  sub->callback([&state] {
+    Result<Env*> env = GetEnv(state);
+    if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
+    std::string dir = run_dir;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (!(*env)->IsDirectory(dir)) { state.exit_code = Fail(Status::InvalidArgument(dir + ": no such run folder")); return; }
+    // Every input is read and checked before anything is written.
+    Result<json> run_doc = ReadJsonFile(**env, dir + "/run.json");
+    if (!run_doc.ok()) { state.exit_code = Fail(run_doc.status()); return; }
+    Result<RunRecord> run = ParseRunJson(*run_doc, dir + "/run.json");
+    if (!run.ok()) { state.exit_code = Fail(run.status()); return; }
+    Result<json> route_doc = ReadJsonFile(**env, dir + "/route_selection.json");
+    if (!route_doc.ok()) { state.exit_code = Fail(route_doc.status()); return; }
+    Result<std::string> route = ParseRouteSelection(*route_doc, dir + "/route_selection.json");
+    if (!route.ok()) { state.exit_code = Fail(route.status()); return; }
+
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    Result<json> imported = ImportScheduleRunsFile(ctx, **env, w->paths.schedule_runs);
+    if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
+    Result<json> out = CallApi(ctx, "goal.record_run", json{{"run", *run_doc}, {"route", *route}});
+    if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(dir + "/run.json")); return; }
+    (*out)["schedule_runs"] = *imported;
+    if (state.globals.json) {
+      PrintJson(*out);
+    } else {
+      const json& o = *out;
+      std::cout << o["run_id"].get<std::string>() << ": " << o["outcome"].get<std::string>() << " (route "
+                << o["route"].get<std::string>() << (o["primary_route"].get<bool>() ? ", the goal's route" : "")
+                << ", " << o["status"].get<std::string>()
+                << (o["primary_reading"].get<bool>() ? ", primary reading taken" : ", no primary reading") << ")\n";
+    }
+  });
+}
+
+void PrintCheck(const json& c) {
+  std::cout << c["workflow"].get<std::string>() << ": " << c["status"].get<std::string>() << " (checked "
+            << c["checked_at"].get<std::string>() << ")\n";
+  if (!c["metric"].is_null()) {
+    const json& m = c["metric"];
+    std::cout << "  " << m["name"].get<std::string>() << ": "
+              << (m["value"].is_null() ? std::string("no reading") : m["value"].dump());
+    if (!m["target"].is_null()) std::cout << " (target " << m["target"].dump() << ")";
+    std::cout << "\n  last measured: " << (m["last_measured_at"].is_null() ? "never" : m["last_measured_at"].get<std::string>())
+              << "; by a workflow run: "
+              << (m["last_measured_by_run_at"].is_null() ? "never" : m["last_measured_by_run_at"].get<std::string>())
+              << "\n";
+  }
+  if (c["alarms"].empty()) {
+    std::cout << "  no alarms\n";
+  } else {
+    std::cout << "  alarms:\n";
+    for (const json& a : c["alarms"]) std::cout << "    - " << a["message"].get<std::string>() << "\n";
+  }
+  for (const json& r : c["outside_run_readings"]) {
+    std::cout << "  reading from outside a run: " << r["source"].get<std::string>() << " at "
+              << r["at"].get<std::string>() << "\n";
+  }
+  if (c["quiet"].get<bool>()) std::cout << "  quiet: the pause was already reported and nothing changed since\n";
+}
+
+void SetupCheck(CLI::App& app, State& state) {
+  static bool record = false;
+  CLI::App* sub = app.add_subcommand("check", "the goal check: status, key number, last measured, alarms");
+  AddCommonOptions(sub, state);
+  sub->add_flag("--record", record, "store the check (what makes \"paused: said once, then quiet\" work)");
+  sub->callback([&state] {
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    Result<json> imported = ImportScheduleRunsFile(ctx, *state.env, w->paths.schedule_runs);
+    if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
+    Result<json> out = CallApi(ctx, "goal.check", json{{"record", record}});
+    if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
+    // A bad goal status is a finding, not an error: exit 0.
+    if (state.globals.json) PrintJson(*out);
+    else PrintCheck(*out);
+  });
+}
+
+}  // namespace
+PULSE_REGISTER_COMMAND("observe", SetupObserve);
+PULSE_REGISTER_COMMAND("finalize-run", SetupFinalize);
+PULSE_REGISTER_COMMAND("check", SetupCheck);
+}  // namespace pulse::cli
