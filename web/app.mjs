@@ -291,7 +291,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
       <input type="file" ref=${fileInput} class="hidden-input" id="file-input" tabindex="-1" aria-hidden="true"
         accept=".sqlite,.sqlite3,.db,application/vnd.sqlite3,application/x-sqlite3" onChange=${onFile} />
       <input type="file" ref=${folderInput} class="hidden-input" id="folder-input" tabindex="-1" aria-hidden="true"
-        webkitdirectory="" directory="" onChange=${onFolder} />
+        webkitdirectory=${true} directory="" onChange=${onFolder} />
       ${!store ? html`<p class="muted">Starting the database worker…</p>` : null}
     </div>
     ${progress ? html`<div class="progress" role="status">
@@ -305,8 +305,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     ${copies.length === 0 ? html`<p class="muted">No copies yet.</p>` : html`<ul class="copies">
       ${copies.map((c) => html`<li class=${`copy ${c.name === openName ? 'open' : ''}`} data-name=${c.name}>
         <div class="copy-name">${c.name}${c.name === openName ? html` <span class="tag">open</span>` : null}</div>
-        <div class="copy-meta muted">${c.workflow && c.workflow !== c.name ? html`workflow <strong>${c.workflow}</strong> · ` : null}${formatBytes(c.size)}
-          · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}</div>
+        <div class="copy-meta muted">${c.workflow && c.workflow !== c.name ? html`workflow <strong>${c.workflow}</strong> · ` : null}${formatBytes(c.size)} · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}</div>
         ${confirming === c.name
           ? html`<div class="row"><span>Delete ${c.name}?</span>
               <button type="button" class="danger" onClick=${() => doDelete(c.name)}>Delete</button>
@@ -470,7 +469,9 @@ function App() {
   </div>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = '';
+render(html`<${App} />`, root);
 
 // Offline: a service worker keeps the page's assets (see sw.js). Not in the
 // way when unavailable (file://, some private modes).

@@ -24,8 +24,11 @@ function Card({ id, title, subtitle, children, actions }) {
 
 // A card whose document could not be read: the error in one line.
 export function CardError({ id, title, error }) {
+  const missing = /unknown method "([^"]+)"/.exec(error || '');
   return html`<${Card} id=${id} title=${title}>
-    <p class="card-error" role="alert">${error}</p>
+    ${missing
+      ? html`<p class="muted">Not available: this Pulse core has no <code>${missing[1]}</code> method.</p>`
+      : html`<p class="card-error" role="alert">${error}</p>`}
   <//>`;
 }
 

@@ -94,7 +94,7 @@ export function isoSeconds(seconds) {
 // without its extension; made unique among `existing` so an import never
 // replaces another copy.
 export function copyNameFor(baseName, existing) {
-  let base = String(baseName || 'workflow').replace(/\.(sqlite3?|db)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '-')
+  let base = String(baseName || 'workflow').replace(/(\.(sqlite3?|db))+$/i, '').replace(/-journal$/, '').replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[-.]+|[-.]+$/g, '') || 'workflow';
   if (base.length > 60) base = base.slice(0, 60);
   const taken = new Set(existing);

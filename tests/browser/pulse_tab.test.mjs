@@ -103,6 +103,32 @@ test('accepting a recommendation moves the decision into the log', opts, async (
   await screenshot(page, 'pulse_tab_accepted');
 });
 
+test('export downloads the changed copy; imported again it shows the answer; delete removes only that copy', opts, async () => {
+  const page = await openPage();
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: `Export ${fixture.copyName}` }).click(),
+  ]);
+  const saved = join(tmp.dir, 'exported.db.sqlite');
+  await download.saveAs(saved);
+  const bytes = readFileSync(saved);
+  assert.equal(bytes.subarray(0, 15).toString('latin1'), 'SQLite format 3');
+  // Round trip: the exported file, imported as a second copy, carries the answer.
+  await importFile(page, saved);
+  const second = page.locator('.copies .copy.open');
+  await second.waitFor();
+  const secondName = await second.getAttribute('data-name');
+  assert.notEqual(secondName, fixture.copyName);
+  await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
+  assert.equal(await page.locator('.copies .copy').count(), 2);
+  await screenshot(page, 'pulse_tab_two_copies');
+  await second.getByRole('button', { name: `Delete ${secondName}` }).click();
+  await second.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.waitForFunction((n) => !document.querySelector(`.copies .copy[data-name="${n}"]`), secondName);
+  assert.equal(await page.locator('.copies .copy').count(), 1);
+  assert.equal(await page.locator(`.copies .copy[data-name="${fixture.copyName}"]`).count(), 1);
+});
+
 test('a file that is not SQLite, or a truncated one, is refused with a clear message and the copies are untouched', opts, async () => {
   const page = await openPage();
   const before = await page.locator('.copies .copy').count();

@@ -158,6 +158,7 @@ test('formatting: times in UTC, spans, the ?now= parameter and copy names', () =
   assert.equal(copyNameFor('db.sqlite', []), 'db');
   assert.equal(copyNameFor('substack', ['substack', 'substack-2']), 'substack-3');
   assert.equal(copyNameFor('../../etc', []), 'etc');
+  assert.equal(copyNameFor('substack.db.sqlite', []), 'substack');
 });
 
 test('the header check accepts a real SQLite file and names a non-SQLite or truncated one', async () => {
