@@ -72,6 +72,14 @@ async function timePulseTab(context, url, dbPath) {
   await page.waitForFunction(() => performance.getEntriesByName('pulse:goal-card-shown').length > 0, null, { timeout: 120000 });
   const ms = await page.evaluate(() => performance.getEntriesByName('pulse:goal-card-shown')[0].startTime
     - performance.getEntriesByName('pulse:file-chosen')[0].startTime);
+  const phases = await page.evaluate(() => {
+    const at = (n) => (performance.getEntriesByName(n)[0] || {}).startTime;
+    const t0 = at('pulse:file-chosen');
+    return { importStart: at('pulse:import-start') - t0, importDone: at('pulse:import-done') - t0,
+      requested: at('pulse:cards-requested') - t0, answered: at('pulse:goal-check-answered') - t0 };
+  });
+  console.log(`  phases: import starts ${phases.importStart.toFixed(0)} ms, stored ${phases.importDone.toFixed(0)} ms, `
+    + `cards requested ${phases.requested.toFixed(0)} ms, goal.check answered ${phases.answered.toFixed(0)} ms`);
   const status = await page.locator('#goal-status .status-badge').innerText().catch(() => '(no badge)');
   // Leave OPFS as it was: delete the copy again.
   const open = page.locator('.copy.open');

@@ -72,9 +72,11 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     const g = ++gen.current;
     const jobs = CARD_METHODS.filter(([key]) => !which || which.includes(key));
     // The goal status first: it is what the owner reads first.
+    performance.mark('pulse:cards-requested');
     await Promise.all(jobs.map(async ([key, method, args]) => {
       try {
         const doc = await source.call(method, args(), nowSeconds);
+        if (key === 'check') performance.mark('pulse:goal-check-answered');
         if (g !== gen.current && which === undefined) return;
         setDocs((d) => ({ ...d, [key]: doc }));
         setErrors((e) => ({ ...e, [key]: '' }));
@@ -181,7 +183,7 @@ function dbFromDirectoryEntry(entry) {
   });
 }
 
-function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, onDeleted }) {
+function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, onDeleted, onVerified }) {
   const fileInput = useRef(null);
   const folderInput = useRef(null);
   const [progress, setProgress] = useState(null);
@@ -197,12 +199,19 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     setProgress({ name, fraction: 0, phase: 'reading', size: file.size });
     try {
       await store.importFile(name, file, source, (fraction, phase) => setProgress({ name, fraction, phase, size: file.size }));
-      try {
-        const cfg = await store.call(name, 'pulse.config', {});
-        if (cfg && cfg.workflow) await store.rememberWorkflow(name, cfg.workflow);
-      } catch { /* a database with no Pulse snapshot still opens */ }
       setInfo(`Imported ${name} (${formatBytes(file.size)}).${warn ? ` ${warn}` : ''}`);
+      // Open it first: the goal status card is what the owner waits for.
       await onImported(name);
+      store.call(name, 'pulse.config', {})
+        .then((cfg) => (cfg && cfg.workflow ? store.rememberWorkflow(name, cfg.workflow).then(onVerified) : null))
+        .catch(() => { /* a database with no Pulse snapshot still opens */ });
+      // The whole-file check runs once the cards have had the worker first.
+      setTimeout(() => {
+        store.verify(name).then((result) => {
+          if (result !== 'ok') setError(`${name}: SQLite's integrity check found a problem: ${result}. Re-export it from the workflow, or delete this copy.`);
+          return onVerified();
+        }).catch(() => {});
+      }, 2000);
     } catch (err) {
       setError(`Not imported: ${err.message || err}. Your other copies are unchanged.`);
     } finally {
@@ -305,7 +314,8 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     ${copies.length === 0 ? html`<p class="muted">No copies yet.</p>` : html`<ul class="copies">
       ${copies.map((c) => html`<li class=${`copy ${c.name === openName ? 'open' : ''}`} data-name=${c.name}>
         <div class="copy-name">${c.name}${c.name === openName ? html` <span class="tag">open</span>` : null}</div>
-        <div class="copy-meta muted">${c.workflow && c.workflow !== c.name ? html`workflow <strong>${c.workflow}</strong> · ` : null}${formatBytes(c.size)} · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}</div>
+        <div class="copy-meta muted">${c.workflow && c.workflow !== c.name ? html`workflow <strong>${c.workflow}</strong> · ` : null}${formatBytes(c.size)} · imported ${c.importedAt ? `${formatTime(c.importedAt)} UTC` : '—'}
+          ${c.checked === 'ok' ? html` · <span title="SQLite quick_check passed">checked ✓</span>` : c.checked ? html` · <span class="failed">damaged</span>` : null}</div>
         ${confirming === c.name
           ? html`<div class="row"><span>Delete ${c.name}?</span>
               <button type="button" class="danger" onClick=${() => doDelete(c.name)}>Delete</button>
@@ -391,8 +401,9 @@ function App() {
       setStore(s);
       const list = await s.list();
       setCopies(list);
-      const want = params.get('copy');
-      if (want && list.some((c) => c.name === want) && mode === 'local') setOpen({ kind: 'local', name: want });
+      // ?copy=NAME, else the copy open when the page was last left.
+      const want = params.get('copy') || localStorage.getItem('pulse.lastCopy');
+      if (want && list.some((c) => c.name === want) && params.get('mode') !== 'server') setOpen({ kind: 'local', name: want });
     }).catch((err) => setStoreError(err.message || String(err)));
     api.health().then(async (up) => {
       setServerUp(up);
@@ -403,6 +414,9 @@ function App() {
   }, []);
 
   const switchMode = (m) => { setMode(m); setOpen(null); };
+  useEffect(() => {
+    if (open && open.kind === 'local') localStorage.setItem('pulse.lastCopy', open.name);
+  }, [open && open.kind, open && open.name]);
   const onNow = (text) => {
     const parsed = parseNowParam(text);
     setNowError(parsed.error);
@@ -446,8 +460,9 @@ function App() {
           ? html`<${LocalPanel} store=${store} storeError=${storeError} copies=${copies}
               openName=${open && open.kind === 'local' ? open.name : ''}
               onOpen=${(name) => setOpen({ kind: 'local', name })}
-              onImported=${async (name) => { await refreshCopies(); setOpen({ kind: 'local', name }); }}
-              onDeleted=${async (name) => { await refreshCopies(); if (open && open.name === name) setOpen(null); }} />`
+              onImported=${async (name) => { setOpen({ kind: 'local', name }); await refreshCopies(); }}
+              onDeleted=${async (name) => { await refreshCopies(); if (open && open.name === name) setOpen(null); }}
+              onVerified=${() => refreshCopies()} />`
           : html`<${ServerPanel} api=${api} workflows=${workflows} error=${serverError}
               openName=${open && open.kind === 'server' ? open.name : ''}
               onOpen=${(name) => setOpen({ kind: 'server', name })}

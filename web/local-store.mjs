@@ -41,6 +41,7 @@ export class LocalStore {
       importedAt: c.importedAt || (meta[c.name] && meta[c.name].importedAt) || null,
       source: (meta[c.name] && meta[c.name].source) || '',
       workflow: (meta[c.name] && meta[c.name].workflow) || '',
+      checked: (meta[c.name] && meta[c.name].checked) || '',
     }));
     // Forget records of copies that are gone (deleted in another tab).
     const names = new Set(rows.map((r) => r.name));
@@ -52,16 +53,18 @@ export class LocalStore {
   }
 
   // Checks the file's header here (a clear reason at once, nothing sent),
-  // then hands the File to the worker client, which reads it and transfers
-  // the bytes without a copy; the worker checks them again (integrity) and
-  // writes them to OPFS, reporting progress. A bad file is refused before
-  // anything is stored, so the other copies are never touched.
+  // then hands the File itself to the worker, which streams it into OPFS
+  // (reporting progress) without a copy in this page; the worker checks the
+  // header again and that the stored copy opens. A bad file is refused
+  // before anything is stored, so the other copies are never touched.
   async importFile(name, file, source, onProgress = () => {}) {
     const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
     const problem = checkSqliteHeader(head, file.size, file.name);
     if (problem) throw new Error(problem);
-    onProgress(0, 'reading');
-    await this.client.import(name, file, (loaded, total) => onProgress(total ? loaded / total : 0, 'storing'));
+    onProgress(0, 'storing');
+    performance.mark('pulse:import-start');
+    await this.client.importFile(name, file, (loaded, total) => onProgress(total ? loaded / total : 0, 'storing'));
+    performance.mark('pulse:import-done');
     const meta = readMeta();
     meta[name] = { size: file.size, importedAt: new Date().toISOString(), source };
     writeMeta(meta);
@@ -85,6 +88,18 @@ export class LocalStore {
     const meta = readMeta();
     delete meta[name];
     writeMeta(meta);
+  }
+
+  // SQLite's quick_check over the whole stored copy: 'ok' or the first
+  // problem. Run after the cards are shown (a streamed import is checked
+  // only by its header and its schema before that).
+  async verify(name) {
+    const out = await this.client.exec(name, 'PRAGMA quick_check(1)');
+    const result = out && out[0] && out[0].values[0] ? String(out[0].values[0][0]) : 'no answer';
+    const meta = readMeta();
+    meta[name] = { ...(meta[name] || {}), checked: result };
+    writeMeta(meta);
+    return result;
   }
 
   // One core API method on one copy, at `nowSeconds` (undefined: the clock).

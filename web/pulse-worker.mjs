@@ -7,7 +7,7 @@
 //   failure   {type: 'error', messageId, result: {operation, message, code?}}
 //   progress  {type: 'progress', messageId, loaded, total}   (during import)
 //
-// Types: init, list, import, export, delete, open, close, exec, run, call.
+// Types: init, list, import, importFile, export, delete, open, close, exec, run, call.
 // The module is loaded from `./wasm/` next to this file (the server maps
 // build/wasm/ there); a `?wasm=<url>` on the worker's URL overrides it.
 const wasmBase = new URL(new URL(self.location.href).searchParams.get('wasm') || './wasm/', self.location.href);
@@ -54,6 +54,14 @@ const handlers = {
     const p = needPool();
     p.closeDb(name);
     return p.importDb(name, bytesOf(bytes, 'import: "bytes"'), {
+      onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
+    });
+  },
+  // A File or Blob streamed into OPFS (opfs-pool.mjs importFile).
+  async importFile({ name, file }, post) {
+    const p = needPool();
+    p.closeDb(name);
+    return p.importFile(name, file, {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
     });
   },

@@ -66,6 +66,9 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       const bytes = await toArrayBuffer(data);
       return post('import', { name, bytes }, [bytes], onProgress);
     },
+    // → {name, size}: a File or Blob streamed into OPFS by the worker (no
+    // copy in this page); onProgress(loaded, total) while it is written
+    importFile: (name, file, onProgress) => post('importFile', { name, file }, [], onProgress),
     // → {name, bytes: Uint8Array}
     export: (name) => post('export', { name }).then((r) => ({ name: r.name, bytes: new Uint8Array(r.bytes) })),
     // → {name, deleted: true}

@@ -121,10 +121,10 @@ test('export downloads the changed copy; imported again it shows the answer; del
   assert.equal(bytes.subarray(0, 15).toString('latin1'), 'SQLite format 3');
   // Round trip: the exported file, imported as a second copy, carries the answer.
   await importFile(page, saved);
-  const second = page.locator('.copies .copy.open');
+  // Named after the file (exported.db.sqlite → "exported"), never over the first.
+  const secondName = 'exported';
+  const second = page.locator(`.copies .copy.open[data-name="${secondName}"]`);
   await second.waitFor();
-  const secondName = await second.getAttribute('data-name');
-  assert.notEqual(secondName, fixture.copyName);
   if (answered) await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
   else await page.locator('#goal-status .alarms').waitFor();
   assert.equal(await page.locator('.copies .copy').count(), 2);
@@ -155,6 +155,18 @@ test('a file that is not SQLite, or a truncated one, is refused with a clear mes
   await page.waitForFunction(() => /truncated/.test(document.querySelector('.import-error')?.textContent || ''));
   assert.match(await alert.innerText(), /"cut.sqlite" is truncated/);
   assert.equal(await page.locator('.copies .copy').count(), before);
+
+  // A whole file with a good header but a damaged schema page passes the
+  // page's header check; the worker stores it, cannot open it, removes it.
+  const damaged = join(tmp.dir, 'damaged.sqlite');
+  const bad = Buffer.from(bytes);
+  bad.fill(0xff, 100, 4096);
+  writeFileSync(damaged, bad);
+  await importFile(page, damaged);
+  await page.waitForFunction(() => /damaged/.test(document.querySelector('.import-error')?.textContent || ''));
+  assert.match(await alert.innerText(), /Not imported: the file for copy "damaged" is not a usable SQLite database/);
+  assert.equal(await page.locator('.copies .copy').count(), before);
+  await screenshot(page, 'pulse_tab_damaged');
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   assert.equal((await alarmTexts(page)).length, SEED_ALARMS.length);
 });
