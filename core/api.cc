@@ -25,6 +25,7 @@ const ApiRegistry& Api() {
     ApiRegistry r;
     AddCoreApi(r);
     AddGoalApi(r);
+    AddAutonomyApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     return r;
   }();

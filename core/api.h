@@ -58,5 +58,6 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
+void AddAutonomyApi(ApiRegistry& registry);
 
 }  // namespace pulse

@@ -44,6 +44,7 @@ Status ApplyMigrations(Db& db, const char* component, const std::vector<Migratio
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
   return Status::OK();
 }

@@ -28,5 +28,6 @@ Status EnsureSchema(Db& db);
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
+Status EnsureAutonomySchema(Db& db);
 
 }  // namespace pulse

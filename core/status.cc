@@ -13,6 +13,7 @@ const char* CodeName(Code code) {
     case Code::kCorruption: return "corruption";
     case Code::kBusy: return "busy";
     case Code::kInternal: return "internal";
+    case Code::kUnauthenticated: return "unauthenticated";
   }
   return "unknown";
 }

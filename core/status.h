@@ -21,6 +21,7 @@ enum class Code {
   kCorruption,       // a file is not what it should be (not SQLite, truncated)
   kBusy,             // the database is locked past the busy timeout
   kInternal,         // a bug
+  kUnauthenticated,  // a credential (session token) is missing or wrong (HTTP 401; CLI exit 2)
 };
 
 const char* CodeName(Code code);
@@ -37,6 +38,7 @@ class [[nodiscard]] Status {
   static Status Corruption(std::string msg) { return Status(Code::kCorruption, std::move(msg)); }
   static Status Busy(std::string msg) { return Status(Code::kBusy, std::move(msg)); }
   static Status Internal(std::string msg) { return Status(Code::kInternal, std::move(msg)); }
+  static Status Unauthenticated(std::string msg) { return Status(Code::kUnauthenticated, std::move(msg)); }
 
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
