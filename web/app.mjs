@@ -332,7 +332,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
 
 // ---------- server ----------
 
-function ServerPanel({ api, workflows, error, openName, onOpen, token, onToken }) {
+function ServerPanel({ api, workflows, error, openName, onOpen, token, tokenState, onToken }) {
   const [draft, setDraft] = useState('');
   return html`<div class="panel server-panel">
     <h2 class="panel-title">Workflows on this server</h2>
@@ -349,7 +349,9 @@ function ServerPanel({ api, workflows, error, openName, onOpen, token, onToken }
     </ul>`}
     <h2 class="panel-title">Owner token</h2>
     ${token
-      ? html`<p class="muted">Set in this browser. Answers and memory edits go to the server.</p>
+      ? html`<p class=${tokenState === 'refused' ? 'card-error' : 'muted'}>${tokenState === 'refused'
+          ? 'The server refused this token: paste the one in <workspace>/.pulse/owner-token.'
+          : tokenState === 'ok' ? 'Accepted by the server. Answers and memory edits go to the server.' : 'Set in this browser.'}</p>
         <button type="button" onClick=${() => onToken('')}>Forget token</button>`
       : html`<form onSubmit=${(e) => { e.preventDefault(); onToken(draft); setDraft(''); }}>
         <p class="muted">Needed to answer decisions or edit memory: paste it from <code>&lt;workspace&gt;/.pulse/owner-token</code>.</p>
@@ -383,6 +385,8 @@ function App() {
   const [workflows, setWorkflows] = useState([]);
   const [serverError, setServerError] = useState('');
   const [token, setToken] = useState(storedToken());
+  const [tokenState, setTokenState] = useState('');
+  const [serverNow, setServerNow] = useState(undefined);
   const [store, setStore] = useState(null);
   const [storeError, setStoreError] = useState('');
   const [copies, setCopies] = useState([]);
@@ -405,9 +409,12 @@ function App() {
       const want = params.get('copy') || localStorage.getItem('pulse.lastCopy');
       if (want && list.some((c) => c.name === want) && params.get('mode') !== 'server') setOpen({ kind: 'local', name: want });
     }).catch((err) => setStoreError(err.message || String(err)));
-    api.health().then(async (up) => {
+    api.health().then(async (health) => {
+      const up = !!health;
       setServerUp(up);
       if (!up) return;
+      setServerNow(parseNowParam(health.now).seconds);
+      if (storedToken()) api.checkToken().then((ok) => setTokenState(ok ? 'ok' : 'refused')).catch(() => {});
       if (!params.get('mode')) setMode('server');
       try { setWorkflows(await api.workflows()); } catch (err) { setServerError(err.message || String(err)); }
     });
@@ -433,8 +440,16 @@ function App() {
   const key = open ? `${open.kind}:${open.name}` : '';
   if (sourceRef.current.key !== key || (source && !sourceRef.current.source)) sourceRef.current = { key, source };
 
-  const readOnly = open && open.kind === 'server' && !token
+  const readOnly = open && open.kind === 'server' && (!token || tokenState === 'refused')
     ? 'Read only: paste the owner token (left) to answer or edit.' : '';
+  // The server computes at its own clock; the page shows its times against it.
+  const shownNow = mode === 'server' ? serverNow : nowSeconds;
+  const onToken = async (t) => {
+    storeToken(t);
+    setToken(storedToken());
+    setTokenState('');
+    if (t) setTokenState((await api.checkToken().catch(() => false)) ? 'ok' : 'refused');
+  };
 
   return html`<div class=${`app mode-${mode}`}>
     <header class="topbar">
@@ -446,13 +461,15 @@ function App() {
         <button type="button" role="tab" aria-selected=${mode === 'local'} class=${mode === 'local' ? 'active' : ''}
           onClick=${() => switchMode('local')}>Local copy</button>
       </nav>
-      <${NowSetting} nowSeconds=${nowSeconds} nowError=${nowError} onNow=${onNow} />
+      ${mode === 'local'
+        ? html`<${NowSetting} nowSeconds=${nowSeconds} nowError=${nowError} onNow=${onNow} />`
+        : html`<span class="now-setting">Server clock${serverNow !== undefined ? `: ${isoSeconds(serverNow)}` : ''}</span>`}
     </header>
     <div class=${`mode-banner banner-${mode}`} id="mode-banner">
       ${mode === 'server'
         ? html`<strong>Served by pulse serve</strong> — the server's workflows; answers and edits go through the server.`
         : html`<strong>Local copy, offline</strong> — computed in this browser by the WASM core; actions change only the copy in this browser (export it to keep them).`}
-      ${nowSeconds !== undefined ? html` <span class="now-tag">Evaluated at ${isoSeconds(nowSeconds)}</span>` : null}
+      ${mode === 'local' && nowSeconds !== undefined ? html` <span class="now-tag">Evaluated at ${isoSeconds(nowSeconds)}</span>` : null}
     </div>
     <div class="layout">
       <aside class="sidebar">
@@ -466,13 +483,13 @@ function App() {
           : html`<${ServerPanel} api=${api} workflows=${workflows} error=${serverError}
               openName=${open && open.kind === 'server' ? open.name : ''}
               onOpen=${(name) => setOpen({ kind: 'server', name })}
-              token=${token} onToken=${(t) => { storeToken(t); setToken(storedToken()); }} />`}
+              token=${token} tokenState=${tokenState} onToken=${onToken} />`}
       </aside>
       <main class="main" id="main">
         ${sourceRef.current.source
           ? html`<div class="open-title"><h2>${open.name}</h2>
               <span class="muted">${open.kind === 'local' ? 'local copy' : 'on the server'}${dirty[key] ? ' · changed in this browser — export to keep' : ''}</span></div>
-            <${Dashboard} key=${key + (nowSeconds || '')} source=${sourceRef.current.source} nowSeconds=${nowSeconds}
+            <${Dashboard} key=${key + (shownNow || '')} source=${sourceRef.current.source} nowSeconds=${shownNow}
               readOnly=${readOnly}
               onChanged=${() => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); refreshCopies(); } }} />`
           : html`<div class="empty">

@@ -45,17 +45,27 @@ async function readJson(res, what) {
   return body;
 }
 
-// Read methods with their own contract routes; every other method goes
-// through the generic method route, POST /api/workflows/<wf>/call/<method>,
-// with the arguments as the JSON body (the same core API table).
-const READ_ROUTES = {
-  'goal.check': (wf, args, now) => `/api/workflows/${wf}/goal-status${q({ now })}`,
-  'agent_log.show': (wf, args, now) => `/api/workflows/${wf}/agent-log${q({
-    session: args.session, run_id: args.pulse_run_id, status: args.status, since: args.since,
-    stuck_after_minutes: args.stuck_after_minutes, now,
-  })}`,
-  'decision.list': (wf, args, now) => `/api/workflows/${wf}/decisions${q({ status: args.status, now })}`,
+// Each core API method the tab uses has its route in `pulse serve`
+// (server-shim/serve_http.cc); the answer is the method's own result.
+const ROUTES = {
+  'pulse.config': (wf) => ['GET', `/api/workflows/${wf}`],
+  'goal.check': (wf) => ['GET', `/api/workflows/${wf}/goal-status`],
+  'goal.readings': (wf) => ['GET', `/api/workflows/${wf}/readings`],
+  'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
+  'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
+  'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
+  'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
+    session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
+  })}`],
+  'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
+  'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],
+  'memory.save': (wf, a) => ['PUT', `/api/workflows/${wf}/memory`, a],
 };
+
+function withoutId(a) {
+  const { id, ...rest } = a;
+  return rest;
+}
 
 function q(params) {
   const parts = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '')
@@ -78,18 +88,26 @@ export class ServerApi {
     return h;
   }
 
+  // {ok, now, ...} from the server, or null when no `pulse serve` is behind the page.
   async health() {
     try {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), 1500);
       const res = await fetch(`${this.base}/api/health`, { signal: ctl.signal, cache: 'no-store' });
       clearTimeout(timer);
-      if (!res.ok) return false;
+      if (!res.ok) return null;
       const body = await res.json();
-      return !!(body && body.ok);
+      return body && body.ok ? body : null;
     } catch {
-      return false;
+      return null;
     }
+  }
+
+  // Whether the stored token is the owner's (GET /api/auth).
+  async checkToken() {
+    if (!this.token()) return false;
+    const res = await fetch(`${this.base}/api/auth`, { headers: this.headers(false), cache: 'no-store' });
+    return res.ok;
   }
 
   async workflows() {
@@ -98,19 +116,20 @@ export class ServerApi {
     return Array.isArray(body) ? body : (body.workflows || []);
   }
 
-  // One core API method for one workflow; `nowSeconds` fixes the clock when set.
-  async call(workflow, method, args = {}, nowSeconds) {
-    const wf = encodeURIComponent(workflow);
-    const now = nowSeconds === undefined ? undefined : new Date(nowSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const route = READ_ROUTES[method];
-    if (route) {
-      const url = this.base + route(wf, args, now);
-      const res = await fetch(url, { headers: this.headers(false), cache: 'no-store' });
-      return readJson(res, `GET ${url.split('?')[0]}`);
-    }
-    const url = `${this.base}/api/workflows/${wf}/call/${encodeURIComponent(method)}${q({ now })}`;
-    const res = await fetch(url, { method: 'POST', headers: this.headers(true), body: JSON.stringify(args) });
-    const body = await readJson(res, `${method}`);
-    return body && Object.prototype.hasOwnProperty.call(body, 'result') ? body.result : body;
+  // One core API method for one workflow, through its route. The server
+  // evaluates at its own clock (`pulse serve --now-file`), so `nowSeconds`
+  // is not sent.
+  async call(workflow, method, args = {}) {
+    const route = ROUTES[method];
+    if (!route) throw new Error(`${method}: the server has no route for this method`);
+    const [verb, path, body] = route(encodeURIComponent(workflow), args || {});
+    const write = verb !== 'GET';
+    const res = await fetch(this.base + path, {
+      method: verb,
+      headers: this.headers(write),
+      body: write ? JSON.stringify(body || {}) : undefined,
+      cache: 'no-store',
+    });
+    return readJson(res, `${verb} ${path.split('?')[0]}`);
   }
 }
