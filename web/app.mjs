@@ -455,10 +455,10 @@ function App() {
     <header class="topbar">
       <div class="brand"><span class="logo" aria-hidden="true">◉</span> <h1>Pulse</h1></div>
       <nav class="mode-switch" aria-label="Mode">
-        <button type="button" role="tab" aria-selected=${mode === 'server'} class=${mode === 'server' ? 'active' : ''}
+        <button type="button" aria-pressed=${mode === 'server'} class=${mode === 'server' ? 'active' : ''}
           disabled=${!serverUp} title=${serverUp ? '' : 'No pulse serve behind this page'}
           onClick=${() => switchMode('server')}>Server</button>
-        <button type="button" role="tab" aria-selected=${mode === 'local'} class=${mode === 'local' ? 'active' : ''}
+        <button type="button" aria-pressed=${mode === 'local'} class=${mode === 'local' ? 'active' : ''}
           onClick=${() => switchMode('local')}>Local copy</button>
       </nav>
       ${mode === 'local'
