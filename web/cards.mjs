@@ -273,7 +273,7 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
   return html`<li class="decision" data-id=${d.id}>
     <p class="question">${d.question}</p>
     <p class="meta">
-      <span>waiting ${formatSpan(nowMs - parseTime(d.created_at))}</span>
+      <span>waiting ${formatSpan(typeof d.waited_seconds === 'number' ? d.waited_seconds * 1000 : nowMs - parseTime(d.created_at))}</span>
       ${d.blocks ? html`<span>blocks: <strong>${Array.isArray(d.blocks) ? d.blocks.join(', ') : d.blocks}</strong></span>` : null}
       ${d.raised_by ? html`<span>raised by ${d.raised_by}</span>` : null}
     </p>
@@ -315,11 +315,14 @@ export function NeedsYouCard({ doc, nowMs, onAnswer, busyId, readOnly }) {
 
 export function answerText(answer, decision) {
   if (!answer) return '';
-  const accepted = answer.accept || answer.accepted || answer.kind === 'accept';
-  if (answer.dismiss || answer.dismissed || answer.kind === 'dismiss') return 'Dismissed';
-  const what = answer.option !== undefined && answer.option !== null && answer.option !== ''
-    ? optionLabel(answer.option) : (answer.text || (accepted && decision ? recommendationText(decision.recommendation) : ''));
-  return accepted ? `Accepted Pulse's recommendation: ${what}` : `Answered: ${what}`;
+  const kind = answer.kind || (answer.accept || answer.accepted ? 'accepted' : answer.dismiss || answer.dismissed ? 'dismissed' : '');
+  if (kind === 'dismissed') return 'Dismissed';
+  const what = answer.chosen || (answer.option !== undefined && answer.option !== null && answer.option !== ''
+    ? optionLabel(answer.option) : (answer.text || (kind === 'accepted' && decision ? recommendationText(decision.recommendation) : '')));
+  if (kind === 'accepted') return `Accepted Pulse's recommendation: ${what}`;
+  if (kind === 'applied_by_pulse') return `Applied by Pulse (safe default): ${what}`;
+  if (kind === 'changed') return `Changed from Pulse's recommendation to: ${what}`;
+  return `Answered: ${what}`;
 }
 
 function answeredAt(d) {
@@ -452,7 +455,7 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
       <label>Status
         <select value=${f.status || ''} onChange=${set('status')}>
           <option value="">all</option><option value="running">running</option>
-          <option value="completed">completed</option><option value="failed">failed</option><option value="error">error</option>
+          <option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option>
         </select></label>
       <label class="check"><input type="checkbox" checked=${!!f.stuckOnly} onChange=${set('stuckOnly')} /> stuck only</label>
       <label>Stuck after

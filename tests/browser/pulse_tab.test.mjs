@@ -224,3 +224,29 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
 function escapeRe(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+test('offline: after one visit the page, the worker and the WASM module come from the service worker, and the copy opens', opts, async () => {
+  const page = await openPage();
+  const withSw = server.url + PAGE.replace('&nosw', '');
+  await page.goto(withSw);
+  await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+  // A second online visit goes through the service worker, which keeps each asset.
+  await page.goto(withSw);
+  await page.locator('#goal-status .alarms').waitFor();
+  await page.waitForFunction(() => !!navigator.serviceWorker.controller);
+  await context.setOffline(true);
+  try {
+    await page.goto(withSw);
+    await page.locator(`.copies .copy[data-name="${fixture.copyName}"]`).waitFor();
+    await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+    const alarms = await alarmTexts(page);
+    assert.equal(alarms.length, SEED_ALARMS.length);
+    await screenshot(page, 'pulse_tab_offline');
+  } finally {
+    await context.setOffline(false);
+  }
+  // Leave no service worker behind for the other tests.
+  await page.evaluate(async () => {
+    for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
+  });
+});

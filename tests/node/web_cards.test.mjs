@@ -122,6 +122,10 @@ test('the decision log shows answers and a due result', () => {
   assert.doesNotMatch(out, /Resume the growth_funnel/);
   assert.equal(answerText({ option: 'keep paused' }), 'Answered: keep paused');
   assert.equal(answerText({ dismiss: true }), 'Dismissed');
+  // The decisions module's shape: kind and chosen.
+  assert.equal(answerText({ kind: 'accepted', chosen: 'Resume' }), "Accepted Pulse's recommendation: Resume");
+  assert.equal(answerText({ kind: 'changed', chosen: 'Keep paused' }), "Changed from Pulse's recommendation to: Keep paused");
+  assert.equal(answerText({ kind: 'applied_by_pulse', chosen: 'Resume' }), 'Applied by Pulse (safe default): Resume');
 });
 
 test('the agent log groups by session oldest first and marks running and stuck rows', () => {
