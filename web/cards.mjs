@@ -90,41 +90,44 @@ export function GoalStatusCard({ check, nowMs }) {
 
 // The chart's data, aligned for uPlot: x in seconds; series = readings by a
 // workflow run, readings from outside a run (points only), and the target
-// line (the straight line from the baseline to the target at the deadline
-// that the status rule measures against; flat at the target without one).
+// line: the straight line from the baseline to the target at the deadline
+// that the status rule measures against (flat at the target without a
+// deadline). The x range runs from the baseline (or first reading) to now,
+// so the readings get the width; the line is drawn across that range at its
+// expected values.
 export function chartSeries(doc, nowMs) {
   const readings = (doc && Array.isArray(doc.readings) ? doc.readings : [])
     .map((r) => ({ t: Math.floor(parseTime(r.at) / 1000), v: Number(r.value), byRun: !!r.by_run, source: r.source }))
     .filter((r) => !Number.isNaN(r.t) && !Number.isNaN(r.v))
     .sort((a, b) => a.t - b.t);
-  const target = doc && doc.target !== undefined && doc.target !== null ? Number(doc.target) : null;
-  const baseline = doc && doc.baseline !== undefined && doc.baseline !== null ? Number(doc.baseline) : (readings[0] ? readings[0].v : null);
+  const num = (v) => (v === undefined || v === null || v === '' ? null : Number(v));
+  const target = doc ? num(doc.target) : null;
+  const baseline = doc && num(doc.baseline) !== null ? num(doc.baseline) : (readings[0] ? readings[0].v : null);
   const baselineAt = doc && doc.baseline_at ? Math.floor(parseTime(doc.baseline_at) / 1000) : (readings[0] ? readings[0].t : NaN);
   const deadline = doc && doc.deadline ? Math.floor(parseTime(doc.deadline) / 1000) : NaN;
   const nowS = Math.floor(nowMs / 1000);
+  const first = readings.length ? readings[0].t : nowS;
+  const last = readings.length ? readings[readings.length - 1].t : nowS;
+  const start = Math.min(first, Number.isNaN(baselineAt) ? first : baselineAt);
+  const until = Math.max(last, Number.isNaN(nowS) ? last : nowS);
+  // A little room after the last point, so it is not cut at the edge.
+  const end = until + Math.max(3600, Math.round((until - start) * 0.03));
+  const sloped = target !== null && baseline !== null && !Number.isNaN(baselineAt) && !Number.isNaN(deadline) && deadline > baselineAt;
+  const lineAt = (t) => (sloped ? baseline + ((target - baseline) * (t - baselineAt)) / (deadline - baselineAt) : target);
   const times = new Set(readings.map((r) => r.t));
-  let lineFrom = null;
-  let lineTo = null;
-  if (target !== null) {
-    const start = !Number.isNaN(baselineAt) ? baselineAt : (readings[0] ? readings[0].t : nowS);
-    const end = !Number.isNaN(deadline) ? deadline : Math.max(nowS, readings.length ? readings[readings.length - 1].t : nowS);
-    lineFrom = { t: start, v: !Number.isNaN(deadline) && baseline !== null ? baseline : target };
-    lineTo = { t: end, v: target };
-    times.add(lineFrom.t);
-    times.add(lineTo.t);
-  }
-  if (!Number.isNaN(nowS)) times.add(nowS);
+  times.add(start);
+  times.add(end);
   const xs = [...times].sort((a, b) => a - b);
+  const index = new Map(xs.map((t, i) => [t, i]));
   const byRun = xs.map(() => null);
   const outside = xs.map(() => null);
   const line = xs.map(() => null);
-  const index = new Map(xs.map((t, i) => [t, i]));
   for (const r of readings) (r.byRun ? byRun : outside)[index.get(r.t)] = r.v;
-  if (lineFrom) {
-    line[index.get(lineFrom.t)] = lineFrom.v;
-    line[index.get(lineTo.t)] = lineTo.v;
+  if (target !== null) {
+    line[index.get(start)] = Math.round(lineAt(start) * 100) / 100;
+    line[index.get(end)] = Math.round(lineAt(end) * 100) / 100;
   }
-  return { xs, byRun, outside, line, readings, target, hasDeadline: !Number.isNaN(deadline) };
+  return { xs, byRun, outside, line, readings, target, hasDeadline: sloped, expectedNow: target !== null ? lineAt(until) : null };
 }
 
 function UPlotChart({ series, metric }) {
@@ -144,7 +147,8 @@ function UPlotChart({ series, metric }) {
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
         axes: [
-          { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' } },
+          { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' },
+            values: (u, splits) => splits.map((v) => formatDay(v * 1000).replace(/ \d{4}$/, '')) },
           { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' }, size: 56 },
         ],
         series: [
@@ -153,7 +157,7 @@ function UPlotChart({ series, metric }) {
             points: { show: true, size: 7, fill: '#2563eb', stroke: '#2563eb' } },
           { label: 'reading from outside a run', stroke: '#d97706', width: 0, paths: () => null,
             points: { show: true, size: 11, width: 2.5, fill: '#ffffff', stroke: '#d97706' } },
-          { label: series.hasDeadline ? 'target line (baseline → target by the deadline)' : 'target', stroke: '#059669',
+          { label: series.hasDeadline ? 'target line (baseline → target at the deadline)' : 'target', stroke: '#059669',
             width: 1.5, dash: [6, 5], spanGaps: true, points: { show: false } },
         ],
       };
@@ -182,7 +186,8 @@ export function ReadingsCard({ doc, nowMs }) {
   const sub = doc && doc.target !== undefined && doc.target !== null
     ? `target ${formatNumber(doc.target)}${doc.deadline ? ` by ${formatDay(doc.deadline)}` : ''}${doc.baseline !== undefined && doc.baseline !== null ? ` · baseline ${formatNumber(doc.baseline)}${doc.baseline_at ? ` on ${formatDay(doc.baseline_at)}` : ''}` : ''}`
     : '';
-  return html`<${Card} id="readings" title=${`${metric}: readings`} subtitle=${sub}>
+  const expected = series.hasDeadline && series.expectedNow !== null ? ` · the line is at ${formatNumber(Math.round(series.expectedNow))} now` : '';
+  return html`<${Card} id="readings" title=${`${metric}: readings`} subtitle=${sub + expected}>
     ${series.readings.length === 0
       ? html`<p class="muted">No readings recorded yet.</p>`
       : html`<${UPlotChart} series=${series} metric=${metric} />
