@@ -46,13 +46,35 @@ const CARD_METHODS = [
   ['memory', 'memory.show', () => ({})],
 ];
 
-function agentLogArgs(f) {
+// The agent log can hold hundreds of thousands of rows; the card asks for a
+// period (default: the last 7 days) and, besides, for every row still
+// running, however old (stuck rows are what an operator looks for).
+const PERIOD_SECONDS = { '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
+
+function agentLogArgs(f, nowSeconds) {
   const a = {};
   if (f.session) a.session = f.session;
   if (f.run) a.pulse_run_id = f.run;
   if (f.status) a.status = f.status;
   if (f.stuckAfter) a.stuck_after_minutes = Number(f.stuckAfter);
+  const period = f.period || '7d';
+  if (PERIOD_SECONDS[period]) a.since = isoSeconds(Math.floor(nowSeconds) - PERIOD_SECONDS[period]);
   return a;
+}
+
+async function readAgentLog(source, f, nowSeconds) {
+  const now = nowSeconds !== undefined ? nowSeconds : Date.now() / 1000;
+  const args = agentLogArgs(f, now);
+  const doc = await source.call('agent_log.show', args, nowSeconds);
+  if (!args.since || f.status) return doc;
+  const running = await source.call('agent_log.show', { ...args, since: undefined, status: 'running' }, nowSeconds);
+  const key = (r) => `${r.workspace_path}\u0000${r.session_id}\u0000${r.agent_id}`;
+  const seen = new Set(doc.rows.map(key));
+  const extra = (running.rows || []).filter((r) => !seen.has(key(r)));
+  if (!extra.length) return doc;
+  const rows = [...extra, ...doc.rows];
+  rows.sort((a, b) => String(a.started_at || a.updated_at).localeCompare(String(b.started_at || b.updated_at)));
+  return { ...doc, rows, stuck: rows.filter((r) => r.stuck).length };
 }
 
 // ---------- the dashboard for one open workflow ----------
@@ -60,13 +82,14 @@ function agentLogArgs(f) {
 function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   const [docs, setDocs] = useState({});
   const [errors, setErrors] = useState({});
-  const [filters, setFilters] = useState({ groupBy: 'session' });
+  const [filters, setFilters] = useState({ groupBy: 'session', period: '7d' });
   const [allAgents, setAllAgents] = useState({ sessions: [], runs: [] });
   const [busyId, setBusyId] = useState(null);
   const [notice, setNotice] = useState('');
   const [memError, setMemError] = useState('');
   const [saving, setSaving] = useState(false);
   const gen = useRef(0);
+  const noticeRef = useRef(null);
 
   const load = useCallback(async (which) => {
     const g = ++gen.current;
@@ -88,7 +111,7 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
 
   const loadAgents = useCallback(async (f) => {
     try {
-      const doc = await source.call('agent_log.show', agentLogArgs(f), nowSeconds);
+      const doc = await readAgentLog(source, f, nowSeconds);
       setDocs((d) => ({ ...d, agents: doc }));
       setErrors((e) => ({ ...e, agents: '' }));
       if (!f.session && !f.run && !f.status) {
@@ -117,6 +140,8 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
       await source.call('decision.answer', { id: d.id, ...answer }, nowSeconds);
       setNotice(`Answered: ${d.question}`);
       await load(['decisions', 'memory', 'check']);
+      // The answered item is gone: keep the keyboard user's place on the notice.
+      if (noticeRef.current) noticeRef.current.focus();
       if (onChanged) onChanged();
     } catch (err) {
       setNotice(`Could not answer: ${err.message || err}`);
@@ -146,7 +171,7 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     : docs[key] === undefined ? html`<${CardLoading} id=${id} title=${title} />` : body());
 
   return html`<div class="dashboard">
-    <div class="notice" role="status" aria-live="polite">${notice}</div>
+    <div class="notice" role="status" aria-live="polite" tabindex="-1" ref=${noticeRef}>${notice}</div>
     ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}

@@ -250,7 +250,8 @@ function ChangeForm({ decision, onSubmit, onCancel, busy }) {
       onSubmit({ option: choice, note: note.trim() || undefined });
     }
   };
-  return html`<form class="change-form" onSubmit=${submit} aria-label=${`Change the answer to: ${decision.question}`}>
+  const onKeyDown = (e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } };
+  return html`<form class="change-form" onSubmit=${submit} onKeyDown=${onKeyDown} aria-label=${`Change the answer to: ${decision.question}`}>
     <fieldset>
       <legend>Your answer</legend>
       ${options.map((o, i) => html`<label class="radio">
@@ -379,7 +380,7 @@ export function GoalMemoryCard({ doc, onSave, readOnly, saving, error }) {
     actions=${!editing && !readOnly ? html`<button type="button" onClick=${start}>Edit</button>` : null}>
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${editing
-      ? html`<form class="memory-form" onSubmit=${save}>
+      ? html`<form class="memory-form" onSubmit=${save} onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); setEditing(false); } }}>
         <label class="sr-only" for="memory-text">Goal memory text</label>
         <textarea id="memory-text" ref=${area} rows="14" value=${draft} onInput=${(e) => setDraft(e.target.value)}></textarea>
         <div class="row">
@@ -427,6 +428,8 @@ export function groupAgentRows(rows, by) {
     .localeCompare(String(b[1][0].started_at || b[1][0].updated_at)));
 }
 
+export const MAX_AGENT_ROWS = 500;
+
 function rowState(r) {
   if (r.stuck) return 'stuck';
   if (r.status === 'running') return 'running';
@@ -436,13 +439,20 @@ function rowState(r) {
 export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) {
   const rows = doc && Array.isArray(doc.rows) ? doc.rows : [];
   const f = filters || {};
-  const shown = f.stuckOnly ? rows.filter((r) => r.stuck) : rows;
+  const matching = f.stuckOnly ? rows.filter((r) => r.stuck) : rows;
+  // A page shows at most the newest MAX_AGENT_ROWS rows (still oldest first).
+  const shown = matching.length > MAX_AGENT_ROWS ? matching.slice(matching.length - MAX_AGENT_ROWS) : matching;
   const groups = groupAgentRows(shown, f.groupBy === 'run' ? 'run' : 'session');
   const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
   return html`<${Card} id="agent-log" title="Background agent log"
     subtitle=${`${rows.length} rows${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
+      <label>Period
+        <select value=${f.period || '7d'} onChange=${set('period')}>
+          <option value="24h">last 24 hours</option><option value="7d">last 7 days</option>
+          <option value="30d">last 30 days</option><option value="all">all</option>
+        </select></label>
       <label>Group by
         <select value=${f.groupBy || 'session'} onChange=${set('groupBy')}>
           <option value="session">session</option><option value="run">Pulse run</option>
@@ -466,7 +476,8 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
       <label>Stuck after
         <input type="number" min="1" class="narrow" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
     </form>
-    ${groups.length === 0 ? html`<p class="muted">No agent rows${rows.length ? ' match' : ''}.</p>` : groups.map(([key, list]) => html`
+    ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
+    ${groups.length === 0 ? html`<p class="muted">No agent rows${rows.length ? ' match' : ' in this period'}.</p>` : groups.map(([key, list]) => html`
       <div class="agent-group">
         <h3>${f.groupBy === 'run' ? (key ? html`Pulse run <code>${key}</code>` : 'No Pulse run') : html`Session <code>${key}</code>`}
           <span class="muted"> · ${list.length} agent${list.length === 1 ? '' : 's'}</span></h3>
