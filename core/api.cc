@@ -26,6 +26,7 @@ const ApiRegistry& Api() {
     AddCoreApi(r);
     AddGoalApi(r);
     AddAutonomyApi(r);
+    AddAgentLogApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     return r;
   }();

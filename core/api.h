@@ -59,5 +59,6 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 void AddCoreApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
+void AddAgentLogApi(ApiRegistry& registry);
 
 }  // namespace pulse

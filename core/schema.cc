@@ -45,6 +45,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
   return Status::OK();
 }

@@ -29,5 +29,6 @@ Status EnsureSchema(Db& db);
 Status EnsureConfigSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
 Status EnsureAutonomySchema(Db& db);
+Status EnsureAgentLogSchema(Db& db);
 
 }  // namespace pulse
