@@ -91,6 +91,37 @@ test('after a reload the copy is still listed and opens to the same card', opts,
   await screenshot(page, 'pulse_tab_after_reload');
 });
 
+test('the background agent log: per session and per Pulse run, oldest first, running and stuck rows marked, filters', opts, async (t) => {
+  if (!fixture.cards.agentLog) { t.skip(`no agent log in this build: ${fixture.agentLogError}`); return; }
+  const page = await openPage();
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  const card = page.locator('#agent-log');
+  await card.locator('.agent-group').first().waitFor();
+  // Per session, sessions and rows oldest first.
+  const groups = await card.locator('.agent-group h3').allInnerTexts();
+  assert.match(groups[0], /Session schedule-goallead--substack-g1/);
+  assert.match(groups[1], /Session builder-7f3a/);
+  const agents = await card.locator('.agent-group').first().locator('tbody tr td:nth-child(2) strong').allInnerTexts();
+  assert.deepEqual(agents, ['Gate', 'Reviewer', 'Fixer']);
+  // The Fixer never finished: stuck; the research helper started 10 minutes ago: running.
+  assert.match(await card.locator('tr', { hasText: 'Fixer' }).innerText(), /stuck \(running 26 h 55 min\)/);
+  assert.match(await card.locator('tr', { hasText: 'research helper' }).innerText(), /running/);
+  assert.match(await card.locator('tr', { hasText: 'Gate' }).innerText(), /completed/);
+  await screenshot(page, 'pulse_tab_agent_log');
+  // Per Pulse run.
+  await card.getByLabel('Group by').selectOption('run');
+  await card.locator('.agent-group h3', { hasText: 'Pulse run p-1006' }).waitFor();
+  assert.equal(await card.locator('.agent-group', { hasText: 'Pulse run p-1006' }).locator('tbody tr').count(), 3);
+  // Filters: stuck only; one session.
+  await card.getByLabel('stuck only').check();
+  await page.waitForFunction(() => document.querySelectorAll('#agent-log tbody tr').length === 1);
+  assert.match(await card.locator('tbody tr').innerText(), /Fixer/);
+  await card.getByLabel('stuck only').uncheck();
+  await card.getByLabel('Session').selectOption('builder-7f3a');
+  await page.waitForFunction(() => document.querySelectorAll('#agent-log tbody tr').length === 1
+    && /research helper/.test(document.querySelector('#agent-log tbody tr').textContent));
+});
+
 test('accepting a recommendation moves the decision into the log', opts, async (t) => {
   if (!fixture.cards.decisions) { t.skip(`no decisions in this build: ${fixture.decisionsError}`); return; }
   const page = await openPage();
