@@ -449,32 +449,32 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
     subtitle=${`${rows.length} rows${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
       <label>Period
-        <select value=${f.period || '7d'} onChange=${set('period')}>
+        <select value=${f.period || '7d'} aria-label="Period" onChange=${set('period')}>
           <option value="24h">last 24 hours</option><option value="7d">last 7 days</option>
           <option value="30d">last 30 days</option><option value="all">all</option>
         </select></label>
       <label>Group by
-        <select value=${f.groupBy || 'session'} onChange=${set('groupBy')}>
+        <select value=${f.groupBy || 'session'} aria-label="Group by" onChange=${set('groupBy')}>
           <option value="session">session</option><option value="run">Pulse run</option>
         </select></label>
       <label>Session
-        <select value=${f.session || ''} onChange=${set('session')}>
+        <select value=${f.session || ''} aria-label="Session" onChange=${set('session')}>
           <option value="">all</option>
           ${(sessions || []).map((s) => html`<option value=${s}>${s}</option>`)}
         </select></label>
       <label>Pulse run
-        <select value=${f.run || ''} onChange=${set('run')}>
+        <select value=${f.run || ''} aria-label="Pulse run" onChange=${set('run')}>
           <option value="">all</option>
           ${(runs || []).map((s) => html`<option value=${s}>${s}</option>`)}
         </select></label>
       <label>Status
-        <select value=${f.status || ''} onChange=${set('status')}>
+        <select value=${f.status || ''} aria-label="Status" onChange=${set('status')}>
           <option value="">all</option><option value="running">running</option>
           <option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option>
         </select></label>
       <label class="check"><input type="checkbox" checked=${!!f.stuckOnly} onChange=${set('stuckOnly')} /> stuck only</label>
       <label>Stuck after
-        <input type="number" min="1" class="narrow" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
+        <input type="number" min="1" class="narrow" aria-label="Stuck after (minutes)" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
     ${groups.length === 0 ? html`<p class="muted">No agent rows${rows.length ? ' match' : ' in this period'}.</p>` : groups.map(([key, list]) => html`

@@ -104,12 +104,14 @@ test('the background agent log: per session and per Pulse run, oldest first, run
   const agents = await card.locator('.agent-group').first().locator('tbody tr td:nth-child(2) strong').allInnerTexts();
   assert.deepEqual(agents, ['Gate', 'Reviewer', 'Fixer']);
   // The Fixer never finished: stuck; the research helper started 10 minutes ago: running.
-  assert.match(await card.locator('tr', { hasText: 'Fixer' }).innerText(), /stuck \(running 26 h 55 min\)/);
-  assert.match(await card.locator('tr', { hasText: 'research helper' }).innerText(), /running/);
-  assert.match(await card.locator('tr', { hasText: 'Gate' }).innerText(), /completed/);
+  const row = (name) => card.locator('tr.agent-row').filter({ has: page.locator('strong', { hasText: new RegExp(`^${name}$`) }) });
+  assert.match(await row('Fixer').innerText(), /stuck \(running 26 h 55 min\)/);
+  assert.match(await row('research helper').innerText(), /\brunning\b/);
+  assert.doesNotMatch(await row('research helper').innerText(), /stuck/);
+  assert.match(await row('Gate').innerText(), /completed/);
   await screenshot(page, 'pulse_tab_agent_log');
   // Per Pulse run.
-  await card.getByLabel('Group by').selectOption('run');
+  await card.getByLabel('Group by', { exact: true }).selectOption('run');
   await card.locator('.agent-group h3', { hasText: 'Pulse run p-1006' }).waitFor();
   assert.equal(await card.locator('.agent-group', { hasText: 'Pulse run p-1006' }).locator('tbody tr').count(), 3);
   // Filters: stuck only; one session.
@@ -117,7 +119,7 @@ test('the background agent log: per session and per Pulse run, oldest first, run
   await page.waitForFunction(() => document.querySelectorAll('#agent-log tbody tr').length === 1);
   assert.match(await card.locator('tbody tr').innerText(), /Fixer/);
   await card.getByLabel('stuck only').uncheck();
-  await card.getByLabel('Session').selectOption('builder-7f3a');
+  await card.getByLabel('Session', { exact: true }).selectOption('builder-7f3a');
   await page.waitForFunction(() => document.querySelectorAll('#agent-log tbody tr').length === 1
     && /research helper/.test(document.querySelector('#agent-log tbody tr').textContent));
 });
@@ -250,6 +252,16 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
   const focusedInForm = await page.evaluate(() => !!document.activeElement.closest('.change-form'));
   assert.ok(focusedInForm, 'the Change form takes the focus');
   await screenshot(page, 'pulse_tab_keyboard_change_form');
+  // Arrow to the other option, Tab past the note to "Send answer", Enter.
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.equal((await describe()).text, 'Send answer');
+  await page.keyboard.press('Enter');
+  const entry = page.locator('#decision-log .log-entry', { hasText: fixture.secondQuestion });
+  await entry.waitFor();
+  assert.match(await entry.innerText(), /Changed from Pulse's recommendation to: No/);
+  assert.ok(await page.evaluate(() => document.activeElement.classList.contains('notice')), 'focus kept on the notice');
 });
 
 function escapeRe(s) {
