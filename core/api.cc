@@ -24,9 +24,9 @@ const ApiRegistry& Api() {
   static const ApiRegistry registry = [] {
     ApiRegistry r;
     AddCoreApi(r);
-    AddGoalApi(r);
     AddAutonomyApi(r);
     AddAgentLogApi(r);
+    AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
     return r;
   }();

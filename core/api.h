@@ -57,8 +57,8 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
-void AddGoalApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
+void AddGoalApi(ApiRegistry& registry);
 
 }  // namespace pulse

@@ -84,7 +84,16 @@ Result<json> RecordRun(ApiContext& ctx, const json& args) {
   if (run_it == args.end()) return Status::InvalidArgument("run: missing");
   PULSE_ASSIGN_OR_RETURN(RunRecord run, ParseRunJson(*run_it, "run"));
   PULSE_RETURN_IF_ERROR(ArgString(args, "route", true, &run.route));
-  PULSE_ASSIGN_OR_RETURN(RecordOutcome outcome, RecordRunFacts(*ctx.db, ctx.config, run, ctx.env->NowSeconds()));
+  // Optional: schedule-runs.json's entries, recorded in the same transaction.
+  std::vector<RunRecord> older;
+  auto older_it = args.find("schedule_runs");
+  if (older_it != args.end() && !older_it->is_null()) {
+    std::string source = "schedule_runs";
+    PULSE_RETURN_IF_ERROR(ArgString(args, "schedule_runs_source", false, &source));
+    PULSE_ASSIGN_OR_RETURN(older, ParseScheduleRuns(*older_it, source));
+  }
+  PULSE_ASSIGN_OR_RETURN(FinalizeOutcome done, FinalizeRun(*ctx.db, ctx.config, run, older, ctx.env->NowSeconds()));
+  RecordOutcome outcome = done.run;
   PULSE_ASSIGN_OR_RETURN(Statement q, ctx.db->Prepare(
       "SELECT primary_route, completed, primary_reading FROM goal_run_facts WHERE run_id = ?"));
   q.Bind(1, run.run_id);
@@ -97,7 +106,8 @@ Result<json> RecordRun(ApiContext& ctx, const json& args) {
               {"primary_route", q.Int64(0) != 0},
               {"completed", q.Int64(1) != 0},
               {"primary_reading", q.Int64(2) != 0},
-              {"outcome", names[static_cast<int>(outcome)]}};
+              {"outcome", names[static_cast<int>(outcome)]},
+              {"schedule_runs", {{"imported", done.imported.imported}, {"already", done.imported.already}}}};
 }
 
 Result<json> ImportRuns(ApiContext& ctx, const json& args) {

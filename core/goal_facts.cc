@@ -169,18 +169,77 @@ Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, b
 
 }  // namespace
 
-Result<json> ParseJsonText(const std::string& text, const std::string& source) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_discarded()) return doc;
-  try {
-    (void)json::parse(text);
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    size_t pos = what.find("parse error");
-    return Status::InvalidArgument(source + ": malformed JSON: " +
-                                   (pos == std::string::npos ? what : what.substr(pos)));
+namespace {
+
+// Builds the document like json::parse but keeps the parser's error message
+// instead of throwing: exceptions are off in the WASM build.
+class CapturingSax {
+ public:
+  CapturingSax() : dom_(doc_, /*allow_exceptions=*/false) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  template <typename Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
+    error_ = ex.what();
+    return false;
   }
-  return Status::InvalidArgument(source + ": malformed JSON");
+  json& doc() { return doc_; }
+  const std::string& error() const { return error_; }
+
+ private:
+  json doc_;
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::string error_;
+};
+
+}  // namespace
+
+Result<json> ParseJsonText(const std::string& text, const std::string& source) {
+  CapturingSax sax;
+  bool ok = json::sax_parse(text, &sax, json::input_format_t::json, /*strict=*/true);
+  if (ok && sax.error().empty()) return std::move(sax.doc());
+  const std::string& what = sax.error();
+  size_t pos = what.find("parse error");
+  return Status::InvalidArgument(source + ": malformed JSON" +
+                                 (what.empty() ? std::string() : ": " + (pos == std::string::npos ? what : what.substr(pos))));
+}
+
+Result<json> ReadJsonFile(Env& env, const std::string& path) {
+  Result<std::string> text = env.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
+    return text.status();
+  }
+  return ParseJsonText(*text, path);
+}
+
+Result<RunRecord> ReadRunFolder(Env& env, const std::string& run_dir) {
+  std::string dir = run_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (!env.IsDirectory(dir)) return Status::InvalidArgument(dir + ": no such run folder");
+  const std::string run_path = dir + "/run.json";
+  const std::string route_path = dir + "/route_selection.json";
+  PULSE_ASSIGN_OR_RETURN(json run_doc, ReadJsonFile(env, run_path));
+  PULSE_ASSIGN_OR_RETURN(RunRecord run, ParseRunJson(run_doc, run_path));
+  PULSE_ASSIGN_OR_RETURN(json route_doc, ReadJsonFile(env, route_path));
+  PULSE_ASSIGN_OR_RETURN(run.route, ParseRouteSelection(route_doc, route_path));
+  return run;
+}
+
+Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string& path) {
+  if (!env.FileExists(path)) return std::vector<RunRecord>();
+  PULSE_ASSIGN_OR_RETURN(json doc, ReadJsonFile(env, path));
+  return ParseScheduleRuns(doc, path);
 }
 
 Result<RunRecord> ParseRunJson(const json& doc, const std::string& source) {
@@ -253,10 +312,10 @@ Status RecordObservation(Db& db, const WorkflowConfig& config, const Observation
   return tx.Commit();
 }
 
-Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
-  PULSE_RETURN_IF_ERROR(ValidateRun(run, "run"));
-  Transaction tx(db);
-  PULSE_RETURN_IF_ERROR(tx.Begin());
+namespace {
+
+// The write of one run's own facts; the caller holds the transaction.
+Result<RecordOutcome> RecordLocked(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
   PULSE_ASSIGN_OR_RETURN(bool has_reading, RunHasPrimaryReading(db, config, run));
   PULSE_ASSIGN_OR_RETURN(Statement get, db.Prepare(
       "SELECT schedule_id, trigger, started_at, finished_at, status, error, route, primary_route,"
@@ -276,33 +335,38 @@ Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const
     get.Reset();
   }
   PULSE_RETURN_IF_ERROR(InsertFacts(db, config, run, has_reading, "finalize_run", now, /*replace=*/true));
-  PULSE_RETURN_IF_ERROR(tx.Commit());
   return exists ? RecordOutcome::kUpdated : RecordOutcome::kInserted;
 }
 
-Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
-                                        int64_t now) {
+Status ValidateRuns(const std::vector<RunRecord>& runs) {
   for (size_t i = 0; i < runs.size(); ++i) {
     PULSE_RETURN_IF_ERROR(ValidateRun(runs[i], "runs[" + std::to_string(i) + "]"));
   }
-  ImportCounts counts;
-  if (runs.empty()) return counts;
-  // Known runs first, read-only: the common case (nothing new) takes no
-  // write lock at all.
-  PULSE_ASSIGN_OR_RETURN(Statement known, db.Prepare("SELECT 1 FROM goal_run_facts WHERE run_id = ?"));
+  return Status::OK();
+}
+
+// Runs not yet known, read-only: the common case (nothing new) then takes no
+// write lock at all.
+Result<std::vector<const RunRecord*>> FreshRuns(Db& db, const std::vector<RunRecord>& runs, ImportCounts* counts) {
   std::vector<const RunRecord*> fresh;
+  if (runs.empty()) return fresh;
+  PULSE_ASSIGN_OR_RETURN(Statement known, db.Prepare("SELECT 1 FROM goal_run_facts WHERE run_id = ?"));
   std::set<std::string> seen;
   for (const RunRecord& run : runs) {
     if (!seen.insert(run.run_id).second) continue;
     known.Bind(1, run.run_id);
     PULSE_ASSIGN_OR_RETURN(bool has, known.Step());
     known.Reset();
-    if (has) ++counts.already;
+    if (has) ++counts->already;
     else fresh.push_back(&run);
   }
-  if (fresh.empty()) return counts;
-  Transaction tx(db);
-  PULSE_RETURN_IF_ERROR(tx.Begin());
+  return fresh;
+}
+
+// The import's writes; the caller holds the transaction.
+Status ImportLocked(Db& db, const WorkflowConfig& config, const std::vector<const RunRecord*>& fresh, int64_t now,
+                    ImportCounts* counts) {
+  if (fresh.empty()) return Status::OK();
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT OR IGNORE INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error,"
       " route, primary_route, completed, primary_reading, origin, recorded_at)"
@@ -316,12 +380,45 @@ Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, co
         .Bind(10, static_cast<int64_t>(run->status == "completed"))
         .Bind(11, static_cast<int64_t>(has_reading)).Bind(12, FormatTime(now));
     PULSE_RETURN_IF_ERROR(put.Run());
-    if (db.Changes() > 0) ++counts.imported;
-    else ++counts.already;
+    if (db.Changes() > 0) ++counts->imported;
+    else ++counts->already;
     put.Reset();
   }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(FinalizeOutcome out, FinalizeRun(db, config, run, {}, now));
+  return out.run;
+}
+
+Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
+                                        int64_t now) {
+  PULSE_RETURN_IF_ERROR(ValidateRuns(runs));
+  ImportCounts counts;
+  PULSE_ASSIGN_OR_RETURN(std::vector<const RunRecord*> fresh, FreshRuns(db, runs, &counts));
+  if (fresh.empty()) return counts;
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_RETURN_IF_ERROR(ImportLocked(db, config, fresh, now, &counts));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return counts;
+}
+
+Result<FinalizeOutcome> FinalizeRun(Db& db, const WorkflowConfig& config, const RunRecord& run,
+                                    const std::vector<RunRecord>& older, int64_t now) {
+  PULSE_RETURN_IF_ERROR(ValidateRun(run, "run"));
+  PULSE_RETURN_IF_ERROR(ValidateRuns(older));
+  FinalizeOutcome out;
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(std::vector<const RunRecord*> fresh, FreshRuns(db, older, &out.imported));
+  PULSE_RETURN_IF_ERROR(ImportLocked(db, config, fresh, now, &out.imported));
+  PULSE_ASSIGN_OR_RETURN(out.run, RecordLocked(db, config, run, now));
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return out;
 }
 
 Result<std::vector<Reading>> ListReadings(Db& db, const std::string& metric) {

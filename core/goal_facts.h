@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "core/env.h"
 #include "core/status.h"
 #include "core/workflow_config.h"
 
@@ -68,6 +69,15 @@ Result<std::vector<RunRecord>> ParseScheduleRuns(const nlohmann::json& doc, cons
 // Parses JSON text, naming `source` and the position on failure.
 Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source);
 
+// ---- the workspace files (read through Env; errors name the file) ----
+
+// A missing file is InvalidArgument ("<path>: missing"): it is bad input.
+Result<nlohmann::json> ReadJsonFile(Env& env, const std::string& path);
+// A finished run's folder: run.json and route_selection.json, both required.
+Result<RunRecord> ReadRunFolder(Env& env, const std::string& run_dir);
+// schedule-runs.json when the workflow has one (an empty list otherwise).
+Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string& path);
+
 enum class RecordOutcome { kInserted, kUpdated, kUnchanged };
 
 // The after-run hook's write. Running it twice for one run changes nothing;
@@ -81,6 +91,16 @@ struct ImportCounts {
 // Imports older runs; runs already known (from either source) are left alone.
 Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
                                         int64_t now);
+
+// The whole after-run hook in one transaction: the older runs of
+// schedule-runs.json (if any) and this run's own facts are recorded together
+// or not at all.
+struct FinalizeOutcome {
+  RecordOutcome run = RecordOutcome::kUnchanged;
+  ImportCounts imported;
+};
+Result<FinalizeOutcome> FinalizeRun(Db& db, const WorkflowConfig& config, const RunRecord& run,
+                                    const std::vector<RunRecord>& older, int64_t now);
 
 // ---- readings back ----
 struct Reading {

@@ -43,9 +43,9 @@ Status ApplyMigrations(Db& db, const char* component, const std::vector<Migratio
 
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
   return Status::OK();
 }

@@ -27,8 +27,8 @@ Status EnsureSchema(Db& db);
 
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
-Status EnsureGoalSchema(Db& db);
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);
+Status EnsureGoalSchema(Db& db);
 
 }  // namespace pulse

@@ -2,9 +2,10 @@
 // printing only; the rules are the goal.* API methods (core/goal_api.cc).
 //
 // schedule-runs.json (runs older than Pulse's own records) is imported, when
-// present, by both finalize-run and check, before anything else is written:
-// the import is idempotent (known runs are skipped), and a malformed file
-// stops the command with exit 2 before any row is written.
+// present, by both finalize-run (in the same transaction as the run's own
+// facts) and check (before the check reads): the import is idempotent (known
+// runs are skipped), and a malformed file stops the command with exit 2
+// before any row is written.
 #include <cmath>
 #include <cstdio>
 
@@ -18,24 +19,11 @@ namespace {
 
 using nlohmann::json;
 
-Result<json> ReadJsonFile(Env& env, const std::string& path) {
-  Result<std::string> text = env.ReadFile(path);
-  if (!text.ok()) {
-    if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
-    return text.status().WithContext(path);
-  }
-  return ParseJsonText(*text, path);
-}
-
 // Imports schedule-runs.json when the workflow has one.
-Result<json> ImportScheduleRunsFile(ApiContext& ctx, Env& env, const std::string& path) {
-  if (!env.FileExists(path)) return json{{"imported", 0}, {"already", 0}, {"file", false}};
-  PULSE_ASSIGN_OR_RETURN(json doc, ReadJsonFile(env, path));
-  // Validate here so the error names the file.
-  PULSE_RETURN_IF_ERROR(ParseScheduleRuns(doc, path).status());
-  PULSE_ASSIGN_OR_RETURN(json out, CallApi(ctx, "goal.import_schedule_runs", json{{"runs", doc}, {"source", path}}));
-  out["file"] = true;
-  return out;
+Result<json> ImportScheduleRunsFile(ApiContext& ctx, const std::string& path) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, ReadScheduleRunsFile(*ctx.env, path));
+  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRuns(*ctx.db, ctx.config, runs, ctx.env->NowSeconds()));
+  return json{{"imported", counts.imported}, {"already", counts.already}};
 }
 
 struct ObserveFlags {
@@ -78,27 +66,28 @@ void SetupFinalize(CLI::App& app, State& state) {
   sub->callback([&state] {
     Result<Env*> env = GetEnv(state);
     if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
-    std::string dir = run_dir;
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (!(*env)->IsDirectory(dir)) { state.exit_code = Fail(Status::InvalidArgument(dir + ": no such run folder")); return; }
     // Every input is read and checked before anything is written.
-    Result<json> run_doc = ReadJsonFile(**env, dir + "/run.json");
-    if (!run_doc.ok()) { state.exit_code = Fail(run_doc.status()); return; }
-    Result<RunRecord> run = ParseRunJson(*run_doc, dir + "/run.json");
+    Result<RunRecord> run = ReadRunFolder(**env, run_dir);
     if (!run.ok()) { state.exit_code = Fail(run.status()); return; }
-    Result<json> route_doc = ReadJsonFile(**env, dir + "/route_selection.json");
-    if (!route_doc.ok()) { state.exit_code = Fail(route_doc.status()); return; }
-    Result<std::string> route = ParseRouteSelection(*route_doc, dir + "/route_selection.json");
-    if (!route.ok()) { state.exit_code = Fail(route.status()); return; }
-
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
-    Result<json> imported = ImportScheduleRunsFile(ctx, **env, w->paths.schedule_runs);
-    if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
-    Result<json> out = CallApi(ctx, "goal.record_run", json{{"run", *run_doc}, {"route", *route}});
-    if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(dir + "/run.json")); return; }
-    (*out)["schedule_runs"] = *imported;
+    json args = {{"route", run->route},
+                 {"run", {{"run_id", run->run_id}, {"started_at", FormatTime(run->started_at)},
+                          {"finished_at", FormatTime(run->finished_at)}, {"status", run->status},
+                          {"trigger", run->trigger}, {"error", run->error}}}};
+    // The older runs and this run are recorded in one transaction.
+    const std::string& older = w->paths.schedule_runs;
+    if ((*env)->FileExists(older)) {
+      Result<json> doc = ReadJsonFile(**env, older);
+      if (!doc.ok()) { state.exit_code = Fail(doc.status()); return; }
+      Status valid = ParseScheduleRuns(*doc, older).status();
+      if (!valid.ok()) { state.exit_code = Fail(valid); return; }
+      args["schedule_runs"] = *doc;
+      args["schedule_runs_source"] = older;
+    }
+    Result<json> out = CallApi(ctx, "goal.record_run", args);
+    if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(run_dir)); return; }
     if (state.globals.json) {
       PrintJson(*out);
     } else {
@@ -146,7 +135,7 @@ void SetupCheck(CLI::App& app, State& state) {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
-    Result<json> imported = ImportScheduleRunsFile(ctx, *state.env, w->paths.schedule_runs);
+    Result<json> imported = ImportScheduleRunsFile(ctx, w->paths.schedule_runs);
     if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
     Result<json> out = CallApi(ctx, "goal.check", json{{"record", record}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
