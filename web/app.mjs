@@ -329,8 +329,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
       ${!store ? html`<p class="muted">Starting the database worker…</p>` : null}
     </div>
     ${progress ? html`<div class="progress" role="status">
-      <label for="import-progress">${progress.phase === 'reading' ? 'Reading' : 'Storing'} ${progress.name}
-        (${formatBytes(progress.size)})… ${Math.round(progress.fraction * 100)}%</label>
+      <label for="import-progress">${`${progress.phase === 'reading' ? 'Reading' : 'Storing'} ${progress.name} (${formatBytes(progress.size)})… ${Math.round(progress.fraction * 100)}%`}</label>
       <progress id="import-progress" max="100" value=${Math.round(progress.fraction * 100)}></progress>
     </div>` : null}
     <div role="alert" class="import-error">${error}</div>

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
 import { startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
 import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import initSqlJs from 'sql.js';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
 const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium')
@@ -167,6 +168,34 @@ test('export downloads the changed copy; imported again it shows the answer; del
   await page.waitForFunction((n) => !document.querySelector(`.copies .copy[data-name="${n}"]`), secondName);
   assert.equal(await page.locator('.copies .copy').count(), 1);
   assert.equal(await page.locator(`.copies .copy[data-name="${fixture.copyName}"]`).count(), 1);
+});
+
+test('a large database shows a progress bar while it is stored', opts, async () => {
+  const page = await openPage();
+  // 60 MB: the fixture grown with background-agent rows (sql.js, in Node).
+  const big = join(tmp.dir, 'large.sqlite');
+  const SQL = await initSqlJs();
+  const db = new SQL.Database(readFileSync(fixture.dbPath));
+  db.run('BEGIN');
+  db.run(`INSERT INTO background_agent_log (workspace_path, session_id, agent_id, name, kind, status, result, started_at, completed_at, updated_at)
+    SELECT 'Workflow/substack', 'old-session-' || (v / 100), 'agent-' || v, 'reviewer', 'review', 'completed', ?, '2025-01-01T00:00:00Z',
+           '2025-01-01T00:01:00Z', '2025-01-01T00:01:00Z'
+    FROM (WITH RECURSIVE s(v) AS (SELECT 1 UNION ALL SELECT v + 1 FROM s WHERE v < 40000) SELECT v FROM s)`, ['x'.repeat(1400)]);
+  db.run('COMMIT');
+  writeFileSync(big, db.export());
+  db.close();
+  await importFile(page, big);
+  const bar = page.locator('#import-progress');
+  await bar.waitFor({ timeout: 10000 });
+  assert.match(await page.locator('.progress').innerText(), /large \(\d+\.\d MB\)/);
+  await screenshot(page, 'pulse_tab_progress');
+  await page.locator('.copies .copy.open[data-name="large"]').waitFor({ timeout: 60000 });
+  await page.locator('#goal-status .alarms').waitFor();
+  await bar.waitFor({ state: 'detached' });
+  const copy = page.locator('.copies .copy[data-name="large"]');
+  await copy.getByRole('button', { name: 'Delete large' }).click();
+  await copy.getByRole('button', { name: 'Delete', exact: true }).click();
+  await copy.waitFor({ state: 'detached' });
 });
 
 test('a file that is not SQLite, or a truncated one, is refused with a clear message and the copies are untouched', opts, async () => {
