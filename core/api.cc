@@ -28,6 +28,7 @@ const ApiRegistry& Api() {
     AddAgentLogApi(r);
     AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
+    AddDecisionsApi(r);
     return r;
   }();
   return registry;

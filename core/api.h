@@ -57,6 +57,7 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
+void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);

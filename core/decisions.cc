@@ -1,0 +1,632 @@
+#include "core/decisions.h"
+
+#include <algorithm>
+
+#include "core/schema.h"
+#include "core/time_util.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+Status EnsureDecisionsSchema(Db& db) {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       "CREATE TABLE IF NOT EXISTS pulse_decisions ("
+       " id INTEGER PRIMARY KEY,"
+       " question TEXT NOT NULL,"
+       " options_json TEXT NOT NULL DEFAULT '[]',"
+       " blocks TEXT NOT NULL DEFAULT '',"
+       " raised_by TEXT NOT NULL DEFAULT '',"
+       " status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'answered', 'dismissed')),"
+       " created_at TEXT NOT NULL,"
+       " answer_option TEXT,"
+       " answer_text TEXT,"
+       " answer_note TEXT NOT NULL DEFAULT '',"
+       " answered_by TEXT CHECK (answered_by IN ('owner', 'pulse')),"
+       " answer_session TEXT NOT NULL DEFAULT '',"
+       // accepted | changed | dismissed | answered (no recommendation) | applied_by_pulse
+       " answer_kind TEXT,"
+       " overruled_pulse INTEGER NOT NULL DEFAULT 0,"
+       " answered_at TEXT,"
+       " outcome TEXT,"
+       " outcome_at TEXT);"
+       "CREATE INDEX IF NOT EXISTS pulse_decisions_status ON pulse_decisions(status, answered_at);"
+       "CREATE TABLE IF NOT EXISTS pulse_recommendations ("
+       " id INTEGER PRIMARY KEY,"
+       " decision_id INTEGER NOT NULL REFERENCES pulse_decisions(id),"
+       " option TEXT,"
+       " text TEXT,"
+       " why TEXT NOT NULL,"
+       " evidence TEXT NOT NULL DEFAULT '',"
+       " confidence TEXT NOT NULL CHECK (confidence IN ('low', 'medium', 'high')),"
+       " blocks TEXT NOT NULL DEFAULT '',"
+       " safe_default_by TEXT,"
+       " needs TEXT NOT NULL DEFAULT 'change' CHECK (needs IN ('none', 'run', 'outward', 'change')),"
+       " session TEXT NOT NULL DEFAULT '',"
+       " recommended_at TEXT NOT NULL,"
+       " status TEXT NOT NULL DEFAULT 'open' CHECK (status IN"
+       "  ('open', 'superseded', 'accepted', 'changed', 'dismissed', 'applied', 'overruled')),"
+       " resolved_at TEXT);"
+       "CREATE INDEX IF NOT EXISTS pulse_recommendations_decision ON pulse_recommendations(decision_id, id);"
+       "CREATE TABLE IF NOT EXISTS pulse_decision_events ("
+       " id INTEGER PRIMARY KEY,"
+       " decision_id INTEGER NOT NULL REFERENCES pulse_decisions(id),"
+       " at TEXT NOT NULL,"
+       " kind TEXT NOT NULL,"
+       " actor TEXT NOT NULL DEFAULT '',"
+       " detail TEXT NOT NULL DEFAULT '{}');"
+       "CREATE INDEX IF NOT EXISTS pulse_decision_events_decision ON pulse_decision_events(decision_id, id);"},
+  };
+  PULSE_RETURN_IF_ERROR(EnsureGoalMemorySchema(db));
+  return ApplyMigrations(db, "decisions", kMigrations);
+}
+
+namespace {
+
+const char* const kUnattendedPrefixes[] = {"schedule-", "pulse-", "bg-", "background-"};
+
+std::string OneLine(std::string s) {
+  for (char& c : s) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return s;
+}
+
+struct Rec {
+  int64_t id = 0;
+  std::optional<std::string> option, text;
+  std::string why, evidence, confidence, blocks, needs, session, recommended_at, status;
+  std::optional<std::string> safe_default_by, resolved_at;
+  std::string Chosen() const { return option ? *option : text.value_or(""); }
+};
+
+struct Decision {
+  int64_t id = 0;
+  std::string question;
+  std::vector<std::string> options;
+  std::string blocks, raised_by, status, created_at;
+  std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, answered_at, outcome, outcome_at;
+  std::string answer_note, answer_session;
+  bool overruled_pulse = false;
+  std::string Chosen() const { return answer_option ? *answer_option : answer_text.value_or(""); }
+};
+
+std::optional<std::string> OptText(const Statement& q, int col) {
+  if (q.IsNull(col)) return std::nullopt;
+  return q.Text(col);
+}
+
+json OptJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+
+constexpr const char* kDecisionColumns =
+    "id, question, options_json, blocks, raised_by, status, created_at, answer_option, answer_text, answer_note,"
+    " answered_by, answer_session, answer_kind, overruled_pulse, answered_at, outcome, outcome_at";
+
+Decision ReadDecision(const Statement& q) {
+  Decision d;
+  d.id = q.Int64(0);
+  d.question = q.Text(1);
+  json opts = json::parse(q.Text(2), nullptr, false);
+  if (opts.is_array()) {
+    for (const json& o : opts) {
+      if (o.is_string()) d.options.push_back(o.get<std::string>());
+    }
+  }
+  d.blocks = q.Text(3);
+  d.raised_by = q.Text(4);
+  d.status = q.Text(5);
+  d.created_at = q.Text(6);
+  d.answer_option = OptText(q, 7);
+  d.answer_text = OptText(q, 8);
+  d.answer_note = q.Text(9);
+  d.answered_by = OptText(q, 10);
+  d.answer_session = q.Text(11);
+  d.answer_kind = OptText(q, 12);
+  d.overruled_pulse = q.Int64(13) != 0;
+  d.answered_at = OptText(q, 14);
+  d.outcome = OptText(q, 15);
+  d.outcome_at = OptText(q, 16);
+  return d;
+}
+
+Result<Decision> LoadDecision(Db& db, int64_t id) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(std::string("SELECT ") + kDecisionColumns +
+                                                 " FROM pulse_decisions WHERE id = ?"));
+  q.Bind(1, id);
+  PULSE_ASSIGN_OR_RETURN(bool has, q.Step());
+  if (!has) return Status::NotFound("decision " + std::to_string(id) + ": no such decision");
+  return ReadDecision(q);
+}
+
+// The decision's current recommendation: the newest that was not superseded.
+Result<std::optional<Rec>> CurrentRecommendation(Db& db, int64_t decision_id) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT id, option, text, why, evidence, confidence, blocks, safe_default_by, needs, session,"
+      " recommended_at, status, resolved_at FROM pulse_recommendations"
+      " WHERE decision_id = ? AND status != 'superseded' ORDER BY id DESC LIMIT 1"));
+  q.Bind(1, decision_id);
+  PULSE_ASSIGN_OR_RETURN(bool has, q.Step());
+  if (!has) return std::optional<Rec>();
+  Rec r;
+  r.id = q.Int64(0);
+  r.option = OptText(q, 1);
+  r.text = OptText(q, 2);
+  r.why = q.Text(3);
+  r.evidence = q.Text(4);
+  r.confidence = q.Text(5);
+  r.blocks = q.Text(6);
+  r.safe_default_by = OptText(q, 7);
+  r.needs = q.Text(8);
+  r.session = q.Text(9);
+  r.recommended_at = q.Text(10);
+  r.status = q.Text(11);
+  r.resolved_at = OptText(q, 12);
+  return std::optional<Rec>(r);
+}
+
+json RecJson(const Rec& r) {
+  return json{{"id", r.id},
+              {"option", OptJson(r.option)},
+              {"text", OptJson(r.text)},
+              {"why", r.why},
+              {"evidence", r.evidence},
+              {"confidence", r.confidence},
+              {"blocks", r.blocks},
+              {"safe_default_by", OptJson(r.safe_default_by)},
+              {"needs", r.needs},
+              {"session", r.session},
+              {"recommended_at", r.recommended_at},
+              {"status", r.status},
+              {"resolved_at", OptJson(r.resolved_at)}};
+}
+
+Status AddEvent(Db& db, int64_t decision_id, int64_t now, const std::string& kind, const std::string& actor,
+                const json& detail) {
+  PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
+      "INSERT INTO pulse_decision_events(decision_id, at, kind, actor, detail) VALUES(?, ?, ?, ?, ?)"));
+  put.Bind(1, decision_id).Bind(2, FormatTime(now)).Bind(3, kind).Bind(4, actor).Bind(5, detail.dump());
+  return put.Run();
+}
+
+Result<json> DecisionJson(Db& db, const Decision& d, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(db, d.id));
+  json out{{"id", d.id},
+           {"question", d.question},
+           {"options", d.options},
+           {"blocks", d.blocks},
+           {"raised_by", d.raised_by},
+           {"status", d.status},
+           {"created_at", d.created_at},
+           {"recommendation", rec ? RecJson(*rec) : json(nullptr)},
+           {"answer", nullptr},
+           {"outcome", nullptr}};
+  if (d.status == "pending") {
+    Result<int64_t> created = ParseTime(d.created_at);
+    if (created.ok()) out["waited_seconds"] = std::max<int64_t>(0, now - *created);
+  }
+  if (d.answered_at) {
+    out["answer"] = json{{"option", OptJson(d.answer_option)},
+                         {"text", OptJson(d.answer_text)},
+                         {"chosen", d.Chosen()},
+                         {"note", d.answer_note},
+                         {"by", OptJson(d.answered_by)},
+                         {"kind", OptJson(d.answer_kind)},
+                         {"session", d.answer_session},
+                         {"answered_at", *d.answered_at},
+                         {"applied_by_pulse", d.answered_by && *d.answered_by == "pulse"},
+                         {"overruled_pulse", d.overruled_pulse}};
+  }
+  if (d.outcome) out["outcome"] = json{{"result", *d.outcome}, {"recorded_at", OptJson(d.outcome_at)}};
+  PULSE_ASSIGN_OR_RETURN(Statement ev, db.Prepare(
+      "SELECT at, kind, actor, detail FROM pulse_decision_events WHERE decision_id = ? ORDER BY id"));
+  ev.Bind(1, d.id);
+  json events = json::array();
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, ev.Step());
+    if (!row) break;
+    json detail = json::parse(ev.Text(3), nullptr, false);
+    events.push_back({{"at", ev.Text(0)}, {"kind", ev.Text(1)}, {"actor", ev.Text(2)},
+                      {"detail", detail.is_discarded() ? json::object() : detail}});
+  }
+  out["events"] = events;
+  return out;
+}
+
+Status CheckNeedsLevel(const std::string& needs, const AutonomyLevels& levels) {
+  Level level;
+  if (needs == "none") return Status::OK();
+  if (needs == "run") level = levels.run;
+  else if (needs == "outward") level = levels.outward;
+  else level = levels.change;
+  if (level == Level::kAsk) {
+    return Status::Refused("applying it needs " + needs + "=auto but pulse.autonomy." + needs + " is ask");
+  }
+  return Status::OK();
+}
+
+bool IsUtf8Line(const std::string& s) { return CheckUtf8(s, "").ok(); }
+
+Status NonEmpty(const std::string& value, const std::string& what) {
+  if (value.find_first_not_of(" \t\r\n") == std::string::npos) return Status::InvalidArgument(what + " is empty");
+  if (!IsUtf8Line(value)) return Status::InvalidArgument(what + " is not valid UTF-8 text");
+  return Status::OK();
+}
+
+// Writes a memory line and commits; on a failed commit puts goal.md back.
+Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection section, MemorySource source,
+                        const std::string& line) {
+  PULSE_ASSIGN_OR_RETURN(MemoryWrite w, memory.Add(section, source, OneLine(line)));
+  Status s = tx.Commit();
+  if (!s.ok()) memory.RestoreFile(w);
+  return s;
+}
+
+}  // namespace
+
+Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
+  if (session.empty()) return false;
+  for (const char* p : kUnattendedPrefixes) {
+    if (session.rfind(p, 0) == 0) return true;
+  }
+  // Session tables other modules keep (guarded Pulse turn sessions): any
+  // pulse_*session* table with a session or session_id column.
+  PULSE_ASSIGN_OR_RETURN(Statement tables, db.Prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'pulse\\_%session%' ESCAPE '\\'"));
+  std::vector<std::string> names;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, tables.Step());
+    if (!row) break;
+    names.push_back(tables.Text(0));
+  }
+  for (const std::string& name : names) {
+    std::string quoted = "\"" + name + "\"";  // names come from sqlite_master and hold no quotes we made
+    if (name.find('"') != std::string::npos) continue;
+    PULSE_ASSIGN_OR_RETURN(Statement cols, db.Prepare("PRAGMA table_info(" + quoted + ")"));
+    std::string column;
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(bool row, cols.Step());
+      if (!row) break;
+      std::string c = cols.Text(1);
+      if (c == "session_id" || c == "session") column = c;
+    }
+    if (column.empty()) continue;
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT 1 FROM " + quoted + " WHERE \"" + column + "\" = ? LIMIT 1"));
+    q.Bind(1, session);
+    PULSE_ASSIGN_OR_RETURN(bool found, q.Step());
+    if (found) return true;
+  }
+  return false;
+}
+
+Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req) {
+  PULSE_RETURN_IF_ERROR(NonEmpty(req.question, "decision question"));
+  json options = json::array();
+  for (const std::string& o : req.options) {
+    PULSE_RETURN_IF_ERROR(NonEmpty(o, "decision option"));
+    if (std::find(options.begin(), options.end(), json(o)) != options.end()) {
+      return Status::InvalidArgument("decision option \"" + o + "\" is given twice");
+    }
+    options.push_back(o);
+  }
+  int64_t now = ctx.env.NowSeconds();
+  Transaction tx(ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Statement put, ctx.db.Prepare(
+      "INSERT INTO pulse_decisions(question, options_json, blocks, raised_by, status, created_at)"
+      " VALUES(?, ?, ?, ?, 'pending', ?)"));
+  put.Bind(1, req.question).Bind(2, options.dump()).Bind(3, req.blocks).Bind(4, req.raised_by).Bind(5, FormatTime(now));
+  PULSE_RETURN_IF_ERROR(put.Run());
+  int64_t id = ctx.db.LastInsertRowId();
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "created", req.raised_by, {{"options", options}, {"blocks", req.blocks}}));
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return id;
+}
+
+Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
+  const std::string what = "decision " + std::to_string(in.decision_id);
+  if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
+    return Status::InvalidArgument(what + ": confidence \"" + in.confidence + "\" is not low, medium or high");
+  }
+  std::string needs = in.needs.empty() ? "change" : in.needs;
+  if (needs != "none" && needs != "run" && needs != "outward" && needs != "change") {
+    return Status::InvalidArgument(what + ": needs \"" + in.needs + "\" is not none, run, outward or change");
+  }
+  PULSE_RETURN_IF_ERROR(NonEmpty(in.why, what + ": why"));
+  if (in.option.has_value() == in.text.has_value()) {
+    return Status::InvalidArgument(what + ": a recommendation names exactly one of an option or a free-text answer");
+  }
+  int64_t now = ctx.env.NowSeconds();
+  std::optional<std::string> safe_by;
+  if (in.safe_default_by) {
+    Result<std::string> t = NormalizeTime(*in.safe_default_by, "safe_default_by");
+    if (!t.ok()) return Status::InvalidArgument(what + ": " + t.status().message());
+    if (*t <= FormatTime(now)) {
+      return Status::InvalidArgument(what + ": safe_default_by " + *t + " is not in the future (now " +
+                                     FormatTime(now) + ")");
+    }
+    safe_by = *t;
+  }
+  Transaction tx(ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, in.decision_id));
+  if (d.status != "pending") {
+    return Status::Conflict(what + " is already " + d.status + (d.answered_at ? " (" + *d.answered_at + ")" : "") +
+                            "; a recommendation is only for a pending decision");
+  }
+  if (in.option) {
+    if (d.options.empty()) {
+      return Status::InvalidArgument(what + " has no options; recommend a free-text answer (--text)");
+    }
+    if (std::find(d.options.begin(), d.options.end(), *in.option) == d.options.end()) {
+      std::string list;
+      for (const std::string& o : d.options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
+      return Status::InvalidArgument(what + ": option \"" + *in.option + "\" is not one of " + list);
+    }
+  } else {
+    PULSE_RETURN_IF_ERROR(NonEmpty(*in.text, what + ": recommended text"));
+    if (!d.options.empty()) {
+      return Status::InvalidArgument(what + " offers options; recommend one of them (--option)");
+    }
+  }
+  if (safe_by) {
+    if (in.confidence != "high") {
+      return Status::Refused(what + ": safe_default_by refused: a safe default needs high confidence (this is " +
+                             in.confidence + "); recommend without it");
+    }
+    Status level = CheckNeedsLevel(needs, ctx.levels);
+    if (!level.ok()) {
+      return Status::Refused(what + ": safe_default_by refused: " + level.message() + "; recommend without it");
+    }
+  }
+  PULSE_ASSIGN_OR_RETURN(Statement sup, ctx.db.Prepare(
+      "UPDATE pulse_recommendations SET status = 'superseded', resolved_at = ? WHERE decision_id = ? AND status = 'open'"));
+  sup.Bind(1, FormatTime(now)).Bind(2, d.id);
+  PULSE_RETURN_IF_ERROR(sup.Run());
+  PULSE_ASSIGN_OR_RETURN(Statement put, ctx.db.Prepare(
+      "INSERT INTO pulse_recommendations(decision_id, option, text, why, evidence, confidence, blocks,"
+      " safe_default_by, needs, session, recommended_at, status) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')"));
+  put.Bind(1, d.id);
+  if (in.option) put.Bind(2, *in.option); else put.BindNull(2);
+  if (in.text) put.Bind(3, *in.text); else put.BindNull(3);
+  put.Bind(4, in.why).Bind(5, in.evidence).Bind(6, in.confidence).Bind(7, in.blocks.empty() ? d.blocks : in.blocks);
+  if (safe_by) put.Bind(8, *safe_by); else put.BindNull(8);
+  put.Bind(9, needs).Bind(10, in.session).Bind(11, FormatTime(now));
+  PULSE_RETURN_IF_ERROR(put.Run());
+  int64_t rec_id = ctx.db.LastInsertRowId();
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "recommended", in.session.empty() ? "pulse" : in.session,
+                                 {{"recommendation_id", rec_id},
+                                  {"option", in.option ? json(*in.option) : json(nullptr)},
+                                  {"text", in.text ? json(*in.text) : json(nullptr)},
+                                  {"confidence", in.confidence},
+                                  {"safe_default_by", safe_by ? json(*safe_by) : json(nullptr)}}));
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
+  return DecisionJson(ctx.db, after, now);
+}
+
+Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
+  const std::string what = "decision " + std::to_string(in.decision_id);
+  int given = (in.accept ? 1 : 0) + (in.option ? 1 : 0) + (in.text ? 1 : 0) + (in.dismiss ? 1 : 0);
+  if (given != 1) {
+    return Status::InvalidArgument(what + ": an answer is exactly one of accept, option, text or dismiss");
+  }
+  int64_t now = ctx.env.NowSeconds();
+  Transaction tx(ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, in.decision_id));
+  PULSE_ASSIGN_OR_RETURN(bool unattended, IsUnattendedSession(ctx.db, in.session));
+  if (unattended) {
+    // Kept in the log (the flight recorder), the decision itself untouched.
+    PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "answer_refused", in.session,
+                                   {{"reason", "unattended session"}}));
+    PULSE_RETURN_IF_ERROR(tx.Commit());
+    return Status::Refused(what + ": session \"" + in.session +
+                           "\" is a Pulse, scheduled or background session; only the owner answers (it may "
+                           "recommend instead); the decision stays " + d.status);
+  }
+  bool over_pulse_default = d.status == "answered" && d.answered_by && *d.answered_by == "pulse";
+  if (d.status == "dismissed") return Status::Conflict(what + " was dismissed at " + d.answered_at.value_or("?") + "; nothing changed");
+  if (d.status == "answered" && !over_pulse_default) {
+    return Status::Conflict(what + " was already answered by the owner at " + d.answered_at.value_or("?") +
+                            "; nothing changed");
+  }
+  PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(ctx.db, d.id));
+  std::optional<std::string> option = in.option, text = in.text;
+  if (in.accept) {
+    if (!rec) return Status::InvalidArgument(what + " has no Pulse recommendation to accept; answer with an option or text");
+    option = rec->option;
+    text = rec->text;
+  } else if (in.option) {
+    if (d.options.empty()) return Status::InvalidArgument(what + " has no options; answer with text");
+    if (std::find(d.options.begin(), d.options.end(), *in.option) == d.options.end()) {
+      std::string list;
+      for (const std::string& o : d.options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
+      return Status::InvalidArgument(what + ": option \"" + *in.option + "\" is not one of " + list);
+    }
+  } else if (in.text) {
+    PULSE_RETURN_IF_ERROR(NonEmpty(*in.text, what + ": answer text"));
+  }
+  if (!in.note.empty() && !IsUtf8Line(in.note)) return Status::InvalidArgument(what + ": note is not valid UTF-8 text");
+
+  std::string chosen = option ? *option : text.value_or("");
+  std::string kind, rec_status;
+  bool overruled = false;
+  if (in.dismiss) {
+    kind = "dismissed";
+    rec_status = "dismissed";
+    overruled = over_pulse_default;
+  } else if (rec && (in.accept || chosen == rec->Chosen())) {
+    kind = "accepted";
+    rec_status = "accepted";
+  } else if (rec) {
+    kind = "changed";
+    rec_status = rec->status == "applied" ? "overruled" : "changed";
+    overruled = true;
+  } else {
+    kind = "answered";
+  }
+
+  PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
+      "UPDATE pulse_decisions SET status = ?, answer_option = ?, answer_text = ?, answer_note = ?,"
+      " answered_by = 'owner', answer_session = ?, answer_kind = ?, overruled_pulse = ?, answered_at = ?"
+      " WHERE id = ?"));
+  upd.Bind(1, in.dismiss ? "dismissed" : "answered");
+  if (option && !in.dismiss) upd.Bind(2, *option); else upd.BindNull(2);
+  if (text && !in.dismiss) upd.Bind(3, *text); else upd.BindNull(3);
+  upd.Bind(4, in.note).Bind(5, in.session).Bind(6, kind).Bind(7, int64_t{overruled ? 1 : 0}).Bind(8, FormatTime(now)).Bind(9, d.id);
+  PULSE_RETURN_IF_ERROR(upd.Run());
+  if (rec) {
+    PULSE_ASSIGN_OR_RETURN(Statement r, ctx.db.Prepare(
+        "UPDATE pulse_recommendations SET status = ?, resolved_at = ? WHERE id = ?"));
+    r.Bind(1, rec_status).Bind(2, FormatTime(now)).Bind(3, rec->id);
+    PULSE_RETURN_IF_ERROR(r.Run());
+  }
+  std::string event = in.dismiss ? "dismissed" : (over_pulse_default && overruled ? "overruled_default" : "answered");
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, event, in.session.empty() ? "owner" : in.session,
+                                 {{"kind", kind}, {"chosen", in.dismiss ? json(nullptr) : json(chosen)},
+                                  {"note", in.note}, {"overruled_pulse", overruled}}));
+
+  // The owner-answer line: question, chosen option, note, accepted or overruled Pulse.
+  std::string line = "\"" + d.question + "\" → " + (in.dismiss ? std::string("dismissed") : chosen);
+  if (!in.note.empty()) line += " (note: " + in.note + ")";
+  if (over_pulse_default) {
+    line += kind == "accepted" ? "; confirmed Pulse's applied default"
+                               : "; overruled Pulse's applied default (" + rec->Chosen() + ")";
+  } else if (!rec) {
+    line += "; no Pulse recommendation";
+  } else if (kind == "accepted") {
+    line += "; accepted Pulse's recommendation";
+  } else {
+    line += "; overruled Pulse (recommended " + rec->Chosen() + ")";
+  }
+  PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kOwner, MemorySource::kOwnerAnswer, line));
+  PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
+  return DecisionJson(ctx.db, after, now);
+}
+
+Result<json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
+  const std::string what = "decision " + std::to_string(decision_id);
+  PULSE_RETURN_IF_ERROR(NonEmpty(result, what + ": result"));
+  int64_t now = ctx.env.NowSeconds();
+  Transaction tx(ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, decision_id));
+  if (d.status != "answered") {
+    return Status::Conflict(what + " is " + d.status + "; an outcome is recorded for an answered decision");
+  }
+  PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
+      "UPDATE pulse_decisions SET outcome = ?, outcome_at = ? WHERE id = ?"));
+  upd.Bind(1, result).Bind(2, FormatTime(now)).Bind(3, d.id);
+  PULSE_RETURN_IF_ERROR(upd.Run());
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "outcome", "pulse",
+                                 {{"result", result}, {"previous", OptJson(d.outcome)}}));
+  std::string line = "\"" + d.question + "\" → " + d.Chosen() + ": " + result;
+  PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kResult, line));
+  PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
+  return DecisionJson(ctx.db, after, now);
+}
+
+Result<json> ListDecisions(DecisionContext& ctx, const std::string& status) {
+  std::string filter = status.empty() ? "all" : status;
+  if (filter != "all" && filter != "pending" && filter != "answered" && filter != "dismissed") {
+    return Status::InvalidArgument("status \"" + status + "\" is not pending, answered, dismissed or all");
+  }
+  int64_t now = ctx.env.NowSeconds();
+  std::string sql = std::string("SELECT ") + kDecisionColumns + " FROM pulse_decisions";
+  if (filter != "all") sql += " WHERE status = ?";
+  sql += " ORDER BY id";
+  PULSE_ASSIGN_OR_RETURN(Statement q, ctx.db.Prepare(sql));
+  if (filter != "all") q.Bind(1, filter);
+  std::vector<Decision> rows;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    rows.push_back(ReadDecision(q));
+  }
+  json decisions = json::array();
+  for (const Decision& d : rows) {
+    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, d, now));
+    decisions.push_back(std::move(j));
+  }
+  // Answered more than a day ago and no result yet, whatever the filter.
+  PULSE_ASSIGN_OR_RETURN(Statement due, ctx.db.Prepare(
+      std::string("SELECT ") + kDecisionColumns +
+      " FROM pulse_decisions WHERE status = 'answered' AND outcome IS NULL AND answered_at < ? ORDER BY answered_at, id"));
+  due.Bind(1, FormatTime(now - kSecondsPerDay));
+  json outcomes_due = json::array();
+  std::vector<Decision> due_rows;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, due.Step());
+    if (!row) break;
+    due_rows.push_back(ReadDecision(due));
+  }
+  for (const Decision& d : due_rows) {
+    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, d, now));
+    outcomes_due.push_back(std::move(j));
+  }
+  return json{{"decisions", decisions}, {"outcomes_due", outcomes_due}};
+}
+
+Result<json> ApplyDueDefaults(DecisionContext& ctx) {
+  json applied = json::array(), skipped = json::array();
+  if (ctx.levels.answer != AnswerLevel::kAct) {
+    return json{{"answer", "recommend"},
+                {"applied", applied},
+                {"skipped", skipped},
+                {"reason", "pulse.autonomy.answer is recommend: Pulse never applies a default; the owner answers"}};
+  }
+  int64_t now = ctx.env.NowSeconds();
+  PULSE_ASSIGN_OR_RETURN(Statement q, ctx.db.Prepare(
+      "SELECT d.id FROM pulse_decisions d JOIN pulse_recommendations r ON r.decision_id = d.id"
+      " WHERE d.status = 'pending' AND r.status = 'open' AND r.safe_default_by IS NOT NULL AND r.safe_default_by <= ?"
+      " ORDER BY r.safe_default_by, d.id"));
+  q.Bind(1, FormatTime(now));
+  std::vector<int64_t> ids;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    ids.push_back(q.Int64(0));
+  }
+  for (int64_t id : ids) {
+    Transaction tx(ctx.db);
+    PULSE_RETURN_IF_ERROR(tx.Begin());
+    PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, id));
+    PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(ctx.db, id));
+    if (d.status != "pending" || !rec || rec->status != "open" || !rec->safe_default_by) continue;  // raced
+    // The levels may have changed since the recommendation was accepted.
+    Status level = CheckNeedsLevel(rec->needs, ctx.levels);
+    if (rec->confidence != "high") level = Status::Refused("confidence is " + rec->confidence);
+    if (!level.ok()) {
+      skipped.push_back({{"id", id}, {"reason", "not within Pulse's levels now: " + level.message()}});
+      continue;
+    }
+    PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
+        "UPDATE pulse_decisions SET status = 'answered', answer_option = ?, answer_text = ?, answer_note = '',"
+        " answered_by = 'pulse', answer_session = '', answer_kind = 'applied_by_pulse', overruled_pulse = 0,"
+        " answered_at = ? WHERE id = ?"));
+    if (rec->option) upd.Bind(1, *rec->option); else upd.BindNull(1);
+    if (rec->text) upd.Bind(2, *rec->text); else upd.BindNull(2);
+    upd.Bind(3, FormatTime(now)).Bind(4, id);
+    PULSE_RETURN_IF_ERROR(upd.Run());
+    PULSE_ASSIGN_OR_RETURN(Statement r, ctx.db.Prepare(
+        "UPDATE pulse_recommendations SET status = 'applied', resolved_at = ? WHERE id = ?"));
+    r.Bind(1, FormatTime(now)).Bind(2, rec->id);
+    PULSE_RETURN_IF_ERROR(r.Run());
+    PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "applied_default", "pulse",
+                                   {{"chosen", rec->Chosen()}, {"safe_default_by", *rec->safe_default_by}}));
+    std::string line = "\"" + d.question + "\" → " + rec->Chosen() + ": Pulse applied its safe default (no owner answer by " +
+                       *rec->safe_default_by + "); the owner can overrule it";
+    Status s = CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kPulseInference, line);
+    if (!s.ok()) {
+      skipped.push_back({{"id", id}, {"reason", s.message()}});
+      continue;
+    }
+    PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, id));
+    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, after, now));
+    applied.push_back(std::move(j));
+  }
+  return json{{"answer", "act"}, {"applied", applied}, {"skipped", skipped}};
+}
+
+}  // namespace pulse
