@@ -72,7 +72,7 @@ test('importing the Substack database shows the seed\'s alarm sentences on the g
   // The other cards computed by the same core.
   await page.locator('#readings .chart canvas').first().waitFor();
   assert.match(await page.locator('#routes').innerText(), /growth_funnel/);
-  if (fixture.cards.decisions) assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/);
+  if (fixture.cards.decisions) assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/i);
   if (fixture.cards.agentLog) {
     await page.locator('#agent-log .agent-group').first().waitFor();
     assert.match(await page.locator('#agent-log').innerText(), /stuck/);
@@ -140,6 +140,29 @@ test('accepting a recommendation moves the decision into the log', opts, async (
   assert.match(await entry.innerText(), new RegExp(`Accepted Pulse's recommendation: ${escapeRe(fixture.recommendedOption)}`));
   assert.equal(await needs.locator('.decision', { hasText: fixture.decisionQuestion }).count(), 0);
   await screenshot(page, 'pulse_tab_accepted');
+});
+
+test('goal memory is readable and editable in the copy', opts, async (t) => {
+  if (!fixture.cards.decisions) { t.skip('no goal memory in this build'); return; }
+  const page = await openPage();
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  const card = page.locator('#memory');
+  await card.getByRole('button', { name: 'Edit' }).waitFor();
+  await card.getByRole('button', { name: 'Edit' }).click();
+  const area = card.locator('textarea');
+  await area.waitFor();
+  assert.ok(await page.evaluate(() => document.activeElement.tagName === 'TEXTAREA'), 'the editor takes the focus');
+  const before = await area.inputValue();
+  const line = '- The owner: subscribers are counted on Mondays only.';
+  await area.fill(`${before.replace(/\s*$/, '')}\n\n## Owner notes\n${line}\n`);
+  await card.getByRole('button', { name: 'Save' }).click();
+  await card.locator('.memory-text', { hasText: 'subscribers are counted on Mondays only' }).waitFor();
+  assert.match(await card.innerText(), /Owner notes/);
+  // Stored in the copy: a reload shows it.
+  await page.reload();
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  await page.locator('#memory .memory-text', { hasText: 'subscribers are counted on Mondays only' }).waitFor();
+  await screenshot(page, 'pulse_tab_memory');
 });
 
 test('export downloads the changed copy; imported again it shows the answer; delete removes only that copy', opts, async () => {

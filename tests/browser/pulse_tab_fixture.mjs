@@ -52,8 +52,8 @@ export async function buildPulseTabFixture(dir) {
       '--option', fixture.recommendedOption, '--option', 'Keep them paused', '--blocks', 'growth_funnel runs', '--json'], '2026-10-04T12:00:00Z'));
     pulse(['decision', 'recommend', '--id', d1, '--option', fixture.recommendedOption,
       '--why', 'Growth work has not completed for 11 days and nothing runs while the schedules are paused.',
-      '--evidence', 'goal check 7 Oct: no run for 7 days with schedules paused', '--confidence', 'high',
-      '--safe-default-by', '2026-10-09T12:00:00Z'], '2026-10-04T12:05:00Z');
+      '--evidence', 'goal check 7 Oct: no run for 7 days with schedules paused', '--confidence', 'high'],
+      '2026-10-04T12:05:00Z');
     // A second pending one (left pending: the keyboard test opens its Change form).
     const d2 = idOf(pulse(['decision', 'create', '--question', fixture.secondQuestion,
       '--option', 'Yes, record it', '--option', 'No', '--blocks', 'the goal check', '--json'], '2026-10-06T09:00:00Z'));
