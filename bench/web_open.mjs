@@ -72,14 +72,18 @@ async function timePulseTab(context, url, dbPath) {
   await page.waitForFunction(() => performance.getEntriesByName('pulse:goal-card-shown').length > 0, null, { timeout: 120000 });
   const ms = await page.evaluate(() => performance.getEntriesByName('pulse:goal-card-shown')[0].startTime
     - performance.getEntriesByName('pulse:file-chosen')[0].startTime);
+  // Then the copy stored and every card of the stored copy requested.
+  await page.waitForFunction(() => performance.getEntriesByName('pulse:goal-check-answered').length > 0, null, { timeout: 120000 });
   const phases = await page.evaluate(() => {
     const at = (n) => (performance.getEntriesByName(n)[0] || {}).startTime;
     const t0 = at('pulse:file-chosen');
     return { importStart: at('pulse:import-start') - t0, importDone: at('pulse:import-done') - t0,
+      previewArrived: at('pulse:preview-arrived') - t0,
       requested: at('pulse:cards-requested') - t0, answered: at('pulse:goal-check-answered') - t0 };
   });
-  console.log(`  phases: import starts ${phases.importStart.toFixed(0)} ms, stored ${phases.importDone.toFixed(0)} ms, `
-    + `cards requested ${phases.requested.toFixed(0)} ms, goal.check answered ${phases.answered.toFixed(0)} ms`);
+  console.log(`  import sent at ${phases.importStart.toFixed(0)} ms, goal check from the file arrived at ${phases.previewArrived.toFixed(0)} ms`);
+  console.log(`  then: copy stored in OPFS at ${phases.importDone.toFixed(0)} ms, `
+    + `goal.check on the stored copy answered at ${phases.answered.toFixed(0)} ms`);
   const status = await page.locator('#goal-status .status-badge').innerText().catch(() => '(no badge)');
   // Leave OPFS as it was: delete the copy again.
   const open = page.locator('.copy.open');
@@ -87,7 +91,7 @@ async function timePulseTab(context, url, dbPath) {
   await open.getByRole('button', { name: 'Delete', exact: true }).click();
   await page.waitForFunction(() => !document.querySelector('.copy.open'));
   await page.close();
-  return { ms, status };
+  return { ms, status, stored: phases.importDone, answered: phases.answered };
 }
 
 async function timeSqlJs(context, url, dbPath) {

@@ -7,7 +7,7 @@
 //    actions change only the copy, which can be exported back to a file.
 // The cards are the same in both; only where the documents come from differs.
 import { html, render } from 'htm/preact';
-import { useState, useEffect, useRef, useCallback } from 'preact/hooks';
+import { useState, useEffect, useLayoutEffect, useRef, useCallback } from 'preact/hooks';
 import {
   GoalStatusCard, ReadingsCard, RunsByRouteCard, NeedsYouCard, DecisionLogCard, GoalMemoryCard,
   AgentLogCard, CardError, CardLoading,
@@ -128,7 +128,7 @@ function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
 
   useEffect(() => { setDocs({}); setErrors({}); load(); }, [load]);
   // For bench/web_open.mjs: when the goal status card first shows.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
   }, [!!docs.check, !!errors.check]);
   useEffect(() => { loadAgents(filters); }, [loadAgents, filters]);
@@ -208,7 +208,7 @@ function dbFromDirectoryEntry(entry) {
   });
 }
 
-function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, onDeleted, onVerified }) {
+function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, onDeleted, onVerified, onPreview, nowSeconds }) {
   const fileInput = useRef(null);
   const folderInput = useRef(null);
   const [progress, setProgress] = useState(null);
@@ -223,7 +223,8 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
     const name = copyNameFor(baseName, copies.map((c) => c.name));
     setProgress({ name, fraction: 0, phase: 'reading', size: file.size });
     try {
-      await store.importFile(name, file, source, (fraction, phase) => setProgress({ name, fraction, phase, size: file.size }));
+      await store.importFile(name, file, source, (fraction, phase) => setProgress({ name, fraction, phase, size: file.size }),
+        (check) => onPreview({ name, check }), nowSeconds);
       setInfo(`Imported ${name} (${formatBytes(file.size)}).${warn ? ` ${warn}` : ''}`);
       // Open it first: the goal status card is what the owner waits for.
       await onImported(name);
@@ -241,6 +242,7 @@ function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, o
       setError(`Not imported: ${err.message || err}. Your other copies are unchanged.`);
     } finally {
       setProgress(null);
+      onPreview(null);
     }
   };
 
@@ -387,6 +389,15 @@ function ServerPanel({ api, workflows, error, openName, onOpen, token, tokenStat
 
 // ---------- the page ----------
 
+// The goal status card of a file still being stored: computed by the core in
+// the worker from the File itself, before the copy exists.
+function PreviewCard({ preview, nowSeconds }) {
+  useLayoutEffect(() => { requestAnimationFrame(() => performance.mark('pulse:goal-card-shown')); }, []);
+  const nowMs = (nowSeconds !== undefined ? nowSeconds : Date.now() / 1000) * 1000;
+  return html`<div class="open-title"><h2>${preview.name}</h2><span class="muted">storing the copy in this browser… the other cards follow</span></div>
+    <div class="dashboard"><${GoalStatusCard} check=${preview.check} nowMs=${nowMs} /></div>`;
+}
+
 function NowSetting({ nowSeconds, nowError, onNow }) {
   const [draft, setDraft] = useState(nowSeconds !== undefined ? isoSeconds(nowSeconds) : '');
   return html`<form class="now-setting" onSubmit=${(e) => { e.preventDefault(); onNow(draft.trim()); }}>
@@ -416,6 +427,8 @@ function App() {
   const [copies, setCopies] = useState([]);
   const [open, setOpen] = useState(null); // {kind, name}
   const [dirty, setDirty] = useState({});
+  // The goal check computed on a file being imported, shown until it is stored.
+  const [preview, setPreview] = useState(null);
 
   const refreshCopies = useCallback(async (s = store) => {
     if (!s) return [];
@@ -503,14 +516,16 @@ function App() {
               onOpen=${(name) => setOpen({ kind: 'local', name })}
               onImported=${async (name) => { setOpen({ kind: 'local', name }); await refreshCopies(); }}
               onDeleted=${async (name) => { await refreshCopies(); if (open && open.name === name) setOpen(null); }}
-              onVerified=${() => refreshCopies()} />`
+              onVerified=${() => refreshCopies()} onPreview=${setPreview} nowSeconds=${nowSeconds} />`
           : html`<${ServerPanel} api=${api} workflows=${workflows} error=${serverError}
               openName=${open && open.kind === 'server' ? open.name : ''}
               onOpen=${(name) => setOpen({ kind: 'server', name })}
               token=${token} tokenState=${tokenState} onToken=${onToken} />`}
       </aside>
       <main class="main" id="main">
-        ${sourceRef.current.source
+        ${preview && preview.check
+          ? html`<${PreviewCard} preview=${preview} nowSeconds=${nowSeconds} />`
+          : sourceRef.current.source
           ? html`<div class="open-title"><h2>${open.name}</h2>
               <span class="muted">${open.kind === 'local' ? 'local copy' : 'on the server'}${dirty[key] ? ' · changed in this browser — export to keep' : ''}</span></div>
             <${Dashboard} key=${key + (shownNow || '')} source=${sourceRef.current.source} nowSeconds=${shownNow}

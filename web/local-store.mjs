@@ -57,13 +57,21 @@ export class LocalStore {
   // (reporting progress) without a copy in this page; the worker checks the
   // header again and that the stored copy opens. A bad file is refused
   // before anything is stored, so the other copies are never touched.
-  async importFile(name, file, source, onProgress = () => {}) {
+  // `onPreview(check)`, when given, gets the goal check computed on the File
+  // itself (the few pages it needs) before the copy is stored.
+  async importFile(name, file, source, onProgress = () => {}, onPreview = null, nowSeconds = undefined) {
     const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
     const problem = checkSqliteHeader(head, file.size, file.name);
     if (problem) throw new Error(problem);
     onProgress(0, 'storing');
     performance.mark('pulse:import-start');
-    await this.client.importFile(name, file, (loaded, total) => onProgress(total ? loaded / total : 0, 'storing'));
+    await this.client.importFile(name, file, (loaded, total, msg) => {
+      if (msg && msg.preview && onPreview) {
+        performance.mark('pulse:preview-arrived');
+        onPreview(msg.preview);
+      }
+      onProgress(total ? loaded / total : 0, 'storing');
+    }, onPreview ? { method: 'goal.check', args: {}, now: nowSeconds } : undefined);
     performance.mark('pulse:import-done');
     const meta = readMeta();
     meta[name] = { size: file.size, importedAt: new Date().toISOString(), source };

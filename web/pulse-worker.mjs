@@ -58,11 +58,17 @@ const handlers = {
     });
   },
   // A File or Blob streamed into OPFS (opfs-pool.mjs importFile).
-  async importFile({ name, file }, post) {
+  // With `preview: {method, args, now}`, that core method's result on the
+  // File itself comes first, as a progress message {preview}.
+  async importFile({ name, file, preview }, post) {
     const p = needPool();
     p.closeDb(name);
     return p.importFile(name, file, {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
+      preview: preview
+        ? (db) => post({ type: 'progress', loaded: 0, total: file.size,
+          preview: new api.Pulse(db).call(preview.method, preview.args ?? {}, { now: preview.now }) })
+        : null,
     });
   },
   export({ name }) {
