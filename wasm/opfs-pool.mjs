@@ -159,6 +159,11 @@ export class OpfsPool {
         this.clearSlot(slot);
       }
     }
+    // Left over by a tab that died: temp files, and journals of no copy.
+    for (const [path, slot] of [...this.byPath]) {
+      const orphanJournal = path.endsWith('-journal') && !this.byPath.has(path.slice(0, -'-journal'.length));
+      if (slot.flags & SQLITE_OPEN_DELETEONCLOSE || orphanJournal) this.clearSlot(slot);
+    }
   }
 
   async createHandle(handle, waitMs) {

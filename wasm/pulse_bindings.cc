@@ -1,10 +1,14 @@
-// Embind registrations for the Pulse facade: one entry point that routes a
-// named core API method (core/api.h) over the connection a JS Database owns.
-// Errors cross as data ({"error": ..., "code": ...}); the JS wrapper throws.
-#include <emscripten/bind.h>
+// The Pulse facade's one entry point: routes a named core API method
+// (core/api.h) over the connection a JS Database owns. Errors cross as data
+// ({"error": ..., "code": ...}); the JS wrapper throws. A plain C export
+// (JS side: Module.pulseCall in wasm/pulse-post.js) rather than Embind,
+// whose runtime cost the module ~10 KB gzip of its 450 KB budget.
+#include <emscripten/emscripten.h>
 #include <sqlite3.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +49,12 @@ std::string PulseCall(uintptr_t db_ptr, const std::string& method, const std::st
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(pulse_facade) {
-  emscripten::function("pulseCall", &PulseCall);
+// Returns the reply as a NUL-terminated JSON string in memory from malloc
+// (the caller frees it); NULL only when out of memory.
+extern "C" EMSCRIPTEN_KEEPALIVE char* pulse_call(uintptr_t db_ptr, const char* method, const char* args_json,
+                                                 double now_seconds) {
+  std::string out = PulseCall(db_ptr, method ? method : "", args_json ? args_json : "", now_seconds);
+  char* p = static_cast<char*>(std::malloc(out.size() + 1));
+  if (p) std::memcpy(p, out.c_str(), out.size() + 1);
+  return p;
 }

@@ -10,7 +10,8 @@
 // `new Database(bytes)` checks the bytes at once and throws an Error naming
 // the problem for empty, truncated or non-SQLite input (sql.js opens them and
 // fails later, or treats empty as new); `export()` leaves prepared statements
-// usable (sql.js frees them).
+// usable (sql.js frees them); create_function, create_aggregate, updateHook,
+// iterateStatements and getNormalizedSQL are not provided.
 import createPulseModule from './pulse.mjs';
 import { RESULT_CODE_NAMES } from './result-codes.mjs';
 
@@ -23,28 +24,30 @@ const SQLITE_TEXT = 3;
 const SQLITE_BLOB = 4;
 const SQLITE_OPEN_READWRITE = 0x2;
 const SQLITE_OPEN_CREATE = 0x4;
+const SQLITE_TRANSIENT = -1;
+const STRING_SCRATCH_BYTES = 4096;
 
 const HEADER_MAGIC = 'SQLite format 3\0';
 
 // Checks that `bytes` look like a whole SQLite database file: the header
 // magic, a valid page size, and a length that is the header's page count
 // times the page size. Throws an Error naming `what` and the problem.
-export function checkDatabaseBytes(bytes, what = 'the database bytes') {
+export function checkDatabaseBytes(bytes, what = 'the given database') {
   const n = bytes.length;
-  if (n === 0) throw new Error(`${what} are empty (0 bytes): not a SQLite database`);
-  if (n < 100) throw new Error(`${what} are not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
+  if (n === 0) throw new Error(`${what} is empty (0 bytes): not a SQLite database`);
+  if (n < 100) throw new Error(`${what} is not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
   for (let i = 0; i < 16; i++) {
     if (bytes[i] !== HEADER_MAGIC.charCodeAt(i)) {
-      throw new Error(`${what} are not a SQLite database (no "SQLite format 3" header)`);
+      throw new Error(`${what} is not a SQLite database (no "SQLite format 3" header)`);
     }
   }
   let pageSize = (bytes[16] << 8) | bytes[17];
   if (pageSize === 1) pageSize = 65536;
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new Error(`${what} are not a valid SQLite database: bad page size ${pageSize} in the header`);
+    throw new Error(`${what} is not a valid SQLite database: bad page size ${pageSize} in the header`);
   }
   if (n % pageSize !== 0) {
-    throw new Error(`${what} are truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
+    throw new Error(`${what} is truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
   }
   const u32 = (o) => ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
   const pageCount = u32(28);
@@ -53,10 +56,10 @@ export function checkDatabaseBytes(bytes, what = 'the database bytes') {
   if (pageCount !== 0 && u32(92) === u32(24)) {
     const expected = pageCount * pageSize;
     if (n < expected) {
-      throw new Error(`${what} are truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
+      throw new Error(`${what} is truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
     }
     if (n > expected) {
-      throw new Error(`${what} are not a valid SQLite database: ${n} bytes where the header says ${expected}`);
+      throw new Error(`${what} is not a valid SQLite database: ${n} bytes where the header says ${expected}`);
     }
   }
   return { pageSize, pageCount: n / pageSize };
@@ -84,6 +87,20 @@ export async function initPulse(options = {}) {
 
 // The classes over an already-loaded module (one set per module instance).
 export function bindApi(Module) {
+  // Emscripten 3.1's Module._f is a wrapper that calls the wasm export
+  // through .apply and replaces itself only on Module; held in a local it
+  // would stay slow forever. Look up the export it forwards to instead.
+  const direct = (fn) => {
+    const m = /\["asm"\]\["([^"]+)"\]/.exec(Function.prototype.toString.call(fn));
+    const raw = m && Module.asm ? Module.asm[m[1]] : null;
+    return typeof raw === 'function' ? raw : fn;
+  };
+  const fns = {};
+  for (const key of Object.keys(Module)) {
+    if (key.startsWith('_sqlite3_') || key.startsWith('_pulse_') || key === '_malloc' || key === '_free') {
+      fns[key] = direct(Module[key]);
+    }
+  }
   const {
     _malloc, _free, _sqlite3_open_v2, _sqlite3_close_v2, _sqlite3_errmsg, _sqlite3_errstr,
     _sqlite3_extended_errcode, _sqlite3_exec, _sqlite3_changes, _sqlite3_prepare_v2, _sqlite3_step,
@@ -92,11 +109,12 @@ export function bindApi(Module) {
     _sqlite3_bind_parameter_index, _sqlite3_data_count, _sqlite3_column_count, _sqlite3_column_name,
     _sqlite3_column_type, _sqlite3_column_double, _sqlite3_column_text, _sqlite3_column_blob,
     _sqlite3_column_bytes, _sqlite3_malloc, _sqlite3_free, _pulse_db_from_bytes, _pulse_db_to_bytes,
-    UTF8ToString, stringToUTF8, lengthBytesUTF8,
-  } = Module;
+  } = fns;
+  const { UTF8ToString, stringToUTF8, lengthBytesUTF8 } = Module;
 
   // Scratch words for out-parameters (sqlite3**, sqlite3_stmt**, tails).
   const scratch = _malloc(16);
+  const stringScratch = _malloc(STRING_SCRATCH_BYTES);
   const i32 = (p) => Module.HEAP32[p >> 2];
 
   function newCString(s) {
@@ -132,17 +150,6 @@ export function bindApi(Module) {
     } finally {
       _free(name);
       if (vfsName) _free(vfsName);
-    }
-  }
-
-  // Runs `sql` (no rows expected) straight through sqlite3_exec; throws.
-  function execRaw(db, sql) {
-    const p = newCString(sql);
-    try {
-      const rc = _sqlite3_exec(db, p, 0, 0, 0);
-      if (rc !== SQLITE_OK) throw sqliteError(db, rc);
-    } finally {
-      _free(p);
     }
   }
 
@@ -192,7 +199,7 @@ export function bindApi(Module) {
       queryFirst(db, 'SELECT count(*) FROM sqlite_schema');
     } catch (e) {
       _sqlite3_close_v2(db);
-      throw new Error(`${what} are not a usable SQLite database: ${e.message}`);
+      throw new Error(`${what} is not a usable SQLite database: ${e.message}`);
     }
     return db;
   }
@@ -218,11 +225,15 @@ export function bindApi(Module) {
       this.db = db;
       this.pos = 1;
       this.allocatedmem = [];
+      // True while the statement is reset with no bindings: bind() can skip
+      // the reset sql.js always does (run() has just done it).
+      this.clean = true;
     }
 
     bind(values) {
       if (!this.stmt) throw 'Statement closed';
-      this.reset();
+      if (!this.clean) this.reset();
+      this.clean = false;
       if (Array.isArray(values)) return this.bindFromArray(values);
       if (values != null && typeof values === 'object') return this.bindFromObject(values);
       return true;
@@ -231,6 +242,7 @@ export function bindApi(Module) {
     step() {
       if (!this.stmt) throw 'Statement closed';
       this.pos = 1;
+      this.clean = false;
       const ret = _sqlite3_step(this.stmt);
       if (ret === SQLITE_ROW) return true;
       if (ret === SQLITE_DONE) return false;
@@ -315,6 +327,13 @@ export function bindApi(Module) {
 
     bindString(string, pos) {
       if (pos == null) pos = this.pos++;
+      // Short strings go through one reused buffer and SQLite copies them
+      // (SQLITE_TRANSIENT): no malloc/free per value on the hot insert path.
+      if (string.length * 3 < STRING_SCRATCH_BYTES) {
+        const len = stringToUTF8(string, stringScratch, STRING_SCRATCH_BYTES);
+        this.db.handleError(_sqlite3_bind_text(this.stmt, pos, stringScratch, len, SQLITE_TRANSIENT));
+        return true;
+      }
       const len = lengthBytesUTF8(string);
       const p = _malloc(len + 1);
       stringToUTF8(string, p, len + 1);
@@ -393,7 +412,9 @@ export function bindApi(Module) {
 
     reset() {
       this.freemem();
-      return _sqlite3_clear_bindings(this.stmt) === SQLITE_OK && _sqlite3_reset(this.stmt) === SQLITE_OK;
+      const ok = _sqlite3_clear_bindings(this.stmt) === SQLITE_OK && _sqlite3_reset(this.stmt) === SQLITE_OK;
+      this.clean = true;
+      return ok;
     }
 
     freemem() {
@@ -419,7 +440,7 @@ export function bindApi(Module) {
       if (data == null) {
         this.db = openRaw(':memory:', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, null);
       } else {
-        this.db = openFromBytes(toBytes(data), 'the database bytes');
+        this.db = openFromBytes(toBytes(data), 'the given database');
       }
     }
 
@@ -576,18 +597,18 @@ export function bindApi(Module) {
 
   // Full check of a database image: the header rules, then SQLite's
   // integrity_check on an in-memory copy. Throws an Error naming `what`.
-  function validateDatabaseBytes(bytes, what = 'the database bytes') {
+  function validateDatabaseBytes(bytes, what = 'the given database') {
     const db = openFromBytes(bytes, what);
     try {
       const result = queryFirst(db, 'PRAGMA integrity_check(1)');
-      if (result !== 'ok') throw new Error(`${what} fail SQLite's integrity check: ${result}`);
+      if (result !== 'ok') throw new Error(`${what} fails SQLite's integrity check: ${result}`);
     } catch (e) {
       if (e.message.startsWith(what)) throw e;
-      throw new Error(`${what} fail SQLite's integrity check: ${e.message}`);
+      throw new Error(`${what} fails SQLite's integrity check: ${e.message}`);
     } finally {
       _sqlite3_close_v2(db);
     }
   }
 
-  return { Database, Statement, Pulse, Module, validateDatabaseBytes, checkDatabaseBytes, execRaw };
+  return { Database, Statement, Pulse, Module, validateDatabaseBytes, checkDatabaseBytes };
 }

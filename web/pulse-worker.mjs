@@ -122,7 +122,9 @@ self.onmessage = (event) => {
       post({ type, result }, transfer);
     } catch (e) {
       const message = typeof e === 'string' ? e : e && e.message ? e.message : String(e);
-      post({ type: 'error', result: { operation: type, message, code: (e && e.code) || undefined } });
+      const result = { operation: type, message };
+      if (e && e.code) result.code = e.code;
+      post({ type: 'error', result });
     }
   });
 };
