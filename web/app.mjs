@@ -515,7 +515,11 @@ function App() {
               openName=${open && open.kind === 'local' ? open.name : ''}
               onOpen=${(name) => setOpen({ kind: 'local', name })}
               onImported=${async (name) => { setOpen({ kind: 'local', name }); await refreshCopies(); }}
-              onDeleted=${async (name) => { await refreshCopies(); if (open && open.name === name) setOpen(null); }}
+              onDeleted=${async (name) => {
+                if (localStorage.getItem('pulse.lastCopy') === name) localStorage.removeItem('pulse.lastCopy');
+                await refreshCopies();
+                if (open && open.name === name) setOpen(null);
+              }}
               onVerified=${() => refreshCopies()} onPreview=${setPreview} nowSeconds=${nowSeconds} />`
           : html`<${ServerPanel} api=${api} workflows=${workflows} error=${serverError}
               openName=${open && open.kind === 'server' ? open.name : ''}

@@ -345,3 +345,14 @@ test('offline: after one visit the page, the worker and the WASM module come fro
     for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
   });
 });
+
+test('after a browser restart on the same profile the copy and its answers are still there', opts, async () => {
+  await context.close();
+  context = await launchBrowser(join(tmp.dir, 'profile'));
+  const page = await openPage();
+  await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  assert.equal((await alarmTexts(page)).length, SEED_ALARMS.length);
+  if (fixture.cards.decisions) {
+    await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
+  }
+});
