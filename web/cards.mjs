@@ -4,7 +4,7 @@
 // so each card renders the same in Node (preact-render-to-string, unit
 // tests) and in the browser.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   statusWord, formatTime, formatDay, formatNumber, formatSpan, ago, parseTime,
 } from './format.mjs';
@@ -240,7 +240,8 @@ function ChangeForm({ decision, onSubmit, onCancel, busy }) {
   const [text, setText] = useState('');
   const [note, setNote] = useState('');
   const first = useRef(null);
-  useEffect(() => { if (first.current) first.current.focus(); }, []);
+  // Focus moves into the form as it appears (keyboard users land in it).
+  useLayoutEffect(() => { if (first.current) first.current.focus(); }, []);
   const submit = (e) => {
     e.preventDefault();
     if (choice === '__text') {
@@ -367,7 +368,7 @@ export function GoalMemoryCard({ doc, onSave, readOnly, saving, error }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const area = useRef(null);
-  useEffect(() => { if (editing && area.current) area.current.focus(); }, [editing]);
+  useLayoutEffect(() => { if (editing && area.current) area.current.focus(); }, [editing]);
   const text = doc && typeof doc.text === 'string' ? doc.text : '';
   const start = () => { setDraft(text); setEditing(true); };
   const save = async (e) => {

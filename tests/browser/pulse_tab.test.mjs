@@ -151,7 +151,7 @@ test('goal memory is readable and editable in the copy', opts, async (t) => {
   await card.getByRole('button', { name: 'Edit' }).click();
   const area = card.locator('textarea');
   await area.waitFor();
-  assert.ok(await page.evaluate(() => document.activeElement.tagName === 'TEXTAREA'), 'the editor takes the focus');
+  await page.waitForFunction(() => document.activeElement.tagName === 'TEXTAREA', null, { timeout: 5000 });
   const before = await area.inputValue();
   const line = '- The owner: subscribers are counted on Mondays only.';
   await area.fill(`${before.replace(/\s*$/, '')}\n\n## Owner notes\n${line}\n`);
@@ -209,8 +209,10 @@ test('a large database shows a progress bar while it is stored', opts, async () 
   db.close();
   await importFile(page, big);
   const bar = page.locator('#import-progress');
-  await bar.waitFor({ timeout: 10000 });
-  assert.match(await page.locator('.progress').innerText(), /large \(\d+\.\d MB\)/);
+  // Read the label in the same tick that finds the bar (it goes once stored).
+  const label = await (await page.waitForFunction(() => document.querySelector('#import-progress')
+    && document.querySelector('.progress').textContent, null, { timeout: 10000 })).jsonValue();
+  assert.match(label, /Storing large \(\d+\.\d MB\)… \d+%/);
   await screenshot(page, 'pulse_tab_progress');
   await page.locator('.copies .copy.open[data-name="large"]').waitFor({ timeout: 60000 });
   await page.locator('#goal-status .alarms').waitFor();
@@ -301,8 +303,8 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
   await page.keyboard.press('Space');
   const form = page.locator('.change-form');
   await form.waitFor();
-  const focusedInForm = await page.evaluate(() => !!document.activeElement.closest('.change-form'));
-  assert.ok(focusedInForm, 'the Change form takes the focus');
+  // The Change form takes the focus.
+  await page.waitForFunction(() => !!document.activeElement.closest('.change-form'), null, { timeout: 5000 });
   await screenshot(page, 'pulse_tab_keyboard_change_form');
   // Arrow to the other option, Tab past the note to "Send answer", Enter.
   await page.keyboard.press('ArrowDown');
@@ -313,7 +315,7 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
   const entry = page.locator('#decision-log .log-entry', { hasText: fixture.secondQuestion });
   await entry.waitFor();
   assert.match(await entry.innerText(), /Changed from Pulse's recommendation to: No/);
-  assert.ok(await page.evaluate(() => document.activeElement.classList.contains('notice')), 'focus kept on the notice');
+  await page.waitForFunction(() => document.activeElement.classList.contains('notice'), null, { timeout: 5000 });
 });
 
 function escapeRe(s) {
