@@ -70,6 +70,27 @@ Result<std::string> LoadOrCreateOwnerToken(const std::string& workspace) {
 
 namespace {
 
+// Served at / only when the Pulse tab's files (web/index.html) are not found:
+// the workflows' goal status straight from the API, so the server is never a
+// blank page.
+const char* kFallbackPage = R"HTML(<!doctype html>
+<html lang="en"><meta charset="utf-8"><title>Pulse</title>
+<style>body{font:15px system-ui,sans-serif;margin:2em;max-width:60em}li{margin:.3em 0}.s{font-weight:600}</style>
+<h1>Pulse</h1>
+<p>The Pulse tab's files (<code>web/</code>) are not found next to this server (see <code>--web-root</code>);
+this page shows the goal status from the JSON API (<a href="/api/workflows">/api/workflows</a>).</p>
+<div id="w">Loading…</div>
+<script type="module">
+const esc = (t) => String(t).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+const r = await fetch('/api/workflows');
+const { workflows } = await r.json();
+document.getElementById('w').innerHTML = workflows.map((w) => `<h2>${esc(w.name)}:
+  <span class="s">${esc((w.status || w.error || '').replace('_', ' '))}</span></h2>
+  <ul>${((w.goal_status && w.goal_status.alarms) || []).map((a) => `<li>${esc(a.message)}</li>`).join('')}</ul>`).join('');
+</script>
+</html>
+)HTML";
+
 // Debian's cpp-httplib 0.11 listens with a backlog of 5: under a burst of
 // new connections (200 clients) the kernel drops SYNs and clients retry after
 // a second. The listening socket is protected; this exposes it so the
@@ -316,6 +337,11 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);
+  if (file.empty() && path == "/") {
+    res.status = 200;
+    res.set_content(kFallbackPage, "text/html; charset=utf-8");
+    return;
+  }
   if (file.empty()) return ReplyError(res, status, reason + ": " + path);
   Result<std::string> body = env_->ReadFile(file);
   if (!body.ok()) return ReplyError(res, 404, "not found: " + path);
@@ -524,6 +550,9 @@ int Serve(const ServeOptions& in) {
     return 1;
   }
   server.RaiseBacklog(1024);
+  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
+    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do", options.host);
+  }
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);

@@ -109,9 +109,17 @@ test('the owner token survives a restart; write routes need it and change nothin
 
 test('bad input gets a 4xx with a JSON reason and touches nothing outside the workspace', async () => {
   const { tmp, ws } = setup();
-  const s = await startServer(ws, ['--no-tick', '--max-body', '4096']);
+  const empty = join(tmp.dir, 'empty-web');
+  mkdirSync(empty);
+  const s = await startServer(ws, ['--no-tick', '--max-body', '4096', '--web-root', empty]);
   const owner = s.ownerToken;
   try {
+    // Without the tab's files, / is a small status page, never a blank one.
+    const page = await request(s.url);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type'), /text\/html/);
+    assert.match(page.text, /\/api\/workflows/);
+    assert.equal((await request(`${s.url}app.mjs`)).status, 404);
     // Unknown workflow and names that try to leave Workflow/.
     const unknown = await request(`${s.url}api/workflows/nope/goal-status`);
     assert.equal(unknown.status, 404);
@@ -140,11 +148,20 @@ test('bad input gets a 4xx with a JSON reason and touches nothing outside the wo
     });
     assert.equal(big.status, 413);
     assert.match(big.body.error, /larger/);
+    // A workflow whose workflow.json is malformed: named, with the file and the problem; the others go on.
+    mkdirSync(join(ws, 'Workflow', 'broken'));
+    writeFileSync(join(ws, 'Workflow', 'broken', 'workflow.json'), '{"goal": ');
+    const broken = await request(`${s.url}api/workflows/broken/goal-status`);
+    assert.equal(broken.status, 400);
+    assert.match(broken.body.error, /broken\/workflow\.json: malformed JSON/);
+    const listed = (await request(`${s.url}api/workflows`)).body.workflows;
+    assert.match(listed.find((w) => w.name === 'broken').error, /malformed JSON/);
     // The server goes on.
     assert.equal((await request(`${s.url}api/health`)).status, 200);
     // Nothing appeared outside the workspace's own folders.
     assert.deepEqual(readdirSync(ws).sort(), ['.pulse', 'Workflow']);
-    assert.deepEqual(readdirSync(join(ws, 'Workflow')).sort(), ['healthy', 'substack']);
+    assert.deepEqual(readdirSync(join(ws, 'Workflow')).sort(), ['broken', 'healthy', 'substack']);
+    assert.deepEqual(readdirSync(join(ws, 'Workflow', 'broken')), ['workflow.json']);
   } finally {
     await s.stop();
     tmp.cleanup();
