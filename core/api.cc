@@ -28,6 +28,9 @@ const ApiRegistry& Api() {
     AddAgentLogApi(r);
     AddGoalApi(r);
     // Modules add their AddXxxApi(r) call here, one line each.
+    AddOutboxApi(r);
+    AddPulseToolsApi(r);
+    AddPulseTurnsApi(r);
     AddDecisionsApi(r);
     return r;
   }();

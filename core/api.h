@@ -57,6 +57,9 @@ Result<ApiContext> ContextFromDb(Db& db, Env& env);
 
 // Per-module registration (each defined next to its module).
 void AddCoreApi(ApiRegistry& registry);
+void AddOutboxApi(ApiRegistry& registry);
+void AddPulseToolsApi(ApiRegistry& registry);
+void AddPulseTurnsApi(ApiRegistry& registry);
 void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);

@@ -47,6 +47,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
+  PULSE_RETURN_IF_ERROR(EnsureOutboxSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db));
   return Status::OK();
 }

@@ -27,6 +27,7 @@ Status EnsureSchema(Db& db);
 
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
+Status EnsureOutboxSchema(Db& db);
 Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);

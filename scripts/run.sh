@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds both targets, shows the
-# native program's version and serves the page that opens a database copy
-# from OPFS (web/opfs-demo.html) on http://127.0.0.1:8080 (PULSE_PORT to
-# change). Later issues switch this to `pulse serve` on a demo workspace.
+# The main job: installs what is missing, builds, generates a demo workspace
+# (once; PULSE_DEMO_FRESH=1 makes a new one) and serves it with `pulse serve`,
+# so the Pulse tab shows a real workflow in the seed's situation and a healthy
+# one. Environment: PULSE_WORKSPACE (serve this workspace instead of the
+# demo), PULSE_DEMO_WORKSPACE (where the demo goes; default demo-workspace/),
+# PULSE_HOST (default 127.0.0.1), PULSE_PORT (default 8080), PULSE_RUNNER
+# (an external runner command; default the built-in rules runner).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 bash scripts/setup.sh
-build/native/pulse --version
-PORT=${PULSE_PORT:-8080}
-echo "open http://127.0.0.1:${PORT}/opfs-demo.html (Ctrl-C to stop)"
-exec node scripts/serve-static.mjs --host 127.0.0.1 --port "$PORT"
+
+WS=${PULSE_WORKSPACE:-}
+if [ -z "$WS" ]; then
+  WS=${PULSE_DEMO_WORKSPACE:-$ROOT/demo-workspace}
+  if [ "${PULSE_DEMO_FRESH:-0}" = 1 ]; then rm -rf "$WS"; fi
+  if [ ! -d "$WS/Workflow" ]; then
+    node scripts/demo_workspace.mjs "$WS" --pulse build/native/pulse
+  fi
+fi
+
+ARGS=(serve --workspace "$WS" --host "${PULSE_HOST:-127.0.0.1}" --port "${PULSE_PORT:-8080}")
+if [ -n "${PULSE_RUNNER:-}" ]; then ARGS+=(--runner "$PULSE_RUNNER"); fi
+# The demo built from the seed's fixture runs on the seed's day.
+if [ -f "$WS/.pulse/demo-now" ]; then ARGS+=(--now-file "$WS/.pulse/demo-now"); fi
+echo "run: serving $WS — open the URL below in a browser; Ctrl-C stops the server"
+exec build/native/pulse "${ARGS[@]}"

@@ -1,0 +1,101 @@
+// bench/server.mjs: 200 concurrent loopback clients reading a workflow's goal
+// status from the real `pulse serve` while the scheduler tick writes (the
+// injected clock moves a day every 250 ms, so every tick starts a goal check
+// that records the check, agent-log rows, a decision and an outbox message),
+// and the owner posts messages to Pulse. Prints requests/second, p50/p99
+// latency and the error count. Bounded: REQUESTS total (default 20000) or
+// 60 s, whichever comes first. Loopback only.
+//
+//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive]
+import http from 'node:http';
+import { join } from 'node:path';
+import { makeTempDir, startServer, buildSubstack, buildHealthy, setNow, request } from '../tests/server/helpers.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(argv[i + 1]) : def;
+};
+const CLIENTS = opt('clients', 200);
+const REQUESTS = opt('requests', 20000);
+const KEEP_ALIVE = argv.includes('--keep-alive');
+const THREADS = opt('threads', 32);
+const MAX_SECONDS = 60;
+
+const tmp = makeTempDir('pulse-bench-server-');
+const ws = join(tmp.dir, 'ws');
+buildSubstack(ws);
+buildHealthy(ws);
+const nowFile = join(tmp.dir, 'now');
+let day = Date.parse('2026-10-07T12:00:00Z');
+setNow(nowFile, new Date(day).toISOString().replace('.000Z', 'Z'));
+const server = await startServer(ws, ['--tick-seconds', '0.1', '--now-file', nowFile, '--threads', String(THREADS)]);
+const url = new URL(`${server.url}api/workflows/substack/goal-status`);
+const agent = new http.Agent({ keepAlive: KEEP_ALIVE, maxSockets: CLIENTS });
+
+function get() {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const req = http.get({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
+      let n = 0;
+      res.on('data', (d) => { n += d.length; });
+      res.on('end', () => resolve({ ok: res.statusCode === 200 && n > 0, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+    });
+    req.on('error', (e) => resolve({ ok: false, ms: Number(process.hrtime.bigint() - t0) / 1e6, error: e.message }));
+  });
+}
+
+// Writers: the clock moves a day every 250 ms (a goal check per tick), and a
+// message to Pulse every 500 ms.
+let writing = true;
+const clock = setInterval(() => {
+  day += 86400000;
+  setNow(nowFile, new Date(day).toISOString().replace('.000Z', 'Z'));
+}, 250);
+const talker = (async () => {
+  let sent = 0;
+  while (writing) {
+    if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
+      console.error(`server exited (${server.proc.exitCode ?? server.proc.signalCode}): ${server.stderr.slice(-2000)}`);
+      process.exit(1);
+    }
+    const r = await request(`${server.url}api/workflows/substack/messages`, { method: 'POST', token: server.ownerToken, body: { text: `bench ${sent}` } });
+    if (r.status === 202) sent++;
+    await new Promise((r2) => setTimeout(r2, 500));
+  }
+  return sent;
+})();
+
+const latencies = [];
+let errors = 0;
+let issued = 0;
+const errorSamples = new Set();
+const t0 = Date.now();
+async function client() {
+  while (issued < REQUESTS && Date.now() - t0 < MAX_SECONDS * 1000) {
+    issued++;
+    const r = await get();
+    latencies.push(r.ms);
+    if (!r.ok) { errors++; if (r.error) errorSamples.add(r.error); }
+  }
+}
+await Promise.all(Array.from({ length: CLIENTS }, client));
+const elapsed = (Date.now() - t0) / 1000;
+writing = false;
+clearInterval(clock);
+const messages = await talker;
+
+const log = await request(`${server.url}api/workflows/substack/agent-log`);
+const checks = log.body.rows.filter((r) => r.kind === 'goal_check').length;
+const replies = log.body.rows.filter((r) => r.kind === 'ask_pulse').length;
+await server.stop();
+tmp.cleanup();
+
+latencies.sort((a, b) => a - b);
+const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+console.log(`pulse serve bench: ${CLIENTS} concurrent loopback clients, GET goal-status, ${KEEP_ALIVE ? 'keep-alive' : 'a connection per request'}, ${THREADS} server threads`);
+console.log(`  requests   ${latencies.length} in ${elapsed.toFixed(2)} s = ${(latencies.length / elapsed).toFixed(0)} req/s`);
+console.log(`  latency    p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms`);
+console.log(`  errors     ${errors}${errorSamples.size ? ` (${[...errorSamples].slice(0, 3).join('; ')})` : ''}`);
+console.log(`  writes     ${checks} goal-check turns by the tick, ${messages} messages to Pulse (${replies} turns) during the run`);
+process.exit(errors === 0 ? 0 : 1);

@@ -1,0 +1,131 @@
+// Generates the demo workspace `scripts/run.sh` serves: "substack", in the
+// seed's situation (PLAT-697: the subscriber goal unmeasured by any run for
+// 20 days while runs went on, a builder-chat reading today, schedules paused),
+// and "digest", a healthy workflow measured by every run. Everything is
+// written through the real `pulse` command line (observe, finalize-run).
+//
+// Substack comes from the goal module's fixture (tests/fixtures/
+// make_substack.mjs), which replays the seed's rows as of 2026-10-07; the
+// demo's clock then stands at that day (DIR/.pulse/demo-now, which run.sh
+// passes as --now-file), so the Pulse tab reads the seed's own sentences.
+// Without the fixture, an equivalent history is generated relative to now.
+//
+//   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const dir = args[0] && !args[0].startsWith('--') ? resolve(args[0]) : null;
+if (!dir) {
+  console.error('usage: node scripts/demo_workspace.mjs DIR [--pulse PATH]');
+  process.exit(2);
+}
+const pi = args.indexOf('--pulse');
+const PULSE = pi >= 0 ? args[pi + 1] : join(ROOT, 'build', 'native', 'pulse');
+if (existsSync(join(dir, 'Workflow'))) {
+  console.error(`demo: ${dir} already holds a workspace; remove it to generate a fresh one`);
+  process.exit(2);
+}
+
+const HOUR = 3600e3;
+const DAY = 24 * HOUR;
+const FIXTURE = join(ROOT, 'tests', 'fixtures', 'make_substack.mjs');
+const fixture = existsSync(FIXTURE) ? await import(FIXTURE) : null;
+// The demo's "now": the seed's day with the fixture, this hour without.
+const anchor = fixture ? Date.parse(fixture.SUBSTACK_CHECK_AT) : Math.floor(Date.now() / HOUR) * HOUR;
+const at = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const daysAgo = (d, hour = 9) => anchor - d * DAY - (new Date(anchor).getUTCHours() - hour) * HOUR;
+
+function pulse(cmd) {
+  const r = spawnSync(PULSE, cmd, { encoding: 'utf8' });
+  if (r.status !== 0) {
+    console.error(`demo: pulse ${cmd.join(' ')}: ${r.stderr || r.error}`);
+    process.exit(1);
+  }
+}
+
+function workflow(name, config, soul) {
+  const wf = join(dir, 'Workflow', name);
+  mkdirSync(wf, { recursive: true });
+  writeFileSync(join(wf, 'workflow.json'), `${JSON.stringify(config, null, 2)}\n`);
+  writeFileSync(join(wf, 'soul.md'), soul);
+  return wf;
+}
+
+let n = 0;
+function run(name, wf, startMs, route, status = 'completed', error = '') {
+  const id = `r-${String(++n).padStart(4, '0')}`;
+  const runDir = join(wf, 'runs', `iteration-${n}`, 'default');
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, 'run.json'), JSON.stringify({
+    run_id: id, started_at: at(startMs), finished_at: at(startMs + 25 * 60e3), status, trigger: 'schedule:daily', error,
+  }));
+  writeFileSync(join(runDir, 'route_selection.json'), JSON.stringify({ route }));
+  pulse(['finalize-run', '--workspace', dir, '--workflow', name, '--run-dir', runDir, '--now', at(startMs + 25 * 60e3)]);
+  return id;
+}
+
+function observe(name, metric, value, atMs, source, runId) {
+  const cmd = ['observe', '--workspace', dir, '--workflow', name, '--metric', metric, '--value', String(value),
+    '--at', at(atMs), '--source', source, '--now', at(atMs)];
+  if (runId) cmd.push('--run-id', runId);
+  pulse(cmd);
+}
+
+let id;
+
+// ---- substack: the seed's situation ----
+if (fixture) {
+  const tmp = mkdtempSync(join(tmpdir(), 'pulse-demo-'));
+  try {
+    const made = fixture.makeSubstack(tmp, { pulseBin: PULSE });
+    mkdirSync(join(dir, 'Workflow'), { recursive: true });
+    cpSync(made.workflowDir, join(dir, 'Workflow', 'substack'), { recursive: true });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  mkdirSync(join(dir, '.pulse'), { recursive: true });
+  writeFileSync(join(dir, '.pulse', 'demo-now'), `${at(anchor)}\n`);
+} else {
+const substack = workflow('substack', {
+  pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' },
+    goal_check: { not_measured_days: 3, no_run_days: 3 } },
+  goal: { primary_metric: { name: 'subscribers', route: 'growth_funnel', direction: 'increase', target: 1000,
+    baseline: 200, baseline_at: at(daysAgo(67)), deadline: at(daysAgo(-85)) } },
+  schedules: [
+    { id: 'daily', cron: '0 9 * * *', enabled: false, after_run: { backup: true, publish: true, notify: true } },
+    { id: 'weekly-growth', cron: '0 10 * * 1', enabled: false },
+  ],
+}, '# Substack\n\nGrow the newsletter to 1,000 subscribers by the end of the year, one useful article at a time.\n');
+// Measured by a growth run 20 days ago, then never again by a run.
+id = run('substack', substack, anchor - 20 * DAY - 2 * HOUR, 'growth_funnel');
+observe('substack', 'subscribers', 380, anchor - 20 * DAY - 2 * HOUR + 20 * 60e3, 'workflow_run', id);
+for (const d of [19, 17, 15, 13, 11]) run('substack', substack, daysAgo(d), 'growth_funnel');
+for (const d of [10, 10, 9, 9, 8, 8]) run('substack', substack, daysAgo(d, d === 10 ? 9 : 14), 'publish_review');
+run('substack', substack, daysAgo(10, 15), 'research');
+run('substack', substack, daysAgo(9, 16), 'research');
+run('substack', substack, daysAgo(8, 17), 'write_article');
+run('substack', substack, daysAgo(7), 'growth_funnel', 'failed', 'subscriber export: 401 unauthorized');
+// Read off the dashboard in a Builder chat this morning: not the workflow measuring.
+observe('substack', 'subscribers', 412, anchor - 2 * HOUR, 'builder_chat');
+}
+
+// ---- digest: healthy, measured by every run ----
+n = 0;
+const digest = workflow('digest', {
+  pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
+  goal: { primary_metric: { name: 'weekly_readers', route: 'publish', direction: 'increase', target: 500,
+    baseline: 100, baseline_at: at(daysAgo(30)), deadline: at(daysAgo(-60)) } },
+  schedules: [{ id: 'daily', cron: '0 7 * * *', enabled: true }],
+}, '# Digest\n\nA daily digest of the team\'s notes; 500 weekly readers within three months.\n');
+for (let d = 10; d >= 1; d--) {
+  id = run('digest', digest, daysAgo(d, 7), 'publish');
+  observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
+}
+
+console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy)` +
+  (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

@@ -1,0 +1,66 @@
+// `pulse serve`: the scheduler tick, background turns, the HTTP API, the
+// guarded tool route and MCP (serve.h). Flags only; the server is Serve().
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "server-shim/cli.h"
+#include "server-shim/serve.h"
+
+namespace pulse::cli {
+namespace {
+
+// <dir of this executable>/<rel>, when it exists.
+std::string NextToExecutable(const std::string& rel) {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  std::string dir = buf;
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string candidate = dir + "/" + rel;
+  char real[PATH_MAX];
+  if (!::realpath(candidate.c_str(), real)) return "";
+  return real;
+}
+
+void Setup(CLI::App& app, State& state) {
+  static serve::ServeOptions opt;
+  CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
+  sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
+  sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
+  sub->add_option("--port", opt.port, "port (0: any free port; the first stdout line names it)")->check(CLI::Range(0, 65535));
+  sub->add_option("--tick-seconds", opt.tick_seconds, "scheduler tick interval in seconds (default 60)")
+      ->check(CLI::Range(0.05, 86400.0));
+  sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
+  sub->add_option("--runner", opt.runner,
+                  "external runner command for background turns (run with sh -c; turn JSON on stdin, "
+                  "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
+      ->check(CLI::Range(0.1, 86400.0));
+  sub->add_option("--now-file", opt.now_file,
+                  "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
+  sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
+  sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
+  sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
+      ->check(CLI::Range(1024, 1 << 30));
+  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
+  sub->add_option("--shutdown-grace", opt.shutdown_grace,
+                  "seconds a running runner gets after SIGTERM before it is killed (default 5)")
+      ->check(CLI::Range(0.0, 3600.0));
+  sub->callback([&state] {
+    serve::ServeOptions o = opt;
+    char real[PATH_MAX];
+    if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
+    if (o.web_root.empty()) o.web_root = NextToExecutable("../../web");
+    if (o.wasm_root.empty()) o.wasm_root = NextToExecutable("../wasm");
+    state.exit_code = serve::Serve(o);
+  });
+}
+
+}  // namespace
+PULSE_REGISTER_COMMAND("serve", Setup);
+}  // namespace pulse::cli

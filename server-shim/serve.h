@@ -1,0 +1,179 @@
+// `pulse serve`: the server shim. Only I/O lives here — HTTP, the scheduler
+// tick, runner processes, webhook delivery, files. Every rule it applies
+// (which check is due, what a turn does, what a tool call may do) is a core
+// API method, called through CallApi.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api.h"
+#include "core/env.h"
+#include "core/status.h"
+#include "core/workspace.h"
+
+namespace pulse::serve {
+
+struct ServeOptions {
+  std::string workspace;
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  double tick_seconds = 60;      // scheduler tick interval
+  bool tick = true;              // --no-tick: serve only
+  std::string runner;            // external runner command (sh -c); empty: the built-in rules runner
+  double runner_timeout = 600;   // seconds before a runner is killed
+  std::string now_file;          // injectable clock (ServerEnv)
+  std::string web_root;          // the Pulse tab (web/)
+  std::string wasm_root;         // the WASM module (build/wasm/), served at /wasm/
+  int max_turns = 2;             // turns running at once, all workflows together
+  int max_checks = 2;            // the goal checks' concurrency cap (core: goal.check_due)
+  int max_waiting = 32;          // accepted turns waiting for a slot before 429
+  size_t max_body = 1 << 20;     // request bodies over this get 413
+  int threads = 32;              // HTTP worker threads
+  double shutdown_grace = 5;     // seconds a runner may go on after SIGTERM before it is killed
+};
+
+// One workflow opened for one request or turn: its own connection.
+struct OpenCtx {
+  OpenedWorkflow w;
+  ApiContext ctx;
+};
+Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow);
+
+// ---- runner processes ----
+
+struct ProcessResult {
+  int exit_code = -1;   // when it exited
+  int signal = 0;       // when a signal ended it
+  bool timed_out = false;
+  bool interrupted = false;  // killed because the server was shutting down
+  std::string out;      // stdout (capped)
+  std::string err;      // stderr tail (capped)
+  std::string spawn_error;
+};
+
+// Runs `command` with /bin/sh -c in its own process group, feeding `input` on
+// stdin, with `extra_env` added to the environment. Kills the group
+// (SIGTERM, then SIGKILL) after `timeout_s`, or `grace_s` after `*stopping`
+// becomes true.
+ProcessResult RunProcess(const std::string& command, const std::string& input,
+                         const std::map<std::string, std::string>& extra_env, double timeout_s,
+                         const std::atomic<bool>* stopping, double grace_s);
+
+// ---- background turns ----
+
+struct TurnRequest {
+  std::string workflow;
+  std::string kind;              // goal_check, goal_work, ask_pulse
+  std::string trigger;           // tick, owner, ...
+  nlohmann::json input = nlohmann::json::object();  // e.g. {"message": "..."} for ask_pulse
+};
+
+struct TurnTicket {
+  std::string workflow;
+  std::string kind;
+  std::string session;
+  std::string token;
+  std::string agent;
+  std::string pulse_run_id;
+  std::string started_at;
+};
+
+class Scheduler;
+
+class TurnManager {
+ public:
+  TurnManager(Env* env, const ServeOptions& options);
+  ~TurnManager();
+
+  void SetBaseUrl(const std::string& url) { base_url_ = url; }
+
+  // Opens the turn's session, records its agent-log row (started) and runs it
+  // on its own thread once a slot is free (at most max_turns at once, one per
+  // workflow). Busy when too many wait; Refused while shutting down.
+  Result<TurnTicket> Submit(const TurnRequest& request);
+
+  bool ActiveOn(const std::string& workflow);
+  int RunningOfKind(const std::string& kind);
+  int Active();
+
+  // Completes the rows of turns a previous server left running.
+  void RecoverInterrupted(const std::string& workflow);
+
+  // Stops accepting, lets running turns finish (runners get shutdown_grace),
+  // records every turn's completion and joins the threads.
+  void Shutdown();
+
+ private:
+  void Run(TurnTicket ticket, TurnRequest request);
+  Result<nlohmann::json> Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
+                const std::string& error, int64_t started);
+  void Reap();
+
+  Env* env_;
+  const ServeOptions& options_;
+  std::string base_url_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::atomic<bool> stopping_{false};
+  int running_ = 0;
+  int waiting_ = 0;
+  std::multiset<std::string> active_workflows_;   // waiting or running
+  std::set<std::string> running_workflows_;
+  std::multiset<std::string> running_kinds_;
+  std::list<std::thread> threads_;
+  std::list<std::thread::id> finished_;
+  std::atomic<uint64_t> counter_{0};
+};
+
+// ---- outbox delivery ----
+
+// POSTs undelivered outbox messages to the workflow's webhook
+// (pulse.notify.webhook_url in workflow.json), recording each attempt.
+void DeliverOutbox(OpenCtx& oc);
+
+// ---- the scheduler tick ----
+
+class Scheduler {
+ public:
+  Scheduler(Env* env, const ServeOptions& options, TurnManager* turns);
+  ~Scheduler();
+  void Start();
+  void Stop();
+  // One pass over every workflow (also what each tick does).
+  void TickOnce();
+  int64_t ticks() const { return ticks_; }
+
+ private:
+  std::atomic<int64_t> ticks_{0};
+  Env* env_;
+  const ServeOptions& options_;
+  TurnManager* turns_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+};
+
+// ---- HTTP ----
+
+// Runs the server until SIGTERM/SIGINT; returns the process exit status.
+int Serve(const ServeOptions& options);
+
+// The owner token at <workspace>/.pulse/owner-token (created, mode 0600).
+Result<std::string> LoadOrCreateOwnerToken(const std::string& workspace);
+
+}  // namespace pulse::serve

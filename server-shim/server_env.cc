@@ -1,0 +1,32 @@
+#include "server-shim/server_env.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/time_util.h"
+
+namespace pulse::serve {
+
+int64_t ServerEnv::NowSeconds() {
+  if (now_file_.empty()) return base_->NowSeconds();
+  Result<std::string> text = base_->ReadFile(now_file_);
+  if (!text.ok()) return base_->NowSeconds();
+  std::string t = *text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+  Result<int64_t> at = ParseTime(t);
+  if (!at.ok()) {
+    spdlog::warn("--now-file {}: {}; using the clock", now_file_, at.status().message());
+    return base_->NowSeconds();
+  }
+  return *at;
+}
+
+void ServerEnv::Log(LogLevel level, const std::string& message) {
+  switch (level) {
+    case LogLevel::kDebug: spdlog::debug("{}", message); break;
+    case LogLevel::kInfo: spdlog::info("{}", message); break;
+    case LogLevel::kWarn: spdlog::warn("{}", message); break;
+    case LogLevel::kError: spdlog::error("{}", message); break;
+  }
+}
+
+}  // namespace pulse::serve

@@ -1,0 +1,148 @@
+// The scheduler tick and outbox delivery. Whether a goal check is due, and
+// whether a safe default is due, are core rules ("turn.check_due",
+// "decision.apply_due_defaults"); the tick only asks, starts what is due and
+// records what it started.
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+#include "core/time_util.h"
+#include "core/pulse_tools.h"
+#include "server-shim/serve.h"
+
+namespace pulse::serve {
+
+using nlohmann::json;
+
+void DeliverOutbox(OpenCtx& oc) {
+  const json& raw = oc.ctx.config.raw;
+  std::string url;
+  if (raw.contains("pulse") && raw["pulse"].is_object() && raw["pulse"].contains("notify") &&
+      raw["pulse"]["notify"].is_object()) {
+    const json& notify = raw["pulse"]["notify"];
+    if (notify.contains("webhook_url") && notify["webhook_url"].is_string()) url = notify["webhook_url"];
+  }
+  if (url.empty()) return;
+  Result<json> pending =
+      CallApi(oc.ctx, "outbox.list", json{{"undelivered", true}, {"max_attempts", 5}, {"limit", 20}});
+  if (!pending.ok()) return;
+  const json& messages = (*pending)["messages"];
+  if (messages.empty()) return;
+
+  // http(s)://host[:port]/path
+  auto scheme_end = url.find("://");
+  if (scheme_end == std::string::npos) {
+    spdlog::warn("{}: pulse.notify.webhook_url \"{}\" is not an http(s) URL", oc.ctx.workflow, url);
+    return;
+  }
+  auto path_start = url.find('/', scheme_end + 3);
+  std::string origin = path_start == std::string::npos ? url : url.substr(0, path_start);
+  std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
+  httplib::Client client(origin);
+  client.set_connection_timeout(3);
+  client.set_read_timeout(5);
+  client.set_write_timeout(5);
+  for (const json& m : messages) {
+    json body = {{"workflow", oc.ctx.workflow}, {"message", m}};
+    auto res = client.Post(path.c_str(), body.dump(), "application/json");
+    bool ok = res && res->status >= 200 && res->status < 300;
+    std::string error = ok ? "" : res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
+    (void)CallApi(oc.ctx, "outbox.mark", json{{"id", m["id"]}, {"delivered", ok}, {"error", error}});
+    if (!ok) {
+      spdlog::warn("{}: webhook delivery of outbox message {} failed: {}", oc.ctx.workflow, m["id"].dump(), error);
+      break;  // the endpoint is down: try the rest next tick
+    }
+  }
+}
+
+Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns)
+    : env_(env), options_(options), turns_(turns) {}
+
+Scheduler::~Scheduler() { Stop(); }
+
+void Scheduler::Start() {
+  thread_ = std::thread([this] {
+    for (;;) {
+      try {
+        TickOnce();
+      } catch (const std::exception& e) {
+        spdlog::error("tick: internal error: {}", e.what());
+      }
+      std::unique_lock<std::mutex> l(mu_);
+      if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
+    }
+  });
+}
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Scheduler::TickOnce() {
+  Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
+  if (!names.ok()) {
+    spdlog::error("tick: {}", names.status().message());
+    return;
+  }
+  for (const std::string& wf : *names) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      if (stop_) return;
+    }
+    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
+    if (!oc.ok()) {
+      spdlog::warn("tick: {}: {}", wf, oc.status().message());
+      continue;
+    }
+    ApiContext& ctx = (*oc)->ctx;
+
+    // 1. The daily goal check, when the core says it is due.
+    json due_args = {{"pulse_pass_active", turns_->ActiveOn(wf)},
+                     {"running_checks", turns_->RunningOfKind("goal_check")},
+                     {"cap", options_.max_checks}};
+    Result<json> due = CallApi(ctx, "turn.check_due", due_args);
+    if (!due.ok()) {
+      spdlog::warn("tick: {}: turn.check_due: {}", wf, due.status().message());
+    } else if (JBool(*due, "due", false)) {
+      TurnRequest req;
+      req.workflow = wf;
+      req.kind = "goal_check";
+      req.trigger = "tick";
+      req.input = {{"report_only", JBool(*due, "report_only", false)}, {"due_reason", JStr(*due, "reason")}};
+      Result<TurnTicket> t = turns_->Submit(req);
+      if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
+    }
+
+    // 2. Safe defaults whose time has passed (the core applies them only
+    // with pulse.autonomy.answer=act); what it applied is recorded as one
+    // background agent of the tick.
+    Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
+    if (!applied.ok()) {
+      spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
+    } else {
+      json list = JGet(*applied, "applied", json::array());
+      if (list.is_array() && !list.empty()) {
+        std::string at = FormatTime(env_->NowSeconds());
+        std::string session = "schedule-pulse-tick";
+        std::string agent = "pulse-tick-safe-defaults-" + at;
+        (void)CallApi(ctx, "agent_log.started",
+                      json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
+                           {"kind", "apply_due_defaults"}, {"at", at}});
+        (void)CallApi(ctx, "agent_log.completed",
+                      json{{"session", session}, {"agent", agent}, {"status", "completed"},
+                           {"result", list.dump()}, {"at", at}});
+        spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
+      }
+    }
+
+    // 3. Messages not yet delivered to the webhook.
+    DeliverOutbox(**oc);
+  }
+  ++ticks_;
+}
+
+}  // namespace pulse::serve

@@ -1,0 +1,315 @@
+// Background turns: each is one background agent with one agent-log row from
+// start to completion, whatever happens to the runner (crash, hang, server
+// shutdown). The rules of a turn are core API methods ("turn.rules",
+// "turn.context"); this file only schedules threads and processes.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <random>
+
+#include "core/pulse_tools.h"
+#include "core/time_util.h"
+#include "server-shim/serve.h"
+
+namespace pulse::serve {
+
+using nlohmann::json;
+
+Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow) {
+  auto oc = std::make_unique<OpenCtx>();
+  PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
+  oc->ctx.db = oc->w.db.get();
+  oc->ctx.env = &env;
+  oc->ctx.workflow = oc->w.paths.name;
+  oc->ctx.config = oc->w.config;
+  oc->ctx.workflow_dir = oc->w.paths.dir;
+  return oc;
+}
+
+namespace {
+
+constexpr const char* kAgentPrefix = "pulse-turn-";
+
+std::string RandomHex(int n) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (int i = 0; i < n; ++i) s += digits[rng() % 16];
+  return s;
+}
+
+std::string Compact(const std::string& t) {
+  std::string s;
+  for (char c : t) if (c != '-' && c != ':') s += c;
+  return s;
+}
+
+std::string Trim(std::string s, size_t cap) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
+  size_t b = s.find_first_not_of(" \n\r\t");
+  s = b == std::string::npos ? "" : s.substr(b);
+  if (s.size() > cap) s = s.substr(0, cap) + "…";
+  return s;
+}
+
+std::string LastLines(const std::string& s, size_t cap) {
+  std::string t = Trim(s, 1 << 20);
+  if (t.size() > cap) t = "…" + t.substr(t.size() - cap);
+  return t;
+}
+
+}  // namespace
+
+TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), options_(options) {}
+
+TurnManager::~TurnManager() { Shutdown(); }
+
+bool TurnManager::ActiveOn(const std::string& workflow) {
+  std::lock_guard<std::mutex> l(mu_);
+  return active_workflows_.count(workflow) > 0;
+}
+
+int TurnManager::RunningOfKind(const std::string& kind) {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int>(running_kinds_.count(kind));
+}
+
+int TurnManager::Active() {
+  std::lock_guard<std::mutex> l(mu_);
+  return static_cast<int>(active_workflows_.size());
+}
+
+Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
+  if (stopping_) return Status::Refused("the server is shutting down; the turn was not started");
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (waiting_ >= options_.max_waiting) {
+      return Status::Busy(std::to_string(waiting_) + " turns are already waiting for a slot; try again later");
+    }
+  }
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<OpenCtx> oc, OpenForCall(*env_, options_.workspace, request.workflow));
+  PULSE_ASSIGN_OR_RETURN(json session, CallApi(oc->ctx, "session.open", json{{"turn", request.kind}}));
+  TurnTicket t;
+  t.workflow = request.workflow;
+  t.kind = request.kind;
+  t.session = JStr(session, "session");
+  t.token = JStr(session, "token");
+  int64_t now = env_->NowSeconds();
+  t.started_at = FormatTime(now);
+  uint64_t n = ++counter_;
+  t.pulse_run_id = "pr-" + Compact(t.started_at) + "-" + RandomHex(6) + "-" + std::to_string(n);
+  t.agent = kAgentPrefix + request.kind + "-" + t.pulse_run_id.substr(3);
+  std::string name = request.workflow + " Pulse: " + request.kind +
+                     (request.trigger.empty() ? "" : " (" + request.trigger + ")");
+  // The row exists before the turn runs, so a turn that never gets to run
+  // still leaves its record.
+  Result<json> started = CallApi(oc->ctx, "agent_log.started",
+                                 json{{"session", t.session}, {"agent", t.agent}, {"name", name},
+                                      {"kind", request.kind}, {"pulse_run_id", t.pulse_run_id},
+                                      {"at", t.started_at}});
+  if (!started.ok()) spdlog::warn("{}: agent log: {}", request.workflow, started.status().message());
+  spdlog::info("{}: turn {} accepted ({}, session {})", request.workflow, t.pulse_run_id, request.kind, t.session);
+  std::lock_guard<std::mutex> l(mu_);
+  Reap();
+  ++waiting_;
+  active_workflows_.insert(request.workflow);
+  threads_.emplace_back([this, t, request] { Run(t, request); });
+  return t;
+}
+
+void TurnManager::Reap() {
+  // mu_ held. Join threads that said they are done.
+  for (auto id : finished_) {
+    for (auto it = threads_.begin(); it != threads_.end(); ++it) {
+      if (it->get_id() == id) {
+        it->join();
+        threads_.erase(it);
+        break;
+      }
+    }
+  }
+  finished_.clear();
+}
+
+void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
+  int64_t t0 = env_->NowSeconds();
+  auto steady0 = std::chrono::steady_clock::now();
+  bool got_slot = false;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    cv_.wait(l, [&] {
+      return stopping_ || (running_ < options_.max_turns && !running_workflows_.count(request.workflow));
+    });
+    --waiting_;
+    if (!stopping_) {
+      got_slot = true;
+      ++running_;
+      running_workflows_.insert(request.workflow);
+      running_kinds_.insert(request.kind);
+    }
+  }
+
+  std::string status = "completed", result, error;
+  if (!got_slot) {
+    status = "failed";
+    error = "not run: the server shut down before a slot was free";
+  } else {
+    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, request.workflow);
+    if (!oc.ok()) {
+      status = "failed";
+      error = oc.status().message();
+    } else {
+      Result<json> out = Status::Internal("the turn did not run");
+      try {
+        out = Execute(**oc, ticket, request);
+      } catch (const std::exception& e) {
+        // A bug must not take the server down; the turn's row says what happened.
+        out = Status::Internal(std::string("internal error in the turn: ") + e.what());
+      }
+      if (out.ok()) {
+        result = JStr(*out, "result");
+        if (!JStr(*out, "error").empty()) {
+          status = "failed";
+          error = JStr(*out, "error");
+        }
+      } else {
+        status = "failed";
+        error = out.status().message();
+      }
+      DeliverOutbox(**oc);
+    }
+  }
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
+  (void)t0;
+  Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000));
+
+  std::lock_guard<std::mutex> l(mu_);
+  if (got_slot) {
+    --running_;
+    running_workflows_.erase(request.workflow);
+    running_kinds_.erase(running_kinds_.find(request.kind));
+  }
+  active_workflows_.erase(active_workflows_.find(request.workflow));
+  finished_.push_back(std::this_thread::get_id());
+  cv_.notify_all();
+}
+
+Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  json turn = {{"kind", ticket.kind},         {"session", ticket.session},
+               {"token", ticket.token},       {"pulse_run_id", ticket.pulse_run_id},
+               {"agent", ticket.agent},       {"workflow", ticket.workflow},
+               {"trigger", request.trigger},  {"started_at", ticket.started_at}};
+  for (auto& [k, v] : request.input.items()) turn[k] = v;
+
+  if (options_.runner.empty()) {
+    // The built-in rules runner: no model, the core's rules only.
+    PULSE_ASSIGN_OR_RETURN(json out, CallApi(oc.ctx, "turn.rules", turn));
+    return json{{"result", JStr(out, "summary", out.dump())}};
+  }
+
+  // An external runner: charter and context on stdin, the session's MCP
+  // endpoint and token in its environment.
+  json context_args = turn;
+  context_args.erase("token");
+  PULSE_ASSIGN_OR_RETURN(json prepared, CallApi(oc.ctx, "turn.context", context_args));
+  json stdin_doc = prepared;
+  json public_turn = turn;
+  public_turn.erase("token");  // the token travels only in the environment
+  stdin_doc["turn"] = public_turn;
+  stdin_doc["mcp"] = {{"url", base_url_ + "mcp"},
+                      {"tool_url", base_url_ + "s/" + ticket.session + "/tools/custom/"},
+                      {"token_env", "MCP_API_TOKEN"}};
+  std::map<std::string, std::string> env = {
+      {"MCP_API_URL", base_url_ + "mcp"},
+      {"MCP_API_TOKEN", ticket.token},
+      {"PULSE_TOOL_URL", base_url_ + "s/" + ticket.session + "/tools/custom/"},
+      {"PULSE_SESSION", ticket.session},
+      {"PULSE_WORKFLOW", ticket.workflow},
+      {"PULSE_TURN", ticket.kind},
+      {"PULSE_RUN_ID", ticket.pulse_run_id},
+  };
+  spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
+  ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
+                               options_.shutdown_grace);
+  json out = {{"result", Trim(p.out, 4000)}};
+  std::string err_tail = LastLines(p.err, 600);
+  if (!p.spawn_error.empty()) {
+    out["error"] = p.spawn_error;
+  } else if (p.timed_out) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", options_.runner_timeout);
+    out["error"] = std::string("runner timed out after ") + buf + " s and was killed";
+  } else if (p.interrupted) {
+    out["error"] = "interrupted: the server shut down while the runner was working; the runner was killed";
+  } else if (p.signal != 0) {
+    out["error"] = "runner killed by signal " + std::to_string(p.signal) +
+                   (err_tail.empty() ? "" : ": " + err_tail);
+  } else if (p.exit_code != 0) {
+    // A shell reports a child killed by signal N as status 128+N.
+    std::string killed = p.exit_code > 128 && p.exit_code < 160
+                             ? " (killed by signal " + std::to_string(p.exit_code - 128) + ")"
+                             : "";
+    out["error"] = "runner exited with status " + std::to_string(p.exit_code) + killed +
+                   (err_tail.empty() ? "" : ": " + err_tail);
+  }
+  return out;
+}
+
+void TurnManager::Complete(const TurnTicket& t, const std::string& status, const std::string& result,
+                           const std::string& error, int64_t duration_ms) {
+  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, t.workflow);
+  if (!oc.ok()) {
+    spdlog::error("{}: cannot record the completion of turn {}: {}", t.workflow, t.pulse_run_id,
+                  oc.status().message());
+    return;
+  }
+  char dur[32];
+  std::snprintf(dur, sizeof dur, "%.3fs", duration_ms / 1000.0);
+  Result<json> done = CallApi((*oc)->ctx, "agent_log.completed",
+                              json{{"session", t.session}, {"agent", t.agent}, {"status", status},
+                                   {"result", result}, {"error", error}, {"duration", dur},
+                                   {"at", FormatTime(env_->NowSeconds())}});
+  if (!done.ok()) spdlog::warn("{}: agent log: {}", t.workflow, done.status().message());
+  Result<json> closed = CallApi((*oc)->ctx, "session.close", json{{"session", t.session}});
+  if (!closed.ok()) spdlog::warn("{}: session.close: {}", t.workflow, closed.status().message());
+  if (error.empty()) {
+    spdlog::info("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, result.substr(0, 200));
+  } else {
+    spdlog::warn("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, error);
+  }
+}
+
+void TurnManager::RecoverInterrupted(const std::string& workflow) {
+  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, workflow);
+  if (!oc.ok()) return;
+  Result<json> rows = CallApi((*oc)->ctx, "agent_log.show", json{{"status", "running"}});
+  if (!rows.ok()) return;
+  for (const json& row : JGet(*rows, "rows", json::array())) {
+    std::string agent = JStr(row, "agent_id");
+    if (agent.rfind(kAgentPrefix, 0) != 0) continue;  // only turns this server started
+    std::string session = JStr(row, "session_id");
+    Result<json> done = CallApi(
+        (*oc)->ctx, "agent_log.completed",
+        json{{"session", session}, {"agent", agent}, {"status", "failed"},
+             {"error", "interrupted: the server stopped before this turn finished (recorded at restart)"},
+             {"at", FormatTime(env_->NowSeconds())}});
+    (void)CallApi((*oc)->ctx, "session.close", json{{"session", session}});
+    if (done.ok()) spdlog::warn("{}: turn {} was left running by an earlier server; recorded as interrupted", workflow, agent);
+  }
+}
+
+void TurnManager::Shutdown() {
+  stopping_ = true;
+  std::list<std::thread> threads;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    cv_.notify_all();
+    threads.swap(threads_);
+    finished_.clear();
+  }
+  for (std::thread& t : threads) {
+    if (t.joinable()) t.join();
+  }
+}
+
+}  // namespace pulse::serve

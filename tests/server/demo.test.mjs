@@ -1,0 +1,53 @@
+// The main job's demo workspace (scripts/demo_workspace.mjs, what run.sh
+// serves): served by the real `pulse serve`, the first tick shows Substack
+// in the seed's situation — not measured, its alarms, Pulse's one decision
+// and summary — and the healthy workflow on track.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../node/helpers.mjs';
+import { request, startServer, makeTempDir, waitFor, PULSE_BIN } from './helpers.mjs';
+
+test('the demo workspace shows the seed\'s Substack situation and a healthy workflow at once', async () => {
+  const tmp = makeTempDir('pulse-demo-');
+  const ws = join(tmp.dir, 'demo');
+  const made = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
+  assert.equal(made.status, 0, made.stderr);
+  const again = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
+  assert.equal(again.status, 2, 'an existing workspace is never overwritten');
+  const args = ['--tick-seconds', '0.2'];
+  const nowFile = join(ws, '.pulse', 'demo-now');
+  if (existsSync(nowFile)) args.push('--now-file', nowFile);
+  const s = await startServer(ws, args);
+  try {
+    const list = (await request(`${s.url}api/workflows`)).body.workflows;
+    assert.deepEqual(list.map((w) => [w.name, w.status]), [['digest', 'on_track'], ['substack', 'not_measured']]);
+    const sub = list[1].goal_status;
+    const kinds = sub.alarms.map((a) => a.kind);
+    assert.ok(kinds.includes('not_measured'), kinds.join());
+    assert.ok(kinds.includes('goal_work_without_reading'), kinds.join());
+    assert.match(sub.alarms.find((a) => a.kind === 'not_measured').message, /^not measured by a workflow run for 20 days \(last reading \d+ \w{3}\)$/);
+    assert.equal(sub.outside_run_readings[0].source, 'builder_chat');
+
+    // The first tick: Pulse's goal check on both; one decision and one summary for Substack.
+    const done = await waitFor(async () => {
+      const rows = (await request(`${s.url}api/workflows/substack/agent-log`)).body.rows.filter((r) => r.kind === 'goal_check');
+      return rows.length && rows[0].status === 'completed' ? rows[0] : null;
+    }, { what: 'the demo goal check' });
+    assert.match(done.result, /Substack Pulse: not measured/);
+    const decisions = (await request(`${s.url}api/workflows/substack/decisions?status=pending`)).body.decisions;
+    assert.equal(decisions.length, 1);
+    assert.equal(decisions[0].raised_by, 'pulse');
+    const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
+    assert.equal(outbox.length, 1);
+    assert.equal(outbox[0].kind, 'pulse_summary');
+    await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
+      { what: 'the digest check' });
+    assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});

@@ -1,0 +1,157 @@
+// Helpers for the server suites: a temp workspace, the real `pulse serve` on
+// an ephemeral loopback port, JSON requests, the real `pulse` CLI.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PULSE_BIN, makeTempDir } from '../node/helpers.mjs';
+
+export { PULSE_BIN, makeTempDir };
+
+export const SUBSTACK_CONFIG = {
+  pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
+  goal: {
+    primary_metric: {
+      name: 'subscribers', route: 'growth_funnel', direction: 'increase', target: 1000,
+      baseline: 200, baseline_at: '2026-08-01T00:00:00Z', deadline: '2026-12-31T00:00:00Z',
+    },
+  },
+  schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true }],
+};
+
+// Writes Workflow/<name>/workflow.json for each entry; returns the workspace path.
+export function makeWorkspace(dir, workflows) {
+  const ws = join(dir, 'ws');
+  for (const [name, config] of Object.entries(workflows)) {
+    mkdirSync(join(ws, 'Workflow', name), { recursive: true });
+    writeFileSync(join(ws, 'Workflow', name, 'workflow.json'), JSON.stringify(config, null, 2));
+  }
+  mkdirSync(ws, { recursive: true });
+  return ws;
+}
+
+// Runs the real CLI; returns {status, stdout, stderr, json}.
+export function pulse(args, opts = {}) {
+  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8', timeout: 30000, ...opts });
+  let json;
+  try { json = JSON.parse(r.stdout); } catch { json = undefined; }
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+// Starts `pulse serve` on an ephemeral port. Resolves once the first stdout
+// line names the URL.
+export async function startServer(workspace, extra = [], { env } = {}) {
+  const proc = spawn(PULSE_BIN, ['serve', '--workspace', workspace, '--port', '0', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(env || {}) },
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20000);
+    proc.stdout.on('data', (d) => {
+      stdout += d;
+      const m = stdout.match(/^pulse: serving (http:\/\/\S+)\n/);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
+  });
+  const ownerToken = readFileSync(join(workspace, '.pulse', 'owner-token'), 'utf8').trim();
+  const server = {
+    url, proc, ownerToken, exited,
+    get stderr() { return stderr; },
+    get stdout() { return stdout; },
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+  return server;
+}
+
+// fetch + JSON: {status, body, headers}.
+export async function request(url, { method = 'GET', token, body, raw, headers = {} } = {}) {
+  const h = { ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  let payload;
+  if (raw !== undefined) payload = raw;
+  else if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
+  const res = await fetch(url, { method, headers: h, body: payload });
+  const text = await res.text();
+  let parsed;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }
+  return { status: res.status, body: parsed, text, headers: res.headers };
+}
+
+// Polls `fn` until it returns a truthy value (bounded; no timing assertion).
+export async function waitFor(fn, { timeoutMs = 20000, intervalMs = 100, what = 'condition' } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await fn();
+    if (last) return last;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+}
+
+export async function mcp(url, token, method, params, id = 1) {
+  const body = { jsonrpc: '2.0', method };
+  if (id !== null) body.id = id;
+  if (params !== undefined) body.params = params;
+  return request(`${url}mcp`, { method: 'POST', token, body });
+}
+
+export const HEALTHY_CONFIG = {
+  pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
+  goal: {
+    primary_metric: {
+      name: 'readers', route: 'publish', direction: 'increase', target: 200,
+      baseline: 100, baseline_at: '2026-09-01T00:00:00Z', deadline: '2026-12-31T00:00:00Z',
+    },
+  },
+  schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true }],
+};
+
+// One finished run through the contract's after-run hook (pulse finalize-run).
+export function addRun(ws, workflow, run, route) {
+  const dir = join(ws, 'Workflow', workflow, 'runs', `iteration-${run.run_id}`, 'default');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'run.json'), JSON.stringify({ trigger: 'schedule:daily', error: '', ...run }));
+  writeFileSync(join(dir, 'route_selection.json'), JSON.stringify({ route }));
+  const r = pulse(['finalize-run', '--workspace', ws, '--workflow', workflow, '--run-dir', dir]);
+  if (r.status !== 0) throw new Error(`finalize-run ${run.run_id}: ${r.stderr}`);
+}
+
+export function observe(ws, workflow, metric, value, at, source, runId) {
+  const args = ['observe', '--workspace', ws, '--workflow', workflow, '--metric', metric, '--value', String(value),
+    '--at', at, '--source', source];
+  if (runId) args.push('--run-id', runId);
+  const r = pulse(args);
+  if (r.status !== 0) throw new Error(`observe: ${r.stderr}`);
+}
+
+// A workflow in the seed's situation as of 2026-10-07: last measured by a run
+// on 17 Sep, growth runs since without a reading, a builder-chat reading on
+// 7 Oct. Its goal check is not on track.
+export function buildSubstack(ws, workflow = 'substack', config = SUBSTACK_CONFIG) {
+  makeWorkspace(join(ws, '..'), { [workflow]: config });
+  addRun(ws, workflow, { run_id: 'r-0001', started_at: '2026-09-17T09:00:00Z', finished_at: '2026-09-17T09:30:00Z', status: 'completed' }, 'growth_funnel');
+  observe(ws, workflow, 'subscribers', 380, '2026-09-17T09:20:00Z', 'workflow_run', 'r-0001');
+  for (let i = 0; i < 6; i++) {
+    const d = String(18 + i).padStart(2, '0');
+    addRun(ws, workflow, { run_id: `r-00${10 + i}`, started_at: `2026-09-${d}T09:00:00Z`, finished_at: `2026-09-${d}T09:30:00Z`, status: 'completed' }, 'growth_funnel');
+  }
+  addRun(ws, workflow, { run_id: 'r-0030', started_at: '2026-09-30T09:00:00Z', finished_at: '2026-09-30T09:30:00Z', status: 'completed' }, 'publish_review');
+  observe(ws, workflow, 'subscribers', 412, '2026-10-07T08:10:00Z', 'builder_chat');
+}
+
+// A workflow on track as of 2026-10-07: measured by yesterday's run, ahead of
+// the line from baseline to target.
+export function buildHealthy(ws, workflow = 'healthy', config = HEALTHY_CONFIG) {
+  makeWorkspace(join(ws, '..'), { [workflow]: config });
+  addRun(ws, workflow, { run_id: 'h-0001', started_at: '2026-10-06T09:00:00Z', finished_at: '2026-10-06T09:30:00Z', status: 'completed' }, 'publish');
+  observe(ws, workflow, 'readers', 150, '2026-10-06T09:20:00Z', 'workflow_run', 'h-0001');
+}
+
+export function setNow(file, at) { writeFileSync(file, `${at}\n`); }
