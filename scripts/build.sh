@@ -13,6 +13,9 @@ fi
 ninja -C build/native -j "$JOBS" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
 test -x build/native/pulse
 
+# The Pulse tab's browser libraries, copied from node_modules into web/vendor/.
+node scripts/vendor-web.mjs
+
 # Emscripten (TOOLCHAIN.md pitfalls 1 and 3).
 export NODE_PATH=/usr/share/nodejs
 if [ ! -f build/wasm/build.ninja ]; then

@@ -396,6 +396,126 @@ export class OpfsPool {
     return { name, size: bytes.length };
   }
 
+  // Stores a File or Blob as copy `name` by streaming it into a pool slot:
+  // no whole-file buffer, no in-memory copy and no integrity pass, so a
+  // 100 MB workflow database is stored about as fast as it can be read (the
+  // Pulse tab's path, web/local-store.mjs). The header is checked first
+  // (magic, page size, the length against the header's page count), so a file
+  // that is not SQLite, or a truncated one, is refused before anything is
+  // written; the copy is named only after its last byte is written, and it
+  // must then open and show its schema, or it is removed again. Either way a
+  // failure leaves every other copy as it was.
+  //
+  // `preview(db)`, when given, runs first on a read-only connection that
+  // reads the File itself, page by page (FileReaderSync), so the Pulse tab
+  // can show the goal status card from the few pages the goal check needs
+  // while the whole file is still being stored. A preview that fails is
+  // skipped; the import goes on.
+  async importFile(name, file, { onProgress, preview } = {}) {
+    checkCopyName(name);
+    const what = `the file for copy "${name}"`;
+    const size = file.size;
+    const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
+    // checkDatabaseBytes reads the header and takes the length from .length.
+    this.api.checkDatabaseBytes(new Proxy(head, { get: (t, k) => (k === 'length' ? size : t[k]) }), what);
+    if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
+    if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
+    if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
+    await this.ensureFree(1);
+    const path = `/${name}`;
+    const slot = this.free.pop();
+    try {
+      slot.sah.truncate(HEADER_SIZE);
+      const reader = file.stream().getReader();
+      let at = 0;
+      let reported = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        if (slot.sah.write(value, { at: HEADER_SIZE + at }) !== value.length) throw new Error('short write');
+        at += value.length;
+        // Chunks are small (64 KB): report each 1% only, not flood the page.
+        if (onProgress && (at - reported >= size / 100 || at === size)) {
+          reported = at;
+          onProgress(at, size);
+        }
+      }
+      if (at !== size) throw new Error(`read ${at} of ${size} bytes: the file changed while it was read`);
+      // WAL needs shared memory this VFS does not have: rollback mode.
+      if (head[18] === 2 || head[19] === 2) slot.sah.write(new Uint8Array([1, 1]), { at: HEADER_SIZE + 18 });
+      slot.sah.flush();
+    } catch (e) {
+      this.clearSlot(slot);
+      throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
+    }
+    const journal = this.byPath.get(`${path}-journal`);
+    if (journal) this.clearSlot(journal);
+    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB, Date.now());
+    slot.sah.flush();
+    this.byPath.set(path, slot);
+    try {
+      await this.openDb(name);
+    } catch (e) {
+      this.deleteDb(name);
+      throw new Error(`${what} is not a usable SQLite database: ${e.message.replace(/^copy "[^"]*" could not be opened: /, '')}`);
+    }
+    return { name, size };
+  }
+
+  // A read-only connection over `file` through a pseudo-slot whose handle
+  // reads the File (never listed, never written), for `fn(db)`.
+  previewFile(file, fn) {
+    const path = `/~preview-${this.nextFileId}`;
+    const reader = new FileReaderSync();
+    // Each File read is a round trip to the browser: read 256 KB blocks and
+    // keep the last few, so the goal check's scattered page reads stay cheap.
+    const BLOCK = 256 << 10;
+    const blocks = new Map();
+    const block = (i) => {
+      let b = blocks.get(i);
+      if (!b) {
+        b = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + 1) * BLOCK)));
+        if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
+        blocks.set(i, b);
+      }
+      return b;
+    };
+    const sah = {
+      read(view, { at }) {
+        const off = at - HEADER_SIZE;
+        if (off >= file.size) return 0;
+        const end = Math.min(file.size, off + view.length);
+        let pos = off;
+        while (pos < end) {
+          const b = block(Math.floor(pos / BLOCK));
+          const from = pos % BLOCK;
+          const n = Math.min(b.length - from, end - pos);
+          view.set(b.subarray(from, from + n), pos - off);
+          pos += n;
+        }
+        // A WAL-mode file is read in rollback mode (no -wal, no shared memory).
+        for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
+        return end - off;
+      },
+      write() { throw new Error('the preview is read-only'); },
+      truncate() { throw new Error('the preview is read-only'); },
+      getSize: () => HEADER_SIZE + file.size,
+      flush() {},
+    };
+    this.byPath.set(path, { fileName: '', sah, path, flags: 0, importedAt: 0 });
+    let db = null;
+    try {
+      db = this.api.Database.openFile(path, { vfs: VFS_NAME });
+      db.exec('SELECT count(*) FROM sqlite_schema');
+      fn(db);
+    } catch {
+      // No preview: the card comes from the stored copy instead.
+    } finally {
+      if (db) db.close();
+      this.byPath.delete(path);
+    }
+  }
+
   // The copy's bytes as a fresh Uint8Array.
   exportDb(name) {
     checkCopyName(name);

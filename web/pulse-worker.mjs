@@ -7,7 +7,7 @@
 //   failure   {type: 'error', messageId, result: {operation, message, code?}}
 //   progress  {type: 'progress', messageId, loaded, total}   (during import)
 //
-// Types: init, list, import, export, delete, open, close, exec, run, call.
+// Types: init, list, import, importFile, export, delete, open, close, exec, run, call.
 // The module is loaded from `./wasm/` next to this file (the server maps
 // build/wasm/ there); a `?wasm=<url>` on the worker's URL overrides it.
 const wasmBase = new URL(new URL(self.location.href).searchParams.get('wasm') || './wasm/', self.location.href);
@@ -55,6 +55,20 @@ const handlers = {
     p.closeDb(name);
     return p.importDb(name, bytesOf(bytes, 'import: "bytes"'), {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
+    });
+  },
+  // A File or Blob streamed into OPFS (opfs-pool.mjs importFile).
+  // With `preview: {method, args, now}`, that core method's result on the
+  // File itself comes first, as a progress message {preview}.
+  async importFile({ name, file, preview }, post) {
+    const p = needPool();
+    p.closeDb(name);
+    return p.importFile(name, file, {
+      onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
+      preview: preview
+        ? (db) => post({ type: 'progress', loaded: 0, total: file.size,
+          preview: new api.Pulse(db).call(preview.method, preview.args ?? {}, { now: preview.now }) })
+        : null,
     });
   },
   export({ name }) {

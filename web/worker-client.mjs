@@ -18,7 +18,7 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
     const waiting = pending.get(msg.messageId);
     if (!waiting) return;
     if (msg.type === 'progress') {
-      if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total);
+      if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total, msg);
       return;
     }
     pending.delete(msg.messageId);
@@ -66,6 +66,11 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       const bytes = await toArrayBuffer(data);
       return post('import', { name, bytes }, [bytes], onProgress);
     },
+    // → {name, size}: a File or Blob streamed into OPFS by the worker (no
+    // copy in this page); onProgress(loaded, total) while it is written
+    // preview: {method, args, now}: onProgress(0, total, {preview: result})
+    // first, that method computed on the File before it is stored
+    importFile: (name, file, onProgress, preview) => post('importFile', { name, file, preview }, [], onProgress),
     // → {name, bytes: Uint8Array}
     export: (name) => post('export', { name }).then((r) => ({ name: r.name, bytes: new Uint8Array(r.bytes) })),
     // → {name, deleted: true}

@@ -1,0 +1,95 @@
+// The Pulse tab served by the real `pulse serve` (mode "Server"): the
+// server's workflows, the cards read from its API, the owner token taken from
+// the URL fragment, and an Accept that goes through the server and changes
+// the workflow's database. Headless Chromium, temp workspace, loopback port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
+import { launchBrowser, screenshot } from './helpers.mjs';
+import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import { vendorWeb } from '../../scripts/vendor-web.mjs';
+
+const hasServe = existsSync(PULSE_BIN) && /^\s+serve\s/m.test(spawnSync(PULSE_BIN, ['--help'], { encoding: 'utf8' }).stdout || '');
+const ready = hasServe && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium') && fixtureAvailable();
+const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm, /usr/bin/chromium and the fixture', timeout: 120000 };
+
+let tmp;
+let server;
+let url;
+let context;
+let fixture;
+
+before(async () => {
+  if (!ready) return;
+  vendorWeb();
+  tmp = makeTempDir('pulse-tab-served-');
+  fixture = await buildPulseTabFixture(tmp.dir);
+  const nowFile = join(tmp.dir, 'now.txt');
+  writeFileSync(nowFile, `${FIXTURE_NOW}\n`);
+  server = spawn(PULSE_BIN, ['serve', '--workspace', fixture.workspace, '--host', '127.0.0.1', '--port', '0', '--no-tick',
+    '--now-file', nowFile, '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', () => {});
+  url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout });
+    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
+    lines.on('line', (line) => {
+      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
+  });
+  context = await launchBrowser(join(tmp.dir, 'profile'));
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  if (tmp) tmp.cleanup();
+});
+
+test('served mode: the server\'s workflows, the card from its API, Accept through the server with the owner token', opts, async () => {
+  const token = readFileSync(join(fixture.workspace, '.pulse', 'owner-token'), 'utf8').trim();
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  // The token in the fragment: stored by the page, removed from the address.
+  await page.goto(`${url}/?nosw#token=${token}`);
+  await page.locator('.mode-switch button.active', { hasText: 'Server' }).waitFor();
+  assert.match(await page.locator('#mode-banner').innerText(), /Served by pulse serve/);
+  assert.equal(new URL(page.url()).hash, '');
+  const wf = page.locator('.copies .copy[data-name="substack"]');
+  await wf.waitFor();
+  assert.match(await wf.innerText(), /Not measured/);
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  await wf.getByRole('button', { name: 'Open substack' }).click();
+  await page.locator('#goal-status .alarms').waitFor();
+  const alarms = (await page.locator('#goal-status .alarm').allInnerTexts()).map((t) => t.replace(/^!\s*/, '').trim());
+  for (const sentence of SEED_ALARMS) assert.ok(alarms.includes(sentence), `missing alarm: ${sentence}`);
+  await page.locator('#readings .chart canvas').first().waitFor();
+
+  if (fixture.cards.decisions) {
+    const item = page.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
+    await item.waitFor();
+    await item.getByRole('button', { name: /^Accept/ }).click();
+    await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
+    // The server's own API now reports it answered.
+    const res = await fetch(`${url}/api/workflows/substack/decisions?status=answered`);
+    const body = await res.json();
+    assert.ok(body.decisions.some((d) => d.question === fixture.decisionQuestion), 'answered on the server');
+  }
+  await screenshot(page, 'pulse_tab_served');
+
+  // Without the token the tab is read-only: Accept is disabled.
+  await page.getByRole('button', { name: 'Forget token' }).click();
+  if (fixture.cards.decisions) {
+    const accept = page.locator('#needs-you .decision').first().getByRole('button', { name: /^Accept/ });
+    assert.equal(await accept.isDisabled(), true);
+  }
+  assert.match(await page.locator('#needs-you').innerText(), /Read only/);
+});

@@ -1,0 +1,184 @@
+// The Pulse tab's cards and formatting, rendered in Node from the agreed JSON
+// shapes (CONTRACT.md's `pulse check --json` example, COMMON.md's method
+// results). The browser suite (tests/browser/pulse_tab.test.mjs) renders the
+// same components from documents the real WASM core computes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { render } from 'preact-render-to-string';
+import { html } from 'htm/preact';
+import initSqlJs from 'sql.js';
+import {
+  GoalStatusCard, NeedsYouCard, DecisionLogCard, RunsByRouteCard, AgentLogCard, ReadingsCard,
+  chartSeries, groupAgentRows, answerText, renderMemory,
+} from '../../web/cards.mjs';
+import {
+  formatTime, formatSpan, parseNowParam, copyNameFor, checkSqliteHeader, statusWord,
+} from '../../web/format.mjs';
+
+const NOW = Date.parse('2026-10-07T12:00:00Z');
+
+// CONTRACT.md's example document, verbatim.
+const CHECK = {
+  workflow: 'substack',
+  checked_at: '2026-10-07T12:00:00Z',
+  status: 'not_measured',
+  metric: { name: 'subscribers', value: 412, target: 1000, last_measured_at: '2026-10-07T08:10:00Z', last_measured_by_run_at: '2026-09-17T09:30:00Z' },
+  alarms: [
+    { kind: 'not_measured', days: 20, message: 'not measured by a workflow run for 20 days (last reading 17 Sep)' },
+    { kind: 'goal_work_without_reading', runs: 6, message: 'growth_funnel ran 6 times since 17 Sep without a reading' },
+    { kind: 'goal_work_not_completed', days: 11, runs_since: { publish_review: 6, research: 2, write_article: 1 }, failed_goal_runs: 1,
+      message: 'growth work has not completed for 11 days (the 10 runs since: publish_review ×6, research ×2, write_article ×1, one failed growth run)' },
+    { kind: 'no_run', days: 7, schedules_paused: true, message: 'no run for 7 days with schedules paused' },
+  ],
+  outside_run_readings: [{ at: '2026-10-07T08:10:00Z', source: 'builder_chat' }],
+  quiet: false,
+};
+
+const text = (vnode) => render(vnode).replace(/<[^>]+>/g, ' ').replace(/&#x27;|&#39;/g, "'").replace(/\s+/g, ' ');
+
+test('the goal status card shows the status, key number, last measured and every alarm sentence', () => {
+  const out = text(html`<${GoalStatusCard} check=${CHECK} nowMs=${NOW} />`);
+  assert.match(out, /Not measured/);
+  assert.match(out, /412 subscribers of 1,000 target/);
+  assert.match(out, /Last measured 7 Oct 08:10 \(3 h 50 min ago\)/);
+  assert.match(out, /Last measured by a run 17 Sep 09:30 \(20 days ago\)/);
+  for (const a of CHECK.alarms) assert.ok(out.includes(a.message), a.message);
+  assert.match(out, /outside a run .*7 Oct 08:10 \(builder chat\)/);
+});
+
+test('an on-track check says so and shows no alarm list', () => {
+  const out = text(html`<${GoalStatusCard} check=${{ ...CHECK, status: 'on_track', alarms: [], outside_run_readings: [] }} nowMs=${NOW} />`);
+  assert.match(out, /On track/);
+  assert.match(out, /No alarms\./);
+  assert.equal(statusWord('at_risk'), 'At risk');
+  assert.equal(statusWord('off_track'), 'Off track');
+});
+
+test('the chart series separate readings by a run from readings outside a run and draw the target line', () => {
+  const doc = {
+    metric: 'subscribers', target: 1000, baseline: 200, baseline_at: '2026-08-01T00:00:00Z', deadline: '2026-12-31T00:00:00Z',
+    direction: 'increase',
+    readings: [
+      { at: '2026-09-17T09:30:00Z', value: 380, source: 'workflow_run', run_id: 'r-1', by_run: true },
+      { at: '2026-08-20T09:30:00Z', value: 300, source: 'workflow_run', run_id: 'r-0', by_run: true },
+      { at: '2026-10-07T08:10:00Z', value: 412, source: 'builder_chat', by_run: false },
+    ],
+  };
+  const s = chartSeries(doc, NOW);
+  const at = (iso) => s.xs.indexOf(Date.parse(iso) / 1000);
+  assert.deepEqual(s.readings.map((r) => r.v), [300, 380, 412]);
+  assert.equal(s.byRun[at('2026-09-17T09:30:00Z')], 380);
+  assert.equal(s.outside[at('2026-10-07T08:10:00Z')], 412);
+  assert.equal(s.byRun[at('2026-10-07T08:10:00Z')], null);
+  // The line from (1 Aug, 200) to (31 Dec, 1000), drawn from the baseline to now.
+  assert.equal(s.line[at('2026-08-01T00:00:00Z')], 200);
+  assert.equal(Math.round(s.expectedNow * 100) / 100, 555.26);
+  assert.ok(s.xs[s.xs.length - 1] > NOW / 1000, 'a little room after now');
+  assert.ok(s.line[s.line.length - 1] > 555 && s.line[s.line.length - 1] < 600);
+  assert.ok(s.xs.every((x, i) => i === 0 || x > s.xs[i - 1]), 'x is strictly increasing');
+  const out = text(html`<${ReadingsCard} doc=${doc} nowMs=${NOW} />`);
+  assert.match(out, /target 1,000 by 31 Dec 2026 · baseline 200 on 1 Aug 2026/);
+  assert.match(out, /no — outside a run/);
+});
+
+test('runs by route mark the goal route and failures', () => {
+  const out = render(html`<${RunsByRouteCard} doc=${{ routes: [
+    { route: 'publish_review', runs: 6, completed: 6, failed: 0, primary: false },
+    { route: 'growth_funnel', runs: 7, completed: 6, failed: 1, primary: true },
+  ] }} />`);
+  assert.match(out, /growth_funnel <span class="tag goal-tag">goal route/);
+  assert.match(out, /class="num failed">1</);
+});
+
+const DECISIONS = {
+  decisions: [
+    { id: 'd-2', question: 'Resume the growth_funnel schedule?', options: ['resume', 'keep paused'], blocks: 'growth_funnel runs',
+      raised_by: 'goal_check', status: 'pending', created_at: '2026-10-04T12:00:00Z',
+      recommendation: { option: 'resume', why: 'Goal work has not completed for 11 days.', evidence: 'goal check 7 Oct', confidence: 'high',
+        safe_default_by: '2026-10-09T12:00:00Z' },
+      answer: null, outcome: null },
+    { id: 'd-1', question: 'Record subscribers in the growth step?', options: [], blocks: '', raised_by: 'goal_check',
+      status: 'answered', created_at: '2026-09-20T12:00:00Z',
+      recommendation: { text: 'Yes, add a reading at the end of growth_funnel', why: 'unmeasured', confidence: 'medium' },
+      answer: { accept: true, answered_at: '2026-09-21T10:00:00Z', note: 'ok' }, outcome: null },
+  ],
+  outcomes_due: [{ id: 'd-1' }],
+};
+
+test('needs you lists pending decisions with the recommendation, the wait and what they block', () => {
+  const out = text(html`<${NeedsYouCard} doc=${DECISIONS} nowMs=${NOW} onAnswer=${() => {}} />`);
+  assert.match(out, /Resume the growth_funnel schedule\?/);
+  assert.match(out, /waiting 3 days/);
+  assert.match(out, /blocks: growth_funnel runs/);
+  assert.match(out, /Pulse recommends resume high confidence/);
+  assert.match(out, /Safe default applies 9 Oct 12:00 UTC/);
+  assert.match(out, /Accept/);
+  assert.match(out, /Change…/);
+  assert.doesNotMatch(out, /Record subscribers/);
+});
+
+test('the decision log shows answers and a due result', () => {
+  const out = text(html`<${DecisionLogCard} doc=${DECISIONS} nowMs=${NOW} />`);
+  assert.match(out, /Record subscribers in the growth step\?/);
+  assert.match(out, /Accepted Pulse's recommendation: Yes, add a reading at the end of growth_funnel/);
+  assert.match(out, /Result due/);
+  assert.doesNotMatch(out, /Resume the growth_funnel/);
+  assert.equal(answerText({ option: 'keep paused' }), 'Answered: keep paused');
+  assert.equal(answerText({ dismiss: true }), 'Dismissed');
+  // The decisions module's shape: kind and chosen.
+  assert.equal(answerText({ kind: 'accepted', chosen: 'Resume' }), "Accepted Pulse's recommendation: Resume");
+  assert.equal(answerText({ kind: 'changed', chosen: 'Keep paused' }), "Changed from Pulse's recommendation to: Keep paused");
+  assert.equal(answerText({ kind: 'applied_by_pulse', chosen: 'Resume' }), 'Applied by Pulse (safe default): Resume');
+});
+
+test('the agent log groups by session oldest first and marks running and stuck rows', () => {
+  const rows = [
+    { session_id: 's-2', agent_id: 'a3', name: 'Fixer', kind: 'fixer', status: 'running', stuck: true, started_at: '2026-10-07T06:00:00Z', updated_at: '2026-10-07T06:00:00Z', pulse_run_id: 'p-2' },
+    { session_id: 's-1', agent_id: 'a1', name: 'Gate', kind: 'gate', status: 'completed', result: 'ok', started_at: '2026-10-06T09:00:00Z', completed_at: '2026-10-06T09:02:00Z', updated_at: '2026-10-06T09:02:00Z', pulse_run_id: 'p-1' },
+    { session_id: 's-1', agent_id: 'a2', name: 'Reviewer', kind: 'reviewer', status: 'running', stuck: false, started_at: '2026-10-07T11:50:00Z', updated_at: '2026-10-07T11:50:00Z', pulse_run_id: 'p-1' },
+  ];
+  const groups = groupAgentRows(rows, 'session');
+  assert.deepEqual(groups.map(([k]) => k), ['s-1', 's-2']);
+  assert.deepEqual(groups[0][1].map((r) => r.agent_id), ['a1', 'a2']);
+  const out = text(html`<${AgentLogCard} doc=${{ rows, stuck_after_minutes: 120 }} nowMs=${NOW} filters=${{}} onFilter=${() => {}} />`);
+  assert.match(out, /3 rows · 1 running · 1 stuck/);
+  assert.match(out, /stuck \(running 6 h\)/);
+  const stuckOnly = text(html`<${AgentLogCard} doc=${{ rows }} nowMs=${NOW} filters=${{ stuckOnly: true }} onFilter=${() => {}} />`);
+  assert.match(stuckOnly, /Fixer/);
+  assert.doesNotMatch(stuckOnly, /Gate/);
+});
+
+test('goal memory renders headings and bullets as text, never as HTML', () => {
+  const out = render(html`<div>${renderMemory('# Goal\n- one <b>two</b>\n\nplain')}</div>`);
+  assert.match(out, /<h3>Goal<\/h3>/);
+  assert.match(out, /<li>one &lt;b>two&lt;\/b><\/li>/);
+  assert.match(out, /<p>plain<\/p>/);
+});
+
+test('formatting: times in UTC, spans, the ?now= parameter and copy names', () => {
+  assert.equal(formatTime('2026-09-17T09:30:00Z'), '17 Sep 09:30');
+  assert.equal(formatTime('2025-09-17T09:30:00Z', NOW), '17 Sep 2025 09:30');
+  assert.equal(formatSpan(90 * 60 * 1000), '1 h 30 min');
+  assert.equal(formatSpan(3 * 86400 * 1000), '3 days');
+  assert.equal(parseNowParam('2026-10-07T12:00:00Z').seconds, NOW / 1000);
+  assert.match(parseNowParam('yesterday').error, /not a time/);
+  assert.equal(copyNameFor('db.sqlite', []), 'db');
+  assert.equal(copyNameFor('substack', ['substack', 'substack-2']), 'substack-3');
+  assert.equal(copyNameFor('../../etc', []), 'etc');
+  assert.equal(copyNameFor('substack.db.sqlite', []), 'substack');
+});
+
+test('the header check accepts a real SQLite file and names a non-SQLite or truncated one', async () => {
+  const SQL = await initSqlJs();
+  const db = new SQL.Database();
+  db.run('CREATE TABLE t(x); INSERT INTO t VALUES (randomblob(20000));');
+  const bytes = db.export();
+  db.close();
+  assert.equal(checkSqliteHeader(bytes.subarray(0, 100), bytes.length, 'db.sqlite'), '');
+  const cut = bytes.length - 4096;
+  assert.match(checkSqliteHeader(bytes.subarray(0, 100), cut, 'db.sqlite'), /"db.sqlite" is truncated/);
+  assert.match(checkSqliteHeader(bytes.subarray(0, 100), bytes.length - 100, 'db.sqlite'), /truncated/);
+  const notDb = new TextEncoder().encode('hello, this is a text file and certainly not a database '.repeat(4));
+  assert.match(checkSqliteHeader(notDb.subarray(0, 100), notDb.length, 'notes.txt'), /"notes.txt" is not a SQLite database/);
+  assert.match(checkSqliteHeader(new Uint8Array(0), 0, 'empty.sqlite'), /empty/);
+});

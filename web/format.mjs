@@ -1,0 +1,131 @@
+// Pure formatting for the Pulse tab: times, durations, sizes and the status
+// words. Times are shown in UTC, the zone the core writes its alarm sentences
+// in ("last reading 17 Sep"), so the card and its sentences never disagree.
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+export const STATUS_WORDS = {
+  on_track: 'On track',
+  at_risk: 'At risk',
+  off_track: 'Off track',
+  not_measured: 'Not measured',
+  no_goal: 'No goal',
+};
+
+export function statusWord(status) {
+  return STATUS_WORDS[status] || (status ? String(status).replace(/_/g, ' ') : 'Unknown');
+}
+
+// 'YYYY-MM-DDTHH:MM:SSZ' (or any Date-parsable text) → milliseconds; NaN when empty.
+export function parseTime(text) {
+  if (text === undefined || text === null || text === '') return NaN;
+  if (typeof text === 'number') return text;
+  return Date.parse(text);
+}
+
+// '17 Sep 09:30' (UTC); with the year when it differs from `refMs`'s year.
+export function formatTime(text, refMs) {
+  const ms = parseTime(text);
+  if (Number.isNaN(ms)) return '—';
+  const d = new Date(ms);
+  const day = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+  const hm = `${String(d.getUTCHours()).padStart(2, '0')}:${String(d.getUTCMinutes()).padStart(2, '0')}`;
+  const year = refMs !== undefined && !Number.isNaN(refMs) && new Date(refMs).getUTCFullYear() !== d.getUTCFullYear()
+    ? ` ${d.getUTCFullYear()}` : '';
+  return `${day}${year} ${hm}`;
+}
+
+export function formatDay(text) {
+  const ms = parseTime(text);
+  if (Number.isNaN(ms)) return '—';
+  const d = new Date(ms);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}`;
+}
+
+// A span in plain words: '45 s', '12 min', '3 h 5 min', '4 days'.
+export function formatSpan(ms) {
+  if (Number.isNaN(ms) || ms === undefined || ms === null) return '—';
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 ? `${h} h ${min % 60} min` : `${h} h`;
+  const days = Math.floor(h / 24);
+  return `${days} days`;
+}
+
+// How long ago `text` was, seen from `nowMs`: '3 days ago'.
+export function ago(text, nowMs) {
+  const ms = parseTime(text);
+  if (Number.isNaN(ms)) return '—';
+  return `${formatSpan(nowMs - ms)} ago`;
+}
+
+export function formatBytes(n) {
+  if (n === undefined || n === null || Number.isNaN(n)) return '—';
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1024 * 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MB`;
+  return `${(n / 1024 / 1024 / 1024).toFixed(2)} GB`;
+}
+
+export function formatNumber(v) {
+  if (v === undefined || v === null || v === '') return '—';
+  const n = Number(v);
+  if (Number.isNaN(n)) return String(v);
+  return n.toLocaleString('en-GB', { maximumFractionDigits: 2 });
+}
+
+// The ?now= parameter (RFC 3339) → seconds since the epoch, or undefined for
+// the real clock. A value that does not parse is reported, not ignored.
+export function parseNowParam(text) {
+  if (!text) return { seconds: undefined, error: '' };
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return { seconds: undefined, error: `now: "${text}" is not a time (use 2026-10-07T12:00:00Z)` };
+  return { seconds: Math.floor(ms / 1000), error: '' };
+}
+
+export function isoSeconds(seconds) {
+  return new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+// The name a new copy gets: the workflow folder's name, else the file's name
+// without its extension; made unique among `existing` so an import never
+// replaces another copy.
+export function copyNameFor(baseName, existing) {
+  let base = String(baseName || 'workflow').replace(/(\.(sqlite3?|db))+$/i, '').replace(/-journal$/, '').replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '') || 'workflow';
+  if (base.length > 60) base = base.slice(0, 60);
+  const taken = new Set(existing);
+  if (!taken.has(base)) return base;
+  for (let i = 2; ; i++) {
+    const name = `${base}-${i}`;
+    if (!taken.has(name)) return name;
+  }
+}
+
+// A quick look at a file's first 100 bytes before anything is written: a
+// SQLite database starts with "SQLite format 3\0" and its header says how
+// many pages it has, so a truncated copy is caught here with a clear reason.
+export function checkSqliteHeader(head, fileSize, fileName) {
+  const label = fileName ? `"${fileName}"` : 'the file';
+  if (fileSize === 0) return `${label} is empty, not a SQLite database`;
+  const magic = 'SQLite format 3\u0000';
+  if (head.length < 100) return `${label} is not a SQLite database (${fileSize} bytes, too short for a SQLite header)`;
+  for (let i = 0; i < 16; i++) {
+    if (head[i] !== magic.charCodeAt(i)) return `${label} is not a SQLite database (it does not start with "SQLite format 3")`;
+  }
+  let pageSize = (head[16] << 8) | head[17];
+  if (pageSize === 1) pageSize = 65536;
+  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return `${label} has a damaged SQLite header (page size ${pageSize})`;
+  // The in-header page count is only valid when "version-valid-for" (92..95)
+  // equals the change counter (24..27), as SQLite itself decides.
+  const u32 = (o) => ((head[o] << 24) >>> 0) + (head[o + 1] << 16) + (head[o + 2] << 8) + head[o + 3];
+  const pageCount = u32(92) === u32(24) ? u32(28) : 0;
+  if (fileSize % pageSize !== 0 || (pageCount > 0 && pageCount * pageSize > fileSize)) {
+    const expected = pageCount * pageSize;
+    return `${label} is truncated: ${fileSize} bytes, but its header says ${expected || 'a multiple of ' + pageSize} bytes`;
+  }
+  return '';
+}

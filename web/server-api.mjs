@@ -1,0 +1,135 @@
+// The served mode: the Pulse tab talking to `pulse serve` over its JSON API
+// (CONTRACT.md "HTTP"). Reads are open on loopback; writes (answers, memory
+// edits) carry the owner's token as `Authorization: Bearer ...`.
+//
+// The token reaches the page either pasted once by the owner (kept in this
+// browser's localStorage) or in the URL fragment the server prints,
+// `http://127.0.0.1:8080/#token=...` (a fragment never travels to the server
+// or into its logs); the page stores it and removes it from the address bar.
+
+const TOKEN_KEY = 'pulse.ownerToken';
+
+export function takeTokenFromLocation(loc = globalThis.location, storage = globalThis.localStorage) {
+  const m = /(?:^#|&)token=([^&]+)/.exec(loc.hash || '');
+  if (!m) return false;
+  storage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  const rest = (loc.hash || '').replace(/(^#|&)token=[^&]+/, '$1').replace(/^#&/, '#').replace(/^#$/, '');
+  globalThis.history.replaceState(null, '', loc.pathname + loc.search + rest);
+  return true;
+}
+
+export function storedToken(storage = globalThis.localStorage) {
+  return storage.getItem(TOKEN_KEY) || '';
+}
+
+export function storeToken(token, storage = globalThis.localStorage) {
+  if (token) storage.setItem(TOKEN_KEY, token.trim());
+  else storage.removeItem(TOKEN_KEY);
+}
+
+class HttpError extends Error {
+  constructor(message, status) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function readJson(res, what) {
+  let body = null;
+  try { body = await res.json(); } catch { /* not JSON */ }
+  if (!res.ok) {
+    const reason = body && (body.error || body.reason || body.message);
+    if (res.status === 401) throw new HttpError(`${what}: the server refused the owner token (401) — paste the token from <workspace>/.pulse/owner-token`, 401);
+    throw new HttpError(`${what}: ${reason || `HTTP ${res.status}`}`, res.status);
+  }
+  return body;
+}
+
+// Each core API method the tab uses has its route in `pulse serve`
+// (server-shim/serve_http.cc); the answer is the method's own result.
+const ROUTES = {
+  'pulse.config': (wf) => ['GET', `/api/workflows/${wf}`],
+  'goal.check': (wf) => ['GET', `/api/workflows/${wf}/goal-status`],
+  'goal.readings': (wf) => ['GET', `/api/workflows/${wf}/readings`],
+  'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
+  'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
+  'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
+  'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
+    session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
+  })}`],
+  'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
+  'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],
+  'memory.save': (wf, a) => ['PUT', `/api/workflows/${wf}/memory`, a],
+};
+
+function withoutId(a) {
+  const { id, ...rest } = a;
+  return rest;
+}
+
+function q(params) {
+  const parts = Object.entries(params).filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
+
+export class ServerApi {
+  constructor(base = '') {
+    this.base = base;
+  }
+
+  token() { return storedToken(); }
+
+  headers(write) {
+    const h = { Accept: 'application/json' };
+    if (write) h['Content-Type'] = 'application/json';
+    const t = this.token();
+    if (t) h.Authorization = `Bearer ${t}`;
+    return h;
+  }
+
+  // {ok, now, ...} from the server, or null when no `pulse serve` is behind the page.
+  async health() {
+    try {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), 1500);
+      const res = await fetch(`${this.base}/api/health`, { signal: ctl.signal, cache: 'no-store' });
+      clearTimeout(timer);
+      if (!res.ok) return null;
+      const body = await res.json();
+      return body && body.ok ? body : null;
+    } catch {
+      return null;
+    }
+  }
+
+  // Whether the stored token is the owner's (GET /api/auth).
+  async checkToken() {
+    if (!this.token()) return false;
+    const res = await fetch(`${this.base}/api/auth`, { headers: this.headers(false), cache: 'no-store' });
+    return res.ok;
+  }
+
+  async workflows() {
+    const res = await fetch(`${this.base}/api/workflows`, { headers: this.headers(false), cache: 'no-store' });
+    const body = await readJson(res, 'GET /api/workflows');
+    return Array.isArray(body) ? body : (body.workflows || []);
+  }
+
+  // One core API method for one workflow, through its route. The server
+  // evaluates at its own clock (`pulse serve --now-file`), so `nowSeconds`
+  // is not sent.
+  async call(workflow, method, args = {}) {
+    const route = ROUTES[method];
+    if (!route) throw new Error(`${method}: the server has no route for this method`);
+    const [verb, path, body] = route(encodeURIComponent(workflow), args || {});
+    const write = verb !== 'GET';
+    const res = await fetch(this.base + path, {
+      method: verb,
+      headers: this.headers(write),
+      body: write ? JSON.stringify(body || {}) : undefined,
+      cache: 'no-store',
+    });
+    return readJson(res, `${verb} ${path.split('?')[0]}`);
+  }
+}
