@@ -102,7 +102,8 @@ Result<WorkflowConfig> ParseWorkflowConfig(const std::string& text, const std::s
   if (doc.is_discarded()) {
     // Re-parse with exceptions off is all we can do for position; name the file.
     try {
-      (void)json::parse(text);
+      json reparsed = json::parse(text);
+      (void)reparsed;
     } catch (const json::parse_error& e) {
       std::string what = e.what();
       size_t pos = what.find("parse error");
