@@ -108,7 +108,8 @@ export function bindApi(Module) {
     _sqlite3_bind_blob, _sqlite3_bind_double, _sqlite3_bind_int, _sqlite3_bind_int64,
     _sqlite3_bind_parameter_index, _sqlite3_data_count, _sqlite3_column_count, _sqlite3_column_name,
     _sqlite3_column_type, _sqlite3_column_double, _sqlite3_column_text, _sqlite3_column_blob,
-    _sqlite3_column_bytes, _sqlite3_malloc, _sqlite3_free, _pulse_db_from_bytes, _pulse_db_to_bytes,
+    _sqlite3_column_bytes, _sqlite3_malloc, _sqlite3_free, _pulse_db_from_bytes, _pulse_db_to_bytes, _pulse_export_begin, _pulse_export_page,
+    _pulse_export_end,
   } = fns;
   const { UTF8ToString, stringToUTF8, lengthBytesUTF8 } = Module;
 
@@ -204,19 +205,28 @@ export function bindApi(Module) {
     return db;
   }
 
+  // The database image, copied page by page from the page cache straight
+  // into the result (wasm/sqlite/sqlite3_wasm.c): one copy, no heap buffer.
   function bytesOf(db) {
-    const p = _pulse_db_to_bytes(db, scratch);
-    const n = i32(scratch);
-    if (n < 0) throw new Error('export: out of memory');
-    if (!p) return new Uint8Array(0);
-    // Copy out at once: the heap may move on the next allocation (pitfall 9).
-    const out = Module.HEAPU8.slice(p, p + n);
-    _sqlite3_free(p);
-    if (out.length > 0) {
-      out[18] = 1;
-      out[19] = 1;
+    const pages = _pulse_export_begin(db, scratch);
+    try {
+      if (pages < 0) throw sqliteError(db, _sqlite3_extended_errcode(db) || 1);
+      const pageSize = i32(scratch);
+      const out = new Uint8Array(pages * pageSize);
+      for (let pgno = 1; pgno <= pages; pgno++) {
+        const p = _pulse_export_page(db, pgno);
+        if (!p) throw new Error(`export: cannot read page ${pgno}`);
+        // Read HEAPU8 afresh: the heap may have grown while the page was read.
+        out.set(Module.HEAPU8.subarray(p, p + pageSize), (pgno - 1) * pageSize);
+      }
+      if (out.length > 0) {
+        out[18] = 1;
+        out[19] = 1;
+      }
+      return out;
+    } finally {
+      _pulse_export_end();
     }
-    return out;
   }
 
   class Statement {
