@@ -39,15 +39,12 @@ class Env {
 // The real clock, POSIX files, warnings on stderr.
 Env* DefaultEnv();
 
-// Delegates everything to `base` except the clock, which stands still at
-// `now` until Set/Advance moves it.
-class FixedClockEnv : public Env {
+// Forwards every call to `base`; subclasses override what they change.
+class DelegatingEnv : public Env {
  public:
-  FixedClockEnv(Env* base, int64_t now) : base_(base), now_(now) {}
-  void Set(int64_t now) { now_ = now; }
-  void Advance(int64_t seconds) { now_ += seconds; }
+  explicit DelegatingEnv(Env* base) : base_(base) {}
 
-  int64_t NowSeconds() override { return now_; }
+  int64_t NowSeconds() override { return base_->NowSeconds(); }
   void Log(LogLevel level, const std::string& message) override { base_->Log(level, message); }
   Result<std::string> ReadFile(const std::string& path) override { return base_->ReadFile(path); }
   Status WriteFileAtomic(const std::string& path, const std::string& content) override {
@@ -59,8 +56,24 @@ class FixedClockEnv : public Env {
   Result<std::vector<std::string>> ListDir(const std::string& dir) override { return base_->ListDir(dir); }
   Result<int64_t> ModifiedAt(const std::string& path) override { return base_->ModifiedAt(path); }
 
+ protected:
+  Env* base() const { return base_; }
+
  private:
   Env* base_;
+};
+
+// Delegates everything to `base` except the clock, which stands still at
+// `now` until Set/Advance moves it.
+class FixedClockEnv : public DelegatingEnv {
+ public:
+  FixedClockEnv(Env* base, int64_t now) : DelegatingEnv(base), now_(now) {}
+  void Set(int64_t now) { now_ = now; }
+  void Advance(int64_t seconds) { now_ += seconds; }
+
+  int64_t NowSeconds() override { return now_; }
+
+ private:
   int64_t now_;
 };
 

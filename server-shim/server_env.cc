@@ -7,15 +7,15 @@
 namespace pulse::serve {
 
 int64_t ServerEnv::NowSeconds() {
-  if (now_file_.empty()) return base_->NowSeconds();
-  Result<std::string> text = base_->ReadFile(now_file_);
-  if (!text.ok()) return base_->NowSeconds();
+  if (now_file_.empty()) return base()->NowSeconds();
+  Result<std::string> text = base()->ReadFile(now_file_);
+  if (!text.ok()) return base()->NowSeconds();
   std::string t = *text;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
   Result<int64_t> at = ParseTime(t);
   if (!at.ok()) {
     spdlog::warn("--now-file {}: {}; using the clock", now_file_, at.status().message());
-    return base_->NowSeconds();
+    return base()->NowSeconds();
   }
   return *at;
 }

@@ -10,26 +10,16 @@
 
 namespace pulse::serve {
 
-class ServerEnv : public Env {
+class ServerEnv : public DelegatingEnv {
  public:
-  explicit ServerEnv(std::string now_file) : base_(DefaultEnv()), now_file_(std::move(now_file)) {}
+  explicit ServerEnv(std::string now_file) : DelegatingEnv(DefaultEnv()), now_file_(std::move(now_file)) {}
 
   // The time in --now-file when it holds one; the real clock otherwise (a
   // missing or malformed file falls back to the clock, with a warning).
   int64_t NowSeconds() override;
   void Log(LogLevel level, const std::string& message) override;
-  Result<std::string> ReadFile(const std::string& path) override { return base_->ReadFile(path); }
-  Status WriteFileAtomic(const std::string& path, const std::string& content) override {
-    return base_->WriteFileAtomic(path, content);
-  }
-  bool FileExists(const std::string& path) override { return base_->FileExists(path); }
-  bool IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }
-  Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
-  Result<std::vector<std::string>> ListDir(const std::string& dir) override { return base_->ListDir(dir); }
-  Result<int64_t> ModifiedAt(const std::string& path) override { return base_->ModifiedAt(path); }
 
  private:
-  Env* base_;
   std::string now_file_;
 };
 
