@@ -424,7 +424,7 @@ test('the WASM facade reads and writes the same log from the database file\'s by
 async function emptyDbBytes() {
   const SQL = await initSqlJs();
   const d = new SQL.Database();
-  d.run('CREATE TABLE placeholder(x)');
+  d.run('CREATE TABLE unrelated_app_table(x)');
   const bytes = d.export();
   d.close();
   return bytes;
