@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "core/utf8.h"
+
 namespace pulse {
 
 namespace {
@@ -75,6 +77,14 @@ Statement& Statement::Bind(int index, double value) {
   return *this;
 }
 Statement& Statement::Bind(int index, std::string_view value) {
+  // The one door every Pulse text goes through into a row: a stray byte stored
+  // here would fail every later JSON rendering of the row, so it is repaired.
+  if (!IsValidUtf8(value)) {
+    std::string repaired = RepairUtf8(value);
+    PULSE_BIND_CHECK(sqlite3_bind_text(stmt_, index, repaired.data(), static_cast<int>(repaired.size()),
+                                       SQLITE_TRANSIENT));
+    return *this;
+  }
   PULSE_BIND_CHECK(sqlite3_bind_text(stmt_, index, value.data(), static_cast<int>(value.size()),
                                      SQLITE_TRANSIENT));
   return *this;
@@ -121,8 +131,11 @@ double Statement::Double(int col) const { return sqlite3_column_double(stmt_, co
 std::string Statement::Text(int col) const {
   const unsigned char* text = sqlite3_column_text(stmt_, col);
   if (!text) return {};
-  return std::string(reinterpret_cast<const char*>(text),
-                     static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  std::string_view view(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
+  // Rows written by something other than Pulse (an older version, a shell)
+  // may hold any bytes: readers always get well-formed text.
+  if (!IsValidUtf8(view)) return RepairUtf8(view);
+  return std::string(view);
 }
 std::string Statement::ColumnName(int col) const {
   const char* name = sqlite3_column_name(stmt_, col);
@@ -154,6 +167,8 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
     if (!st.ok()) return st.status();
     Result<bool> row = st->Step();
     if (!row.ok()) return row.status();
+    PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA wal_autocheckpoint=" + std::to_string(options.wal_checkpoint_pages)));
+    PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit=" + std::to_string(options.wal_size_limit)));
   }
   PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));
   return db;

@@ -67,6 +67,11 @@ struct OpenOptions {
   bool wal = true;           // journal_mode=WAL where the VFS supports it
   int busy_timeout_ms = 5000;
   std::string vfs;           // empty: the default VFS
+  // The WAL is checkpointed every wal_checkpoint_pages pages and cut back to
+  // wal_size_limit bytes after each checkpoint: on a small volume a WAL left
+  // to grow to SQLite's default (4 MiB, never shrunk) fills the disk.
+  int wal_checkpoint_pages = 256;
+  int64_t wal_size_limit = 1 << 20;
 };
 
 class Db {

@@ -1,5 +1,8 @@
 #include "core/goal_facts.h"
 
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "core/schema.h"
@@ -172,7 +175,11 @@ Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, b
 namespace {
 
 // Builds the document like json::parse but keeps the parser's error message
-// instead of throwing: exceptions are off in the WASM build.
+// instead of throwing: exceptions are off in the WASM build. It also refuses
+// what json::parse takes but nothing downstream survives: nesting deeper than
+// kMaxJsonDepth (copying, comparing and dumping recurse once per level) and
+// numbers out of double's range (1e400 parses to infinity, which JSON cannot
+// even write back).
 class CapturingSax {
  public:
   CapturingSax() : dom_(doc_, /*allow_exceptions=*/false) {}
@@ -180,14 +187,17 @@ class CapturingSax {
   bool boolean(bool v) { return dom_.boolean(v); }
   bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
   bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    if (!std::isfinite(v)) return Fail("number " + s.substr(0, 40) + " is out of range");
+    return dom_.number_float(v, s);
+  }
   bool string(json::string_t& v) { return dom_.string(v); }
   bool binary(json::binary_t& v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool start_object(std::size_t n) { return Deeper() && dom_.start_object(n); }
   bool key(json::string_t& k) { return dom_.key(k); }
-  bool end_object() { return dom_.end_object(); }
-  bool start_array(std::size_t n) { return dom_.start_array(n); }
-  bool end_array() { return dom_.end_array(); }
+  bool end_object() { --depth_; return dom_.end_object(); }
+  bool start_array(std::size_t n) { return Deeper() && dom_.start_array(n); }
+  bool end_array() { --depth_; return dom_.end_array(); }
   template <typename Exception>
   bool parse_error(std::size_t, const std::string&, const Exception& ex) {
     error_ = ex.what();
@@ -197,9 +207,19 @@ class CapturingSax {
   const std::string& error() const { return error_; }
 
  private:
+  bool Deeper() {
+    if (++depth_ <= kMaxJsonDepth) return true;
+    return Fail("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  }
+  bool Fail(std::string why) {
+    error_ = std::move(why);
+    return false;
+  }
+
   json doc_;
   nlohmann::detail::json_sax_dom_parser<json> dom_;
   std::string error_;
+  int depth_ = 0;
 };
 
 }  // namespace
@@ -208,10 +228,14 @@ Result<json> ParseJsonText(const std::string& text, const std::string& source) {
   CapturingSax sax;
   bool ok = json::sax_parse(text, &sax, json::input_format_t::json, /*strict=*/true);
   if (ok && sax.error().empty()) return std::move(sax.doc());
-  const std::string& what = sax.error();
+  std::string what = sax.error();
+  // nlohmann's "[json.exception.out_of_range.406] " says nothing to a reader.
+  if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) {
+    what.erase(0, what.find("] ") + 2);
+  }
   size_t pos = what.find("parse error");
-  return Status::InvalidArgument(source + ": malformed JSON" +
-                                 (what.empty() ? std::string() : ": " + (pos == std::string::npos ? what : what.substr(pos))));
+  std::string why = what.empty() ? std::string() : ": " + (pos == std::string::npos ? what : what.substr(pos));
+  return Status::InvalidArgument(source + ": malformed JSON" + why);
 }
 
 Result<json> ReadJsonFile(Env& env, const std::string& path) {
@@ -285,9 +309,36 @@ Result<std::vector<RunRecord>> ParseScheduleRuns(const json& doc, const std::str
   return runs;
 }
 
+Result<double> ParseReadingValue(const std::string& text, const std::string& what) {
+  // strtod alone takes "inf", "nan", "0x1p3" and leading spaces, and turns
+  // 1e400 into infinity: only the JSON number grammar is a reading here.
+  size_t i = 0;
+  const auto digits = [&] {
+    size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    return i > start;
+  };
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+  bool ok = digits();
+  if (ok && i < text.size() && text[i] == '.') {
+    ++i;
+    ok = digits();
+  }
+  if (ok && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) ++i;
+    ok = digits();
+  }
+  if (text.empty()) return Status::InvalidArgument(what + ": empty: expected a number");
+  if (!ok || i != text.size()) return Status::InvalidArgument(what + ": \"" + text + "\" is not a number");
+  double value = std::strtod(text.c_str(), nullptr);
+  if (!std::isfinite(value)) return Status::InvalidArgument(what + ": " + text + " is out of range");
+  return value;
+}
+
 Status RecordObservation(Db& db, const WorkflowConfig& config, const Observation& obs, int64_t now) {
   if (obs.metric.empty()) return Status::InvalidArgument("metric: missing");
-  if (!(obs.value == obs.value)) return Status::InvalidArgument("value: not a number");
+  if (!std::isfinite(obs.value)) return Status::InvalidArgument("value: not a finite number");
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(

@@ -40,7 +40,12 @@ struct Observation {
   std::string run_id;  // empty: not tied to a run
 };
 
-// Records a reading. When it is a workflow-run reading of the primary metric,
+// A reading's value as text (a command-line flag): a finite decimal number.
+// Empty text, "inf", "nan", hex, trailing junk and numbers out of double's
+// range (1e400) are InvalidArgument naming `what`; nothing would mean them.
+Result<double> ParseReadingValue(const std::string& text, const std::string& what);
+
+// Records a reading (InvalidArgument for a non-finite value). When it is a workflow-run reading of the primary metric,
 // the facts of the run it belongs to (by run id, or by its start–finish
 // window) are marked as having a primary reading, whichever came first.
 Status RecordObservation(Db& db, const WorkflowConfig& config, const Observation& obs, int64_t now);
@@ -66,7 +71,11 @@ Result<std::string> ParseRouteSelection(const nlohmann::json& doc, const std::st
 // finished_at, status, route}); every entry is checked before anything is
 // used, so one bad entry rejects the file.
 Result<std::vector<RunRecord>> ParseScheduleRuns(const nlohmann::json& doc, const std::string& source);
-// Parses JSON text, naming `source` and the position on failure.
+// Nesting deeper than this is refused wherever Pulse parses JSON from outside.
+inline constexpr int kMaxJsonDepth = 64;
+// Parses JSON text, naming `source` and the position on failure; never
+// throws. Refuses nesting deeper than kMaxJsonDepth and numbers beyond
+// double's range (1e400): InvalidArgument naming `source`.
 Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source);
 
 // ---- the workspace files (read through Env; errors name the file) ----

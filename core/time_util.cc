@@ -2,6 +2,7 @@
 
 #include <date/date.h>
 
+#include <cctype>
 #include <chrono>
 #include <sstream>
 
@@ -21,6 +22,21 @@ bool TryParse(const std::string& text, const char* format, Seconds& out) {
   if (!in.eof()) return false;
   out = tp;
   return true;
+}
+
+// RFC 3339's time-numoffset: "+" or "-", hours 00-23, ":", minutes 00-59.
+// The date library alone takes "+99:99" and "+24:00" and shifts the time by
+// them, so the offset is checked here first.
+bool ValidOffset(const std::string& text) {
+  if (text.size() < 6) return false;
+  std::string off = text.substr(text.size() - 6);
+  if ((off[0] != '+' && off[0] != '-') || off[3] != ':') return false;
+  for (int i : {1, 2, 4, 5}) {
+    if (!std::isdigit(static_cast<unsigned char>(off[i]))) return false;
+  }
+  int hours = (off[1] - '0') * 10 + (off[2] - '0');
+  int minutes = (off[4] - '0') * 10 + (off[5] - '0');
+  return hours <= 23 && minutes <= 59;
 }
 
 }  // namespace
@@ -45,7 +61,7 @@ Result<int64_t> ParseTime(std::string_view raw) {
   if (!cleaned.empty() && cleaned.back() == 'Z') {
     std::string body = cleaned.substr(0, cleaned.size() - 1);
     if (TryParse(body, "%FT%T", tp)) return tp.time_since_epoch().count();
-  } else if (TryParse(cleaned, "%FT%T%Ez", tp)) {
+  } else if (ValidOffset(cleaned) && TryParse(cleaned, "%FT%T%Ez", tp)) {
     return tp.time_since_epoch().count();
   }
   return Status::InvalidArgument("\"" + text + "\" is not an RFC 3339 time (like 2026-10-07T09:00:00Z)");

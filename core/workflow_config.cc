@@ -1,5 +1,6 @@
 #include "core/workflow_config.h"
 
+#include "core/goal_facts.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -98,20 +99,9 @@ class Reader {
 }  // namespace
 
 Result<WorkflowConfig> ParseWorkflowConfig(const std::string& text, const std::string& source) {
-  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) {
-    // Re-parse with exceptions off is all we can do for position; name the file.
-    try {
-      json reparsed = json::parse(text);
-      (void)reparsed;
-    } catch (const json::parse_error& e) {
-      std::string what = e.what();
-      size_t pos = what.find("parse error");
-      return Status::InvalidArgument(source + ": malformed JSON: " +
-                                     (pos == std::string::npos ? what : what.substr(pos)));
-    }
-    return Status::InvalidArgument(source + ": malformed JSON");
-  }
+  // Never json::parse: it throws (an abort in WASM) and takes 1e400 and any
+  // nesting, which break every later copy or dump of the snapshot.
+  PULSE_ASSIGN_OR_RETURN(json doc, ParseJsonText(text, source));
   if (!doc.is_object()) return Status::InvalidArgument(source + ": expected a JSON object at the top level");
 
   Reader r(source);

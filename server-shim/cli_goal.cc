@@ -27,8 +27,7 @@ Result<json> ImportScheduleRunsFile(ApiContext& ctx, const std::string& path) {
 }
 
 struct ObserveFlags {
-  std::string metric, at, source, run_id;
-  double value = NAN;
+  std::string metric, value, at, source, run_id;
 };
 
 void SetupObserve(CLI::App& app, State& state) {
@@ -41,10 +40,13 @@ void SetupObserve(CLI::App& app, State& state) {
   sub->add_option("--source", f.source, "workflow_run, builder_chat or manual")->required();
   sub->add_option("--run-id", f.run_id, "the run that took the reading");
   sub->callback([&state] {
+    // Checked before the workflow is opened: a refused value writes nothing.
+    Result<double> value = ParseReadingValue(f.value, "--value");
+    if (!value.ok()) { state.exit_code = Fail(value.status()); return; }
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
-    json args = {{"metric", f.metric}, {"value", f.value}, {"source", f.source}};
+    json args = {{"metric", f.metric}, {"value", *value}, {"source", f.source}};
     if (!f.at.empty()) args["at"] = f.at;
     if (!f.run_id.empty()) args["run_id"] = f.run_id;
     Result<json> out = CallApi(ctx, "goal.observe", args);

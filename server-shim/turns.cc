@@ -9,6 +9,7 @@
 
 #include "core/pulse_tools.h"
 #include "core/time_util.h"
+#include "core/utf8.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -48,13 +49,15 @@ std::string Trim(std::string s, size_t cap) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
   size_t b = s.find_first_not_of(" \n\r\t");
   s = b == std::string::npos ? "" : s.substr(b);
-  if (s.size() > cap) s = s.substr(0, cap) + "…";
+  // Cut on a character boundary: half a character stored in the agent log
+  // would be repaired into U+FFFD, which reads as corruption.
+  if (s.size() > cap) s = std::string(Utf8Prefix(s, cap)) + "…";
   return s;
 }
 
 std::string LastLines(const std::string& s, size_t cap) {
   std::string t = Trim(s, 1 << 20);
-  if (t.size() > cap) t = "…" + t.substr(t.size() - cap);
+  if (t.size() > cap) t = "…" + std::string(Utf8Suffix(t, cap));
   return t;
 }
 
@@ -231,8 +234,9 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
                                options_.shutdown_grace);
-  json out = {{"result", Trim(p.out, 4000)}};
-  std::string err_tail = LastLines(p.err, 600);
+  // A runner may print any bytes: repaired here, before they are JSON.
+  json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
+  std::string err_tail = RepairUtf8(LastLines(p.err, 600));
   if (!p.spawn_error.empty()) {
     out["error"] = p.spawn_error;
   } else if (p.timed_out) {
@@ -273,7 +277,7 @@ void TurnManager::Complete(const TurnTicket& t, const std::string& status, const
   Result<json> closed = CallApi((*oc)->ctx, "session.close", json{{"session", t.session}});
   if (!closed.ok()) spdlog::warn("{}: session.close: {}", t.workflow, closed.status().message());
   if (error.empty()) {
-    spdlog::info("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, result.substr(0, 200));
+    spdlog::info("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, std::string(Utf8Prefix(result, 200)));
   } else {
     spdlog::warn("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, error);
   }
