@@ -5,6 +5,7 @@
 // bench/agent_log.mjs formats it next to the WASM figures.
 //
 //   agent_log_bench [pairs=5000] [rounds=5]   (files under $TMPDIR)
+//   agent_log_bench bytes [pairs=2000]        bytes written per event
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <time.h>
@@ -155,9 +156,59 @@ class PlainPath {
   sqlite3_stmt* done_ = nullptr;
 };
 
+// Bytes this process has handed to write() so far (/proc/self/io "wchar"):
+// every WAL frame, checkpoint and header write, whatever the file system.
+int64_t BytesWritten() {
+  FILE* f = std::fopen("/proc/self/io", "r");
+  if (!f) return -1;
+  char key[64];
+  long long value = 0;
+  int64_t out = -1;
+  while (std::fscanf(f, "%63s %lld", key, &value) == 2) {
+    if (std::string(key) == "wchar:") out = value;
+  }
+  std::fclose(f);
+  return out;
+}
+
+int64_t SizeOr0(const std::string& path) {
+  std::error_code ec;
+  auto n = fs::file_size(path, ec);
+  return ec ? 0 : static_cast<int64_t>(n);
+}
+
+// Bytes written per event and the files' sizes afterwards, for the recorder
+// (Pulse's WAL settings) and for the plain loop (SQLite's defaults).
+template <typename Path>
+std::string MeasureBytes(const std::string& ws, int pairs) {
+  Path path(ws);
+  int64_t before = BytesWritten();
+  path.Run(0, pairs);
+  int64_t written = BytesWritten() - before;
+  std::string db = ws + "/Workflow/bench/db/db.sqlite";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "{\"bytes_per_event\": %.0f, \"db_bytes\": %lld, \"wal_bytes\": %lld}",
+                static_cast<double>(written) / (2.0 * pairs), static_cast<long long>(SizeOr0(db)),
+                static_cast<long long>(SizeOr0(db + "-wal")));
+  return buf;
+}
+
+int BytesMain(int pairs) {
+  const char* tmp = getenv("TMPDIR");
+  std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/pulse-bench-XXXXXX";
+  if (!mkdtemp(tmpl.data())) return 1;
+  std::string recorder = MeasureBytes<RecorderPath>(Workspace(tmpl, "recorder"), pairs);
+  std::string plain = MeasureBytes<PlainPath>(Workspace(tmpl, "plain"), pairs);
+  std::printf("{\"pairs\": %d, \"recorder\": %s, \"plain\": %s}\n", pairs, recorder.c_str(), plain.c_str());
+  std::error_code ec;
+  fs::remove_all(tmpl, ec);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "bytes") return BytesMain(argc > 2 ? std::atoi(argv[2]) : 2000);
   int pairs = argc > 1 ? std::atoi(argv[1]) : 5000;
   int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
   if (pairs <= 0 || rounds <= 0) {

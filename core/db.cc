@@ -162,6 +162,11 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
   // that is not a database (or is truncated) fails here, before any write.
   Status s = db->Exec("SELECT count(*) FROM sqlite_schema");
   if (!s.ok()) return s;
+  if (!options.read_only && options.new_page_size > 0) {
+    // Only an empty database (no page yet) takes a page size.
+    PULSE_ASSIGN_OR_RETURN(int64_t pages, db->QueryInt64("PRAGMA page_count"));
+    if (pages == 0) PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA page_size=" + std::to_string(options.new_page_size)));
+  }
   if (options.wal && !options.read_only) {
     Result<Statement> st = db->Prepare("PRAGMA journal_mode=WAL");
     if (!st.ok()) return st.status();
