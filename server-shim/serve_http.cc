@@ -453,6 +453,9 @@ void App::Install(HttpServer& s) {
 
 namespace {
 
+// Idle and slow connections wait in the server's poller, not in a worker
+// (http_server.h); the read and write timeouts bound one request being read
+// or answered.
 ConnectionLimits LimitsFrom(const ServeOptions& o) {
   ConnectionLimits l;
   l.max_body = o.max_body;
@@ -461,6 +464,33 @@ ConnectionLimits LimitsFrom(const ServeOptions& o) {
   l.max_per_client = o.max_connections_per_client;
   l.header_timeout = o.header_timeout;
   return l;
+}
+
+// The first stdout lines: the URL (tests and scripts wait for it), the
+// workspace, and the owner token when it was just made (shown this once: the
+// workspace keeps only its hash).
+void Announce(const ServeOptions& options, const std::string& base_url, size_t workflows,
+              const OwnerTokenSetup& owner) {
+  std::cout << "pulse: serving " << base_url << std::endl;
+  std::cout << "pulse: workspace " << options.workspace << " (" << workflows << " workflow"
+            << (workflows == 1 ? "" : "s") << ")" << std::endl;
+  if (owner.created) {
+    // Shown this once: the workspace keeps only its hash. The fragment never
+    // reaches a server or its logs; the tab keeps the token.
+    std::cout << "pulse: open " << base_url << "#token=" << owner.token
+              << " to act as the owner (new owner token, shown once)" << std::endl;
+  } else {
+    std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
+              << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
+  }
+  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
+    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
+                 "host names other than loopback need --allowed-host", options.host);
+  }
+  if (owner.migrated) {
+    spdlog::info("owner token: the plaintext {} was replaced by its hash in {}; the token is unchanged",
+                 LegacyOwnerTokenPath(options.workspace), OwnerTokenHashPath(options.workspace));
+  }
 }
 
 }  // namespace
@@ -493,10 +523,6 @@ int Serve(const ServeOptions& in) {
 
   TurnManager turns(&env, options);
   HttpServer server(LimitsFrom(options));
-  // Idle and slow connections wait in the server's poller, not in a worker
-  // (http_server.h); these bound a request that is being read or answered.
-  server.set_keep_alive_max_count(1000);
-  server.set_keep_alive_timeout(5);
   server.set_read_timeout(10);
   server.set_write_timeout(10);
   Scheduler scheduler(&env, options, &turns);
@@ -510,35 +536,16 @@ int Serve(const ServeOptions& in) {
     std::cerr << "pulse: cannot listen on " << options.host << ":" << options.port << ": " << bind_error << std::endl;
     return 2;
   }
+  // Host, Origin, UTF-8 and body framing are checked before routing.
   RequestPolicy policy{AllowedHosts(options.host, options.allowed_hosts), port, options.max_body};
   server.set_pre_routing_handler([policy](const httplib::Request& req, httplib::Response& res) {
     return AdmitRequest(policy, req, res) ? httplib::Server::HandlerResponse::Unhandled
                                           : httplib::Server::HandlerResponse::Handled;
   });
-  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
-    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
-                 "host names other than loopback need --allowed-host", options.host);
-  }
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
-  std::cout << "pulse: serving " << base_url << std::endl;
-  std::cout << "pulse: workspace " << options.workspace << " (" << names->size() << " workflow"
-            << (names->size() == 1 ? "" : "s") << ")" << std::endl;
-  if (owner->created) {
-    // Shown this once: the workspace keeps only its hash. The fragment never
-    // reaches a server or its logs; the tab keeps the token.
-    std::cout << "pulse: open " << base_url << "#token=" << owner->token
-              << " to act as the owner (new owner token, shown once)" << std::endl;
-  } else {
-    std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
-              << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
-  }
-  if (owner->migrated) {
-    spdlog::info("owner token: the plaintext {} was replaced by its hash in {}; the token is unchanged",
-                 LegacyOwnerTokenPath(options.workspace), OwnerTokenHashPath(options.workspace));
-  }
-
+  Announce(options, base_url, names->size(), *owner);
   SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 
