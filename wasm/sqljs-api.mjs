@@ -578,32 +578,9 @@ export function bindApi(Module) {
     }
   }
 
-  // The core's API over a Database's connection. Results and errors cross
-  // the boundary as JSON (wasm/pulse_bindings.cc); errors are thrown here
-  // as Error(message) with .code ("invalid_argument", "not_found", ...).
-  class Pulse {
-    constructor(db) {
-      this.database = db || null;
-    }
-
-    // now: seconds since the epoch, a Date or an RFC 3339 string (default: the clock).
-    call(method, args = {}, { now } = {}) {
-      let nowSeconds = NaN;
-      if (now instanceof Date) nowSeconds = Math.floor(now.getTime() / 1000);
-      else if (typeof now === 'string') nowSeconds = Math.floor(Date.parse(now) / 1000);
-      else if (typeof now === 'number') nowSeconds = now;
-      if (now != null && !Number.isFinite(nowSeconds)) throw new Error(`${method}: "now" is not a valid time: ${now}`);
-      const dbPtr = this.database ? this.database.db : 0;
-      if (this.database && !dbPtr) throw new Error(`${method}: the database is closed`);
-      const out = JSON.parse(Module.pulseCall(dbPtr || 0, method, JSON.stringify(args ?? {}), nowSeconds));
-      if (out.error !== undefined) {
-        const err = new Error(out.error);
-        err.code = out.code;
-        throw err;
-      }
-      return out.result;
-    }
-  }
+  // The core's API over a Database's connection: the Embind facade's JS
+  // face (wasm/pulse-post.js), whose errors are Errors with .code.
+  const Pulse = Module.Pulse;
 
   // Full check of a database image: the header rules, then SQLite's
   // integrity_check on an in-memory copy. Throws an Error naming `what`.
