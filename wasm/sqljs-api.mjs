@@ -14,6 +14,7 @@
 // iterateStatements and getNormalizedSQL are not provided.
 import createPulseModule from './pulse.mjs';
 import { RESULT_CODE_NAMES } from './result-codes.mjs';
+import { readSqliteHeader } from './sqlite-header.mjs';
 
 const SQLITE_OK = 0;
 const SQLITE_ROW = 100;
@@ -27,42 +28,13 @@ const SQLITE_OPEN_CREATE = 0x4;
 const SQLITE_TRANSIENT = -1;
 const STRING_SCRATCH_BYTES = 4096;
 
-const HEADER_MAGIC = 'SQLite format 3\0';
-
-// Checks that `bytes` look like a whole SQLite database file: the header
-// magic, a valid page size, and a length that is the header's page count
-// times the page size. Throws an Error naming `what` and the problem.
+// Checks that `bytes` look like a whole SQLite database file (the header
+// check shared with the page, sqlite-header.mjs). Throws an Error naming
+// `what` and the problem.
 export function checkDatabaseBytes(bytes, what = 'the given database') {
-  const n = bytes.length;
-  if (n === 0) throw new Error(`${what} is empty (0 bytes): not a SQLite database`);
-  if (n < 100) throw new Error(`${what} is not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
-  for (let i = 0; i < 16; i++) {
-    if (bytes[i] !== HEADER_MAGIC.charCodeAt(i)) {
-      throw new Error(`${what} is not a SQLite database (no "SQLite format 3" header)`);
-    }
-  }
-  let pageSize = (bytes[16] << 8) | bytes[17];
-  if (pageSize === 1) pageSize = 65536;
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new Error(`${what} is not a valid SQLite database: bad page size ${pageSize} in the header`);
-  }
-  if (n % pageSize !== 0) {
-    throw new Error(`${what} is truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
-  }
-  const u32 = (o) => ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
-  const pageCount = u32(28);
-  // The in-header size is only valid when "version-valid-for" matches the
-  // change counter (SQLite's own rule); older writers leave it stale.
-  if (pageCount !== 0 && u32(92) === u32(24)) {
-    const expected = pageCount * pageSize;
-    if (n < expected) {
-      throw new Error(`${what} is truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
-    }
-    if (n > expected) {
-      throw new Error(`${what} is not a valid SQLite database: ${n} bytes where the header says ${expected}`);
-    }
-  }
-  return { pageSize, pageCount: n / pageSize };
+  const header = readSqliteHeader(bytes, bytes.length, what);
+  if (header.problem) throw new Error(header.problem);
+  return { pageSize: header.pageSize, pageCount: header.pageCount };
 }
 
 function toBytes(data) {
