@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "core/json_limits.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -172,70 +173,9 @@ Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, b
 
 }  // namespace
 
-namespace {
-
-// Builds the document like json::parse but keeps the parser's error message
-// instead of throwing: exceptions are off in the WASM build. It also refuses
-// what json::parse takes but nothing downstream survives: nesting deeper than
-// kMaxJsonDepth (copying, comparing and dumping recurse once per level) and
-// numbers out of double's range (1e400 parses to infinity, which JSON cannot
-// even write back).
-class CapturingSax {
- public:
-  CapturingSax() : dom_(doc_, /*allow_exceptions=*/false) {}
-  bool null() { return dom_.null(); }
-  bool boolean(bool v) { return dom_.boolean(v); }
-  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
-  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const json::string_t& s) {
-    if (!std::isfinite(v)) return Fail("number " + s.substr(0, 40) + " is out of range");
-    return dom_.number_float(v, s);
-  }
-  bool string(json::string_t& v) { return dom_.string(v); }
-  bool binary(json::binary_t& v) { return dom_.binary(v); }
-  bool start_object(std::size_t n) { return Deeper() && dom_.start_object(n); }
-  bool key(json::string_t& k) { return dom_.key(k); }
-  bool end_object() { --depth_; return dom_.end_object(); }
-  bool start_array(std::size_t n) { return Deeper() && dom_.start_array(n); }
-  bool end_array() { --depth_; return dom_.end_array(); }
-  template <typename Exception>
-  bool parse_error(std::size_t, const std::string&, const Exception& ex) {
-    error_ = ex.what();
-    return false;
-  }
-  json& doc() { return doc_; }
-  const std::string& error() const { return error_; }
-
- private:
-  bool Deeper() {
-    if (++depth_ <= kMaxJsonDepth) return true;
-    return Fail("nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  }
-  bool Fail(std::string why) {
-    error_ = std::move(why);
-    return false;
-  }
-
-  json doc_;
-  nlohmann::detail::json_sax_dom_parser<json> dom_;
-  std::string error_;
-  int depth_ = 0;
-};
-
-}  // namespace
 
 Result<json> ParseJsonText(const std::string& text, const std::string& source) {
-  CapturingSax sax;
-  bool ok = json::sax_parse(text, &sax, json::input_format_t::json, /*strict=*/true);
-  if (ok && sax.error().empty()) return std::move(sax.doc());
-  std::string what = sax.error();
-  // nlohmann's "[json.exception.out_of_range.406] " says nothing to a reader.
-  if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos) {
-    what.erase(0, what.find("] ") + 2);
-  }
-  size_t pos = what.find("parse error");
-  std::string why = what.empty() ? std::string() : ": " + (pos == std::string::npos ? what : what.substr(pos));
-  return Status::InvalidArgument(source + ": malformed JSON" + why);
+  return ParseJsonBounded(text, source);
 }
 
 Result<json> ReadJsonFile(Env& env, const std::string& path) {

@@ -71,11 +71,8 @@ Result<std::string> ParseRouteSelection(const nlohmann::json& doc, const std::st
 // finished_at, status, route}); every entry is checked before anything is
 // used, so one bad entry rejects the file.
 Result<std::vector<RunRecord>> ParseScheduleRuns(const nlohmann::json& doc, const std::string& source);
-// Nesting deeper than this is refused wherever Pulse parses JSON from outside.
-inline constexpr int kMaxJsonDepth = 64;
-// Parses JSON text, naming `source` and the position on failure; never
-// throws. Refuses nesting deeper than kMaxJsonDepth and numbers beyond
-// double's range (1e400): InvalidArgument naming `source`.
+// Parses JSON text from a workspace file (ParseJsonBounded: never throws,
+// nesting and numbers bounded); errors name `source` and the byte.
 Result<nlohmann::json> ParseJsonText(const std::string& text, const std::string& source);
 
 // ---- the workspace files (read through Env; errors name the file) ----

@@ -1,5 +1,7 @@
 #include "core/json_limits.h"
 
+#include <cmath>
+
 namespace pulse {
 
 using nlohmann::json;
@@ -40,8 +42,8 @@ namespace {
 
 // nlohmann's message without its "[json.exception...] " prefix and without
 // the "; last read: '...'" tail, which quotes the input.
-std::string ParserReason(const json::parse_error& e) {
-  std::string msg = e.what();
+std::string ParserReason(const std::string& what) {
+  std::string msg = what;
   size_t start = msg.find("] ");
   if (start != std::string::npos) msg = msg.substr(start + 2);
   size_t colon = msg.find(": ");
@@ -51,18 +53,56 @@ std::string ParserReason(const json::parse_error& e) {
   return msg;
 }
 
+// Builds the document as json::parse does, but keeps the parser's complaint
+// instead of throwing it: exceptions are off in the WASM build, where a throw
+// is an abort that reaches JavaScript as a bare number. Numbers beyond
+// double's range are refused here too (the parser already refuses 1e400;
+// nothing downstream could write an infinity back as JSON).
+class CapturingSax {
+ public:
+  CapturingSax() : dom_(doc_, /*allow_exceptions=*/false) {}
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    if (std::isfinite(v)) return dom_.number_float(v, s);
+    reason_ = "number out of range";
+    return false;
+  }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& k) { return dom_.key(k); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+  template <typename Exception>
+  bool parse_error(std::size_t position, const std::string&, const Exception& ex) {
+    reason_ = ParserReason(ex.what());
+    byte_ = position > 0 ? position - 1 : 0;
+    return false;
+  }
+  json& doc() { return doc_; }
+  const std::string& reason() const { return reason_; }
+  size_t byte() const { return byte_; }
+
+ private:
+  json doc_;
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+  std::string reason_;
+  size_t byte_ = 0;
+};
+
 }  // namespace
 
 Result<json> ParseJsonBounded(std::string_view text, const std::string& what, int max_depth) {
   PULSE_RETURN_IF_ERROR(CheckJsonDepth(text, what, max_depth));
-  try {
-    return json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    size_t at = e.byte > 0 ? e.byte - 1 : 0;
-    return Status::InvalidArgument(what + ": malformed JSON at byte " + std::to_string(at) + ": " + ParserReason(e));
-  } catch (const json::exception& e) {
-    return Status::InvalidArgument(what + ": malformed JSON");
-  }
+  CapturingSax sax;
+  bool ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true);
+  if (ok && sax.reason().empty()) return std::move(sax.doc());
+  return Status::InvalidArgument(what + ": malformed JSON at byte " + std::to_string(sax.byte()) + ": " +
+                                 (sax.reason().empty() ? "not JSON" : sax.reason()));
 }
 
 }  // namespace pulse

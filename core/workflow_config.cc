@@ -1,6 +1,6 @@
 #include "core/workflow_config.h"
 
-#include "core/goal_facts.h"
+#include "core/json_limits.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -101,7 +101,7 @@ class Reader {
 Result<WorkflowConfig> ParseWorkflowConfig(const std::string& text, const std::string& source) {
   // Never json::parse: it throws (an abort in WASM) and takes 1e400 and any
   // nesting, which break every later copy or dump of the snapshot.
-  PULSE_ASSIGN_OR_RETURN(json doc, ParseJsonText(text, source));
+  PULSE_ASSIGN_OR_RETURN(json doc, ParseJsonBounded(text, source));
   if (!doc.is_object()) return Status::InvalidArgument(source + ": expected a JSON object at the top level");
 
   Reader r(source);

@@ -16,11 +16,10 @@ test('a runner whose output ends inside a character leaves a readable agent log'
   const ws = makeWorkspace(tmp.dir, { healthy: HEALTHY_CONFIG });
   // 3999 ASCII bytes and a euro sign: the server keeps 4000 bytes of output,
   // which falls inside the euro sign; a second line ends in a stray byte.
-  writeFileSync(join(tmp.dir, 'runner.sh'), `printf '%03999d\\342\\202\\254tail\\377' 0\n`);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, '2026-10-07T12:00:00Z');
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile,
-    '--runner', `sh ${join(tmp.dir, 'runner.sh')}`, '--runner-timeout', '60']);
+    '--runner', "printf '%03999d\\342\\202\\254tail\\377' 0", '--runner-timeout', '60']);
   try {
     const row = await waitFor(async () => {
       const r = await request(`${s.url}api/workflows/healthy/agent-log`);
@@ -82,7 +81,7 @@ test('1e400 in one workflow.json stops only that workflow; the tick goes on for 
     }, { what: 'the healthy workflow\'s goal check' });
     const bad = await request(`${s.url}api/workflows/overflow/goal-status`);
     assert.equal(bad.status, 400);
-    assert.match(bad.body.error, /overflow\/workflow\.json: malformed JSON: number overflow parsing '1e400'/);
+    assert.match(bad.body.error, /overflow\/workflow\.json: malformed JSON at byte \d+: number overflow parsing '1e400'/);
     const listed = (await request(`${s.url}api/workflows`)).body.workflows;
     assert.match(listed.find((w) => w.name === 'overflow').error, /1e400/);
     assert.equal((await request(`${s.url}api/workflows/healthy/goal-status`)).status, 200);
