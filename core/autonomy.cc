@@ -159,9 +159,16 @@ GuardDecision Unclassified(const Ctx& c, const std::string& what) {
               GuardLevel::kUnclassified);
 }
 
+// A normalised path for a reason line. Decoding may have produced bytes
+// that are not text ("%ff"), and reasons are stored and sent as JSON, so
+// anything but printable ASCII is shown as '?', and the line stays short.
 std::string JoinSegments(const std::vector<std::string>& segs) {
   std::string out;
   for (const std::string& s : segs) out += (out.empty() ? "" : "/") + s;
+  for (char& c : out) {
+    if (c < 0x20 || c > 0x7e) c = '?';
+  }
+  if (out.size() > 160) out = out.substr(0, 157) + "...";
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/confusables.h"
+#include "core/json_limits.h"
 
 namespace pulse {
 
@@ -122,9 +123,11 @@ const json* ParsedIfEncoded(const json& v, json* holder) {
   size_t i = 0;
   while (i < s.size() && IsBlank(s[i])) ++i;
   if (i < s.size() && (s[i] == '{' || s[i] == '[')) {
-    json parsed = json::parse(s, nullptr, false);
-    if (!parsed.is_discarded()) {
-      *holder = std::move(parsed);
+    // Bounded like every outside document: a string of 100,000 '[' must not
+    // overflow the stack of whoever walks the result.
+    Result<json> parsed = ParseJsonBounded(s, "argument");
+    if (parsed.ok()) {
+      *holder = std::move(parsed).value();
       return holder;
     }
   }

@@ -390,5 +390,18 @@ TEST(AutonomyBypass, NotifyUserRefusesEveryRecipientLikeKeyInAHeldTurn) {
   }
 }
 
+
+// Decoding a path can yield bytes that are not text; the reason that names
+// the path must still be valid UTF-8, since it is stored and sent as JSON.
+TEST(AutonomyBypass, ReasonsNamingDecodedPathsStayValidText) {
+  for (const auto& [tool, path] : std::vector<std::pair<std::string, std::string>>{
+           {"write_file", "pulse/work/%ff%c3.md"}, {"read_file", ".pulse/%ff"}, {"write_file", "planning/%80.json"}}) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, tool, {{"path", path}});
+    std::string dumped;
+    EXPECT_NO_THROW(dumped = DecisionToJson(d).dump()) << tool << " " << path;
+    EXPECT_NE(d.reason.find('?'), std::string::npos) << d.reason;
+  }
+}
+
 }  // namespace
 }  // namespace pulse

@@ -112,5 +112,18 @@ TEST(ToolArgs, DispatchedCallsAtAnyDepth) {
   EXPECT_EQ(calls[1].args, (json{{"x", 1}}));
 }
 
+
+// A pre-encoded argument is read only as deep as any outside document: a
+// string of nested brackets stays a string, and nothing overflows.
+TEST(ToolArgs, PreEncodedArgumentsAreParsedWithTheDepthBound) {
+  std::string deep(200000, '[');
+  json args = {{"payload", deep + std::string(200000, ']')}};
+  std::vector<ArgString> strings = CollectStrings(args);
+  ASSERT_EQ(strings.size(), 1u);
+  EXPECT_EQ(strings[0].value.size(), 400000u);
+  json shallow = {{"payload", "{\"to\": \"x@y.z\"}"}};
+  EXPECT_EQ(FindRecipientKey(shallow), "to");
+}
+
 }  // namespace
 }  // namespace pulse
