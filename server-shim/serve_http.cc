@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -358,6 +359,7 @@ void App::Install(HttpServer& s) {
         return ReplyError(res, 400, "stuck_after_minutes: expected a whole number");
       }
     }
+    if (req.has_param("include_running")) args["include_running"] = req.get_param_value("include_running") == "true";
     Read(req, res, "agent_log.show", args);
   });
   s.Get(wf + "/decisions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -547,6 +549,9 @@ int Serve(const ServeOptions& in) {
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
   Announce(options, base_url, names->size(), *owner);
+  // Shown; the server itself needs only the hash from here on.
+  std::fill(owner->token.begin(), owner->token.end(), '\0');
+  owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 

@@ -34,8 +34,8 @@ Facade::~Facade() = default;
 
 Result<json> Facade::Call(const std::string& method, const std::string& args_json, double now_seconds) {
   FixedClockEnv env(DefaultEnv(), NowOr(now_seconds));
-  // Bounded like every input from outside: no throw (an abort here), no
-  // nesting deep enough to overflow the stack of whoever copies the arguments.
+  // Bounded: a document nested deeper than any Pulse writes is refused
+  // before anything recurses over it (the module's stack is small).
   PULSE_ASSIGN_OR_RETURN(json args, ParseJsonBounded(args_json.empty() ? "{}" : args_json, method + ": arguments"));
   ApiContext ctx;
   ctx.env = &env;
