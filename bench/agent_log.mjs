@@ -227,3 +227,17 @@ for (const [where, ratio] of Object.entries(ratios)) {
   console.log(`${where}: ${where.startsWith('wasm') ? 'facade' : 'recorder'} = ${ratio.toFixed(2)}× the plain loop's rate${target}`
     + (cpu === undefined ? '' : `, ${cpu.toFixed(2)}× by CPU time (target ≥ 0.80: ${cpu >= 0.8 ? 'met' : 'NOT met'})`));
 }
+
+// ---- bytes written per event (native, a real WAL database file) ----
+// /proc/self/io "wchar": every byte the process hands to write() — WAL frames,
+// checkpoints, headers. The recorder runs with Pulse's WAL settings; the
+// plain loop with SQLite's defaults (checkpoint at 1000 pages, WAL never cut).
+{
+  const r = spawnSync(join(NATIVE, 'agent_log_bench'), ['bytes', '2000'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`agent_log_bench bytes failed: ${r.stderr}`);
+  const out = JSON.parse(r.stdout);
+  const kb = (n) => (n / 1024).toFixed(1);
+  console.log(`bytes written per event (${2 * out.pairs} events): recorder ${fmt(out.recorder.bytes_per_event)} B`
+    + ` (goal < 8 KiB: ${out.recorder.bytes_per_event < 8192 ? 'met' : 'NOT met'}), WAL file ${kb(out.recorder.wal_bytes)} KiB;`
+    + ` plain loop with SQLite's WAL defaults ${fmt(out.plain.bytes_per_event)} B, WAL file ${kb(out.plain.wal_bytes)} KiB`);
+}
