@@ -31,6 +31,8 @@ function nativeDbBytes(t) {
   writeFileSync(join(ws, 'Workflow', 'demo', 'workflow.json'),
     '{"goal": {"primary_metric": {"name": "subscribers", "target": 1000, "baseline": 200}}}');
   const args = ['--workspace', ws, '--workflow', 'demo'];
+  const c = spawnSync(PULSE_BIN, ['check', ...args, '--now', '2026-10-07T12:00:00Z'], { encoding: 'utf8' });
+  assert.equal(c.status, 0, c.stderr);
   const r = spawnSync(PULSE_BIN, ['agent-log', 'started', ...args, '--session', 's1', '--agent', 'a1'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return readFileSync(join(ws, 'Workflow', 'demo', 'db', 'db.sqlite'));
@@ -93,7 +95,7 @@ test('hostile arguments are Errors with a code, never a bare number', async (t) 
   const pulse = new Pulse(db);
   // Nested far deeper than any argument needs.
   let deep = {};
-  for (let i = 0; i < 5000; i++) deep = { d: deep };
+  for (let i = 0; i < 1000; i++) deep = { d: deep };
   expectCodedError(() => pulse.call('agent_log.show', deep, NOW), 'invalid_argument', /nested deeper than 64 levels/);
   // Wrong types where the core expects strings, numbers, lists.
   expectCodedError(() => pulse.call('decision.create', { question: ['not', 'text'] }, NOW), 'invalid_argument');
