@@ -114,7 +114,6 @@ void Statement::Reset() {
   bind_status_ = Status::OK();
 }
 
-int Statement::ColumnCount() const { return sqlite3_column_count(stmt_); }
 bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 int64_t Statement::Int64(int col) const { return sqlite3_column_int64(stmt_, col); }
 double Statement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -123,10 +122,6 @@ std::string Statement::Text(int col) const {
   if (!text) return {};
   return std::string(reinterpret_cast<const char*>(text),
                      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
-}
-std::string Statement::ColumnName(int col) const {
-  const char* name = sqlite3_column_name(stmt_, col);
-  return name ? name : "";
 }
 
 // ---- Db ----

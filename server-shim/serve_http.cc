@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/api_access.h"
+#include "agent/agent_api.h"
 #include "core/autonomy.h"
 #include "core/time_util.h"
-#include "core/pulse_tools.h"
+#include "agent/pulse_tools.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
 #include "server-shim/serve.h"
@@ -177,7 +177,7 @@ class App {
 
   // The workflow whose database knows `token`; with `session_id` (the tool
   // route's URL) only workflows that id can belong to are asked.
-  Result<SessionRef> FindSession(const std::string& token, const std::string& session_id = "");
+  Result<FoundSession> FindSession(const std::string& token, const std::string& session_id = "");
   void GenericCall(const httplib::Request& req, httplib::Response& res);
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
@@ -209,7 +209,7 @@ json IdArg(const std::string& s) {
   return s;
 }
 
-Result<SessionRef> App::FindSession(const std::string& token, const std::string& session_id) {
+Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
   std::string cached;
   {
@@ -229,41 +229,39 @@ Result<SessionRef> App::FindSession(const std::string& token, const std::string&
   for (const std::string& wf : candidates) {
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
     if (!oc.ok()) continue;
-    Result<json> r = CallApi((*oc)->ctx, "session.resolve", json{{"token", token}});
-    if (!r.ok()) continue;
-    SessionRef ref;
-    ref.workflow = wf;
-    ref.session = JStr(*r, "session");
-    ref.turn = JStr(*r, "turn");
-    ref.open = JBool(*r, "open", false);
-    std::lock_guard<std::mutex> l(cache_mu_);
-    token_workflow_[token] = wf;
-    return ref;
+    Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
+    if (!session.ok()) continue;
+    {
+      std::lock_guard<std::mutex> l(cache_mu_);
+      token_workflow_[token] = wf;
+    }
+    return FoundSession{std::move(oc).value(), std::move(session).value()};
   }
   return Status::NotFound("unknown session token");
 }
 
+// POST /s/<session>/tools/custom/<tool>: the token is resolved once, proven
+// to be the URL's session, and the call goes straight to the dispatch.
 void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   std::string url_session = req.matches[1];
   std::string tool = req.matches[2];
   std::string token = BearerToken(req);
   if (token.empty()) return ReplyError(res, 401, "session token required: send Authorization: Bearer <session token>");
-  Result<SessionRef> ref = FindSession(token, url_session);
+  Result<FoundSession> found = FindSession(token, url_session);
   // The session comes from the URL and its token together; a token for
   // another session is as good as none.
-  if (!ref.ok() || ref->session != url_session) return ReplyError(res, 401, "wrong session token for session " + url_session);
+  if (!found.ok() || found->session.id != url_session) {
+    return ReplyError(res, 401, "wrong session token for session " + url_session);
+  }
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, ref->workflow);
-  if (!oc.ok()) return ReplyStatus(res, oc.status());
-  Result<json> out = CallApi((*oc)->ctx, "pulse.tool_call",
-                             json{{"token", token}, {"session", url_session}, {"tool", tool}, {"arguments", args}});
+  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args);
   if (!out.ok()) return ReplyStatus(res, out.status());
-  if (JBool(*out, "refused", false)) {
-    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, JStr(*out, "reason"));
-    return ReplyJson(res, 403, *out);
+  if (!out->guard.allowed) {
+    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, out->guard.reason);
+    return ReplyJson(res, 403, out->ToJson());
   }
-  ReplyJson(res, 200, *out);
+  ReplyJson(res, 200, out->ToJson());
 }
 
 // POST /api/workflows/<wf>/call/<method>: any core method by name, the
@@ -273,12 +271,12 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
 // (sessions, turns, the tool route) is not offered.
 void App::GenericCall(const httplib::Request& req, httplib::Response& res) {
   std::string method = req.matches[2];
-  if (IsServerOnlyMethod(method)) return ReplyError(res, 403, "method " + method + " is not offered over HTTP");
-  if (!Api().Find(method)) return ReplyError(res, 404, "unknown method \"" + method + "\"");
+  const ApiMethod* m = ServerApi().Find(method);
+  if (!m) return ReplyError(res, 404, "unknown method \"" + method + "\"");
+  if (m->access == Access::kServer) return ReplyError(res, 403, "method " + method + " is not offered over HTTP");
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  bool read_only = IsReadOnlyCall(method, args);
-  if (read_only) {
+  if (m->AccessFor(args) == Access::kRead) {
     if (!AllowRead(req, res)) return;
   } else {
     if (!RequireOwner(req, res)) return;
@@ -459,7 +457,7 @@ void App::Install(httplib::Server& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    HandleMcp(*env_, options_, [this](const std::string& t) { return FindSession(t); }, req, res);
+    HandleMcp([this](const std::string& t) { return FindSession(t); }, req, res);
   });
   s.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST");

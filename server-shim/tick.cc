@@ -5,8 +5,9 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/pulse_tools.h"
+#include "core/goal_facts.h"
 #include "core/time_util.h"
-#include "core/pulse_tools.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -100,7 +101,11 @@ void Scheduler::TickOnce() {
     }
     ApiContext& ctx = (*oc)->ctx;
 
-    // 1. The daily goal check, when the core says it is due.
+    // 1. The daily goal check, when the core says it is due. Older runs from
+    // schedule-runs.json come in first, as for `pulse check`, so the check
+    // deciding due-ness and quiet sees the runs the command line sees.
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
     json due_args = {{"pulse_pass_active", turns_->ActiveOn(wf)},
                      {"running_checks", turns_->RunningOfKind("goal_check")},
                      {"cap", options_.max_checks}};

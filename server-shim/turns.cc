@@ -7,7 +7,9 @@
 #include <chrono>
 #include <random>
 
-#include "core/pulse_tools.h"
+#include "agent/pulse_tools.h"
+#include "agent/pulse_turns.h"
+#include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "server-shim/serve.h"
 
@@ -18,11 +20,7 @@ using nlohmann::json;
 Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow) {
   auto oc = std::make_unique<OpenCtx>();
   PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
-  oc->ctx.db = oc->w.db.get();
-  oc->ctx.env = &env;
-  oc->ctx.workflow = oc->w.paths.name;
-  oc->ctx.config = oc->w.config;
-  oc->ctx.workflow_dir = oc->w.paths.dir;
+  oc->ctx = ServerContext(oc->w, env);
   return oc;
 }
 
@@ -201,17 +199,25 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
 
+  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
+    // Runs older than Pulse's own records, imported as `pulse check` does,
+    // so the turn's goal check sees the runs the command line sees.
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
+  }
+
+  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
-    PULSE_ASSIGN_OR_RETURN(json out, CallApi(oc.ctx, "turn.rules", turn));
-    return json{{"result", JStr(out, "summary", out.dump())}};
+    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
+    PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
+    return json{{"result", report.summary}};
   }
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.
-  json context_args = turn;
-  context_args.erase("token");
-  PULSE_ASSIGN_OR_RETURN(json prepared, CallApi(oc.ctx, "turn.context", context_args));
+  PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
+                                                    JGet(request.input, "message", json())));
   json stdin_doc = prepared;
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/db.h"
 #include "core/env.h"
 

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/db.h"
 #include "core/schema.h"
 #include "core/time_util.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/db.h"
 #include "core/goal_check.h"
 #include "core/goal_facts.h"

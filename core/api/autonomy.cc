@@ -1,9 +1,10 @@
-// API methods of the autonomy guard (issue 5): autonomy.guard,
+// API methods of the autonomy guard: autonomy.guard,
 // autonomy.catalog, autonomy.levels, autonomy.decisions, session.open,
 // session.resolve, session.close. The CLI, the HTTP server and the browser
 // call these; the rules are in autonomy.cc.
-#include "core/api.h"
-#include "core/autonomy.h"
+#include "core/api/autonomy.h"
+
+#include "core/api/api.h"
 #include "core/tool_catalog.h"
 
 namespace pulse {
@@ -12,40 +13,18 @@ using nlohmann::json;
 
 namespace {
 
-Status NeedDb(ApiContext& ctx, const char* method) {
-  if (!ctx.db) return Status::InvalidArgument(std::string(method) + ": needs a workflow database");
-  return Status::OK();
-}
-
-// A string argument: missing is "" unless required; any other type is an error.
-Status StringArg(const json& args, const char* key, bool required, std::string* out) {
-  auto it = args.find(key);
-  if (it == args.end() || it->is_null()) {
-    if (required) return Status::InvalidArgument(std::string(key) + ": missing");
-    return Status::OK();
-  }
-  if (!it->is_string()) return Status::InvalidArgument(std::string(key) + ": expected a string");
-  *out = it->get<std::string>();
-  if (required && out->empty()) return Status::InvalidArgument(std::string(key) + ": must not be empty");
-  return Status::OK();
-}
-
-Result<json> Guard(ApiContext& ctx, const json& args) {
+Result<json> Guard(ApiContext& ctx, const Args& a) {
   std::string tool, turn_text, session, token;
-  PULSE_RETURN_IF_ERROR(StringArg(args, "tool", true, &tool));
-  PULSE_RETURN_IF_ERROR(StringArg(args, "turn", false, &turn_text));
-  PULSE_RETURN_IF_ERROR(StringArg(args, "session", false, &session));
-  PULSE_RETURN_IF_ERROR(StringArg(args, "token", false, &token));
+  PULSE_RETURN_IF_ERROR(a.Text("tool", &tool));
+  PULSE_RETURN_IF_ERROR(a.OptString("turn", &turn_text));
+  PULSE_RETURN_IF_ERROR(a.OptString("session", &session));
+  PULSE_RETURN_IF_ERROR(a.OptString("token", &token));
   json tool_args = json::object();
-  auto it = args.find("args");
-  if (it != args.end() && !it->is_null()) {
-    if (!it->is_object()) return Status::InvalidArgument("args: expected a JSON object (the tool's arguments)");
-    tool_args = *it;
-  }
+  PULSE_RETURN_IF_ERROR(a.OptObject("args", &tool_args));
   int64_t now = ctx.env->NowSeconds();
   if (!session.empty()) {
     // The session's record decides the turn; a "turn" given here changes nothing.
-    PULSE_RETURN_IF_ERROR(NeedDb(ctx, "autonomy.guard"));
+    PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
     Result<GuardDecision> d = token.empty()
                                   ? GuardBoundCall(*ctx.db, ctx.config, session, tool, tool_args, now)
                                   : GuardToolCall(*ctx.db, ctx.config, session, token, tool, tool_args, now);
@@ -57,7 +36,7 @@ Result<json> Guard(ApiContext& ctx, const json& args) {
     out["recorded"] = true;
     return out;
   }
-  if (turn_text.empty()) return Status::InvalidArgument("turn: missing (or give a session)");
+  if (turn_text.empty()) return a.Error("turn", "is required (or give a session)");
   PULSE_ASSIGN_OR_RETURN(TurnKind turn, ParseTurnKind(turn_text));
   PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardTurnCall(ctx.db, ctx.config, turn, tool, tool_args, now));
   json out = DecisionToJson(d);
@@ -66,7 +45,7 @@ Result<json> Guard(ApiContext& ctx, const json& args) {
   return out;
 }
 
-Result<json> Catalog(ApiContext&, const json&) {
+Result<json> Catalog(ApiContext&, const Args&) {
   json tools = json::array();
   for (const ToolEntry& e : ToolCatalog()) {
     json aliases = json::array();
@@ -90,28 +69,14 @@ Result<json> Catalog(ApiContext&, const json&) {
   return json{{"tools", tools}, {"turns", turns}};
 }
 
-Result<json> Levels(ApiContext& ctx, const json&) {
-  const AutonomyLevels& a = ctx.config.autonomy;
-  return json{{"run", LevelName(a.run)},
-              {"outward", LevelName(a.outward)},
-              {"change", LevelName(a.change)},
-              {"answer", AnswerLevelName(a.answer)},
-              {"unclassified", a.unclassified},
-              {"schedules_paused", ctx.config.AllSchedulesPaused()}};
-}
+Result<json> Levels(ApiContext& ctx, const Args&) { return AutonomyLevelsJson(ctx.config); }
 
-Result<json> Decisions(ApiContext& ctx, const json& args) {
-  PULSE_RETURN_IF_ERROR(NeedDb(ctx, "autonomy.decisions"));
+Result<json> Decisions(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   std::string session;
-  PULSE_RETURN_IF_ERROR(StringArg(args, "session", false, &session));
+  PULSE_RETURN_IF_ERROR(a.OptString("session", &session));
   int limit = 1000;
-  auto it = args.find("limit");
-  if (it != args.end() && !it->is_null()) {
-    if (!it->is_number_integer() || it->get<int64_t>() < 1 || it->get<int64_t>() > 100000) {
-      return Status::InvalidArgument("limit: expected a whole number between 1 and 100000");
-    }
-    limit = it->get<int>();
-  }
+  PULSE_RETURN_IF_ERROR(a.OptInt("limit", 1, 100000, &limit));
   PULSE_ASSIGN_OR_RETURN(std::vector<GuardRecord> rows, ListGuardDecisions(*ctx.db, session, limit));
   json out = json::array();
   for (const GuardRecord& r : rows) {
@@ -128,14 +93,14 @@ json SessionJson(const ToolSession& s) {
               {"closed_at", s.closed_at}};
 }
 
-Result<json> SessionOpen(ApiContext& ctx, const json& args) {
-  PULSE_RETURN_IF_ERROR(NeedDb(ctx, "session.open"));
+Result<json> SessionOpen(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   std::string turn_text, parent;
-  PULSE_RETURN_IF_ERROR(StringArg(args, "turn", false, &turn_text));
-  PULSE_RETURN_IF_ERROR(StringArg(args, "parent", false, &parent));
+  PULSE_RETURN_IF_ERROR(a.OptString("turn", &turn_text));
+  PULSE_RETURN_IF_ERROR(a.OptString("parent", &parent));
   TurnKind turn = TurnKind::kGoalCheck;
   if (turn_text.empty()) {
-    if (parent.empty()) return Status::InvalidArgument("turn: missing (a helper may give parent instead)");
+    if (parent.empty()) return a.Error("turn", "is required (a helper may give parent instead)");
   } else {
     PULSE_ASSIGN_OR_RETURN(turn, ParseTurnKind(turn_text));
   }
@@ -146,18 +111,18 @@ Result<json> SessionOpen(ApiContext& ctx, const json& args) {
   return out;
 }
 
-Result<json> SessionResolve(ApiContext& ctx, const json& args) {
-  PULSE_RETURN_IF_ERROR(NeedDb(ctx, "session.resolve"));
+Result<json> SessionResolve(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   std::string token;
-  PULSE_RETURN_IF_ERROR(StringArg(args, "token", true, &token));
+  PULSE_RETURN_IF_ERROR(a.Text("token", &token));
   PULSE_ASSIGN_OR_RETURN(ToolSession s, ResolveSessionToken(*ctx.db, token));
   return SessionJson(s);
 }
 
-Result<json> SessionClose(ApiContext& ctx, const json& args) {
-  PULSE_RETURN_IF_ERROR(NeedDb(ctx, "session.close"));
+Result<json> SessionClose(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   std::string session;
-  PULSE_RETURN_IF_ERROR(StringArg(args, "session", true, &session));
+  PULSE_RETURN_IF_ERROR(a.Text("session", &session));
   PULSE_ASSIGN_OR_RETURN(std::vector<std::string> closed, CloseToolSession(*ctx.db, session, ctx.env->NowSeconds()));
   PULSE_ASSIGN_OR_RETURN(ToolSession s, LoadToolSession(*ctx.db, session));
   json out = SessionJson(s);
@@ -167,14 +132,24 @@ Result<json> SessionClose(ApiContext& ctx, const json& args) {
 
 }  // namespace
 
+json AutonomyLevelsJson(const WorkflowConfig& config) {
+  const AutonomyLevels& a = config.autonomy;
+  return json{{"run", LevelName(a.run)},
+              {"outward", LevelName(a.outward)},
+              {"change", LevelName(a.change)},
+              {"answer", AnswerLevelName(a.answer)},
+              {"unclassified", a.unclassified},
+              {"schedules_paused", config.AllSchedulesPaused()}};
+}
+
 void AddAutonomyApi(ApiRegistry& r) {
-  r.Add("autonomy.guard", Guard, "the autonomy decision for one tool call: {turn|session, tool, args?} -> {allowed, reason, rule}");
-  r.Add("autonomy.catalog", Catalog, "every tool the guard knows, with its class");
-  r.Add("autonomy.levels", Levels, "pulse.autonomy as the guard reads it");
-  r.Add("autonomy.decisions", Decisions, "recorded guard decisions, oldest first: {session?}");
-  r.Add("session.open", SessionOpen, "opens a guarded tool session: {turn, parent?} -> {session, token}");
-  r.Add("session.resolve", SessionResolve, "the session a token belongs to: {token} -> {session, turn, open}");
-  r.Add("session.close", SessionClose, "closes a session and its helpers: {session}");
+  r.Add("autonomy.guard", Guard, Access::kOwner, "the autonomy decision for one tool call: {turn|session, tool, args?} -> {allowed, reason, rule}");
+  r.Add("autonomy.catalog", Catalog, Access::kRead, "every tool the guard knows, with its class");
+  r.Add("autonomy.levels", Levels, Access::kRead, "pulse.autonomy as the guard reads it");
+  r.Add("autonomy.decisions", Decisions, Access::kRead, "recorded guard decisions, oldest first: {session?}");
+  r.Add("session.open", SessionOpen, Access::kServer, "opens a guarded tool session: {turn, parent?} -> {session, token}");
+  r.Add("session.resolve", SessionResolve, Access::kServer, "the session a token belongs to: {token} -> {session, turn, open}");
+  r.Add("session.close", SessionClose, Access::kServer, "closes a session and its helpers: {session}");
 }
 
 }  // namespace pulse

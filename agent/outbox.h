@@ -12,7 +12,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/api.h"
 #include "core/db.h"
 #include "core/status.h"
 
@@ -31,7 +30,6 @@ struct OutboxMessage {
   int attempts = 0;
 };
 
-Status EnsureOutboxSchema(Db& db);
 
 // Stores a message; returns its id. InvalidArgument when kind or text is empty.
 Result<int64_t> AddOutboxMessage(Db& db, const OutboxMessage& message, int64_t now);
@@ -51,9 +49,5 @@ Status MarkOutboxDelivery(Db& db, int64_t id, bool delivered, const std::string&
 
 nlohmann::json OutboxMessageToJson(const OutboxMessage& m);
 
-// outbox.add {kind, title?, text, payload?, pulse_run_id?} -> {id}
-// outbox.list {undelivered?, kind?, pulse_run_id?, limit?} -> {messages:[...]}
-// outbox.mark {id, delivered, error?} -> {id, delivered}
-void AddOutboxApi(ApiRegistry& registry);
 
 }  // namespace pulse
