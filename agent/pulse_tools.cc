@@ -217,13 +217,13 @@ Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
   return AddGoalMemoryEntry(ctx, parsed_section, parsed_source, text);
 }
 
-Result<json> RecordDecisionOutcome(ApiContext& ctx, const Args& a) {
+Result<json> RecordOutcomeTool(ApiContext& ctx, const Args& a) {
   int64_t id = 0;
   std::string result;
   PULSE_RETURN_IF_ERROR(a.Id("id", &id));
   PULSE_RETURN_IF_ERROR(a.Text("result", &result));
   ContextDecisions decisions(ctx);
-  return RecordOutcome(decisions.get(), id, result);
+  return RecordDecisionOutcome(decisions.get(), id, result);
 }
 
 }  // namespace
@@ -239,7 +239,7 @@ Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const
   if (name == "record_pulse_goal_check") return RecordGoalCheck(ctx, a);
   if (name == "record_pulse_recommendation") return RecordRecommendation(ctx, session, a);
   if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, a);
-  return RecordDecisionOutcome(ctx, a);
+  return RecordOutcomeTool(ctx, a);
 }
 
 json RecommendationOutcome::ToJson() const {

@@ -345,7 +345,7 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
   return DecisionJson(ctx.db, after, now);
 }
 
-Result<json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
+Result<json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
   const std::string what = "decision " + std::to_string(decision_id);
   PULSE_RETURN_IF_ERROR(NonEmpty(result, what + ": result"));
   int64_t now = ctx.env.NowSeconds();

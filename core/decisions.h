@@ -120,7 +120,7 @@ struct DecisionContext {
 Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req);
 Result<nlohmann::json> Recommend(DecisionContext& ctx, const RecommendationInput& in);
 Result<nlohmann::json> Answer(DecisionContext& ctx, const AnswerInput& in);
-Result<nlohmann::json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
+Result<nlohmann::json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
 // status: pending | answered | dismissed | all (empty: all).
 // {decisions:[...], outcomes_due:[...]}
 Result<nlohmann::json> ListDecisions(DecisionContext& ctx, const std::string& status);

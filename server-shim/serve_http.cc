@@ -15,6 +15,7 @@
 
 #include "agent/agent_api.h"
 #include "core/autonomy.h"
+#include "core/goal_check.h"
 #include "core/time_util.h"
 #include "agent/pulse_tools.h"
 #include "server-shim/http_util.h"
@@ -182,6 +183,14 @@ class App {
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
   void SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind);
+  // Install's parts: health, auth and the workflow list; the REST reads; the
+  // owner's writes and turns; the agent's tool route and MCP; 404s, static
+  // files and error handlers (the catch-all routes last).
+  void InstallService(httplib::Server& s);
+  void InstallReads(httplib::Server& s);
+  void InstallWrites(httplib::Server& s);
+  void InstallAgent(httplib::Server& s);
+  void InstallFallbacks(httplib::Server& s);
 
   Env* env_;
   const ServeOptions& options_;
@@ -192,7 +201,34 @@ class App {
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
 };
 
-json QueryArgs(const httplib::Request& req, std::initializer_list<std::pair<const char*, const char*>> map) {
+// The REST reads: each route is one core method; query parameters become its
+// arguments. web/server-api.mjs maps the same method names to these routes.
+struct RestRead {
+  const char* path;    // after /api/workflows/<wf>
+  const char* method;
+  std::vector<std::pair<const char*, const char*>> query;  // query parameter -> argument
+  const char* int_query = nullptr;                         // a whole-number parameter, same name
+};
+
+const std::vector<RestRead>& RestReads() {
+  static const std::vector<RestRead> kReads = {
+      {"", "pulse.config", {}},
+      {"/goal-status", "goal.check", {}},
+      {"/agent-log", "agent_log.show",
+       {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}},
+       "stuck_after_minutes"},
+      {"/decisions", "decision.list", {{"status", "status"}}},
+      {"/readings", "goal.readings", {}},
+      {"/runs-by-route", "goal.runs_by_route", {{"since", "since"}}},
+      {"/memory", "memory.show", {}},
+      {"/outbox", "outbox.list", {}},
+      {"/autonomy", "autonomy.levels", {}},
+      {"/autonomy/decisions", "autonomy.decisions", {{"session", "session"}}},
+  };
+  return kReads;
+}
+
+json QueryArgs(const httplib::Request& req, const std::vector<std::pair<const char*, const char*>>& map) {
   json args = json::object();
   for (auto& [param, key] : map) {
     if (req.has_param(param)) {
@@ -348,7 +384,9 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   res.set_content(std::move(body).value(), ContentTypeFor(file).c_str());
 }
 
-void App::Install(httplib::Server& s) {
+const std::string kWorkflow = R"(/api/workflows/([^/]+))";
+
+void App::InstallService(httplib::Server& s) {
   s.Get("/api/health", [this](const httplib::Request& req, httplib::Response& res) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
@@ -372,10 +410,11 @@ void App::Install(httplib::Server& s) {
       } else {
         item["has_goal"] = (*oc)->ctx.config.HasGoal();
         item["schedules_paused"] = (*oc)->ctx.config.AllSchedulesPaused();
-        Result<json> check = CallApi((*oc)->ctx, "goal.check", json::object());
+        const ApiContext& ctx = (*oc)->ctx;
+        Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
         if (check.ok()) {
-          item["status"] = JStr(*check, "status");
-          item["goal_status"] = *check;
+          item["status"] = GoalStatusName(check->status);
+          item["goal_status"] = check->ToJson();
         } else {
           item["error"] = check.status().message();
         }
@@ -384,46 +423,25 @@ void App::Install(httplib::Server& s) {
     }
     ReplyJson(res, 200, json{{"workflows", list}});
   });
-  const std::string wf = R"(/api/workflows/([^/]+))";
-  s.Get(wf, [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "pulse.config", json::object());
-  });
-  s.Get(wf + "/goal-status", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.check", json::object());
-  });
-  s.Get(wf + "/agent-log", [this](const httplib::Request& req, httplib::Response& res) {
-    json args = QueryArgs(req, {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}});
-    if (req.has_param("stuck_after_minutes")) {
-      try {
-        args["stuck_after_minutes"] = std::stoi(req.get_param_value("stuck_after_minutes"));
-      } catch (...) {
-        return ReplyError(res, 400, "stuck_after_minutes: expected a whole number");
-      }
-    }
-    Read(req, res, "agent_log.show", args);
-  });
-  s.Get(wf + "/decisions", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "decision.list", QueryArgs(req, {{"status", "status"}}));
-  });
-  s.Get(wf + "/readings", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.readings", json::object());
-  });
-  s.Get(wf + "/runs-by-route", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.runs_by_route", QueryArgs(req, {{"since", "since"}}));
-  });
-  s.Get(wf + "/memory", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "memory.show", json::object());
-  });
-  s.Get(wf + "/outbox", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "outbox.list", json::object());
-  });
-  s.Get(wf + "/autonomy", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "autonomy.levels", json::object());
-  });
-  s.Get(wf + "/autonomy/decisions", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "autonomy.decisions", QueryArgs(req, {{"session", "session"}}));
-  });
+}
 
+void App::InstallReads(httplib::Server& s) {
+  for (const RestRead& r : RestReads()) {
+    s.Get(kWorkflow + r.path, [this, &r](const httplib::Request& req, httplib::Response& res) {
+      json args = QueryArgs(req, r.query);
+      if (r.int_query && req.has_param(r.int_query)) {
+        try {
+          args[r.int_query] = std::stoi(req.get_param_value(r.int_query));
+        } catch (...) {
+          return ReplyError(res, 400, std::string(r.int_query) + ": expected a whole number");
+        }
+      }
+      Read(req, res, r.method, args);
+    });
+  }
+}
+
+void App::InstallWrites(httplib::Server& s) {
   // Owner writes: the token, then one core method.
   auto write = [this](const char* method, std::function<Status(const httplib::Request&, json&)> shape) {
     return [this, method, shape](const httplib::Request& req, httplib::Response& res) {
@@ -447,13 +465,16 @@ void App::Install(httplib::Server& s) {
     body["id"] = IdArg(req.matches[2]);
     return Status::OK();
   };
-  s.Post(wf + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
-  s.Post(wf + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
-  s.Put(wf + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
-  s.Post(wf + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
-  s.Post(wf + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
-  s.Post(wf + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
+  s.Post(kWorkflow + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
+  s.Post(kWorkflow + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
+  s.Put(kWorkflow + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
+  s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
+  s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
+  s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
 
+}
+
+void App::InstallAgent(httplib::Server& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
@@ -463,6 +484,9 @@ void App::Install(httplib::Server& s) {
     res.set_header("Allow", "POST");
     ReplyError(res, 405, "/mcp takes POST (JSON-RPC 2.0); this server opens no SSE stream");
   });
+}
+
+void App::InstallFallbacks(httplib::Server& s) {
   s.Get("/api/.*", [](const httplib::Request& req, httplib::Response& res) {
     ReplyError(res, 404, "no such API route: " + req.path);
   });
@@ -490,6 +514,14 @@ void App::Install(httplib::Server& s) {
     spdlog::error("{} {}: {}", req.method, req.path, what);
     ReplyError(res, 500, "internal error: " + what);
   });
+}
+
+void App::Install(httplib::Server& s) {
+  InstallService(s);
+  InstallReads(s);
+  InstallWrites(s);
+  InstallAgent(s);
+  InstallFallbacks(s);
 }
 
 }  // namespace

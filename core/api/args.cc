@@ -114,7 +114,7 @@ Status Args::OptTime(const char* key, std::optional<int64_t>* out) const {
   PULSE_RETURN_IF_ERROR(OptString(key, &text));
   if (text.empty()) return Status::OK();
   Result<int64_t> t = ParseTime(text);
-  if (!t.ok()) return Error(key, "is not in RFC 3339 format: \"" + text + "\" (like 2026-10-07T09:00:00Z)");
+  if (!t.ok()) return Error(key, "is not an RFC 3339 time in the format: 2026-10-07T09:00:00Z (got \"" + text + "\")");
   *out = *t;
   return Status::OK();
 }

@@ -2,7 +2,7 @@
 // arguments through an Args, so every caller sees the same wording:
 //   <method>: "<key>" is required
 //   <method>: "<key>" must be a string        (true or false, a whole number, ...)
-//   <method>: "<key>" is not in RFC 3339 format: "<text>" (like 2026-10-07T09:00:00Z)
+//   <method>: "<key>" is not an RFC 3339 time in the format: 2026-10-07T09:00:00Z (got "<text>")
 // A key that is absent or null counts as absent; readers of optional keys
 // leave the output untouched then.
 #pragma once

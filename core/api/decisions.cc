@@ -143,7 +143,7 @@ Result<json> DoOutcome(ApiContext& ctx, const Args& a) {
   std::string result;
   PULSE_RETURN_IF_ERROR(a.Id("id", &id));
   PULSE_RETURN_IF_ERROR(a.String("result", &result));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return RecordOutcome(dc, id, result); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return RecordDecisionOutcome(dc, id, result); });
 }
 
 Result<json> DoList(ApiContext& ctx, const Args& a) {

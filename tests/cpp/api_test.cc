@@ -53,7 +53,7 @@ TEST(ApiArgs, OneWordingForEveryMethod) {
   EXPECT_EQ(a.OptInt("s", 5, 10, &n).message(), "some.method: \"s\" must be between 5 and 10, not 3");
   std::optional<int64_t> t;
   EXPECT_EQ(a.OptTime("t", &t).message(),
-            "some.method: \"t\" is not in RFC 3339 format: \"yesterday\" (like 2026-10-07T09:00:00Z)");
+            "some.method: \"t\" is not an RFC 3339 time in the format: 2026-10-07T09:00:00Z (got \"yesterday\")");
   int64_t id = 0;
   EXPECT_EQ(a.Id("id", &id).message(), "some.method: \"id\" must be a whole number: 2.5 is not a decision id");
   std::vector<std::string> list;

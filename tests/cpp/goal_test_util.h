@@ -96,7 +96,7 @@ class GoalDb {
 
 inline const Alarm* FindAlarm(const GoalCheck& c, const std::string& kind) {
   for (const Alarm& a : c.alarms) {
-    if (a.kind == kind) return &a;
+    if (AlarmKindName(a.kind) == kind) return &a;
   }
   return nullptr;
 }
