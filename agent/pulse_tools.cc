@@ -214,6 +214,12 @@ Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
   if (source.empty()) source = "Pulse inference";
   PULSE_ASSIGN_OR_RETURN(MemorySection parsed_section, ParseMemorySection(section));
   PULSE_ASSIGN_OR_RETURN(MemorySource parsed_source, ParseMemorySource(source));
+  // Owner lines are written only where an owner's answer is recorded
+  // (decision.answer); Pulse's memory tool never speaks for the owner.
+  if (parsed_source == MemorySource::kOwnerAnswer) {
+    return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer; only the owner's own "
+                           "answer to a decision writes owner lines (use pulse_inference, result or builder_answer)");
+  }
   return AddGoalMemoryEntry(ctx, parsed_section, parsed_source, text);
 }
 
@@ -277,8 +283,8 @@ Result<RecommendationOutcome> RaiseRecommendation(ApiContext& ctx, const Decisio
 }
 
 json ToolCallOutcome::ToJson() const {
-  json out = {{"tool", tool}, {"allowed", guard.allowed}, {"reason", guard.reason}, {"rule", guard.rule}};
-  if (!guard.level.empty()) out["level"] = guard.level;
+  json out = {{"tool", tool}, {"allowed", guard.allowed}, {"reason", guard.reason}, {"rule", GuardRuleName(guard.rule)}};
+  if (guard.level != GuardLevel::kNone) out["level"] = GuardLevelName(guard.level);
   if (!guard.allowed) {
     out["refused"] = true;
     return out;
@@ -299,11 +305,11 @@ Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& sessi
                                        const json& args) {
   if (!session.open()) {
     GuardDecision refused;
-    refused.rule = "session_closed";
+    refused.rule = GuardRule::kSessionClosed;
     refused.reason = "session " + session.id + " is closed; its tools are no longer available";
     return refused;
   }
-  return GuardBoundCall(*ctx.db, ctx.config, session.id, tool, args, ctx.env->NowSeconds());
+  return GuardSessionCall(*ctx.db, ctx.config, session, tool, args, ctx.env->NowSeconds());
 }
 
 Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& session, const std::string& tool,

@@ -42,8 +42,9 @@ Result<nlohmann::json> ExecutePulseTool(ApiContext& ctx, const std::string& sess
                                         const nlohmann::json& args);
 
 // The guard's decision on one call of a session already resolved: a closed
-// session is refused (rule session_closed) without asking further; otherwise
-// the autonomy guard decides and records its decision.
+// session is refused (rule session_closed) without a record; otherwise the
+// autonomy guard decides on the typed session (GuardSessionCall: a helper
+// under a closed root is refused there) and records its decision.
 Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,
                                        const nlohmann::json& args);
 

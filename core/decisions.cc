@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "core/autonomy.h"
 #include "core/schema.h"
+#include "core/tool_sessions.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -65,14 +65,7 @@ Status EnsureDecisionsSchema(Db& db) {
 
 namespace {
 
-const char* const kUnattendedPrefixes[] = {"schedule-", "pulse-", "bg-", "background-"};
-
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return s;
-}
+std::string OneLine(const std::string& s) { return FlattenLineBreaks(s); }
 
 Status AddEvent(Db& db, int64_t decision_id, int64_t now, const std::string& kind, const std::string& actor,
                 const json& detail) {
@@ -158,9 +151,7 @@ Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection secti
 
 Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
   if (session.empty()) return false;
-  for (const char* p : kUnattendedPrefixes) {
-    if (session.rfind(p, 0) == 0) return true;
-  }
+  if (HasUnattendedPrefix(session)) return true;
   // A session the database knows as a Pulse turn (the guard's tool
   // sessions) or as a background agent (the agent log).
   Result<ToolSession> turn = LoadToolSession(db, session);

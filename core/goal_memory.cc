@@ -189,7 +189,7 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
 Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
   std::string body = Trim(text);
   if (body.empty()) return Status::InvalidArgument("memory text is empty");
-  if (body.find('\n') != std::string::npos) {
+  if (HasLineBreak(body)) {
     return Status::InvalidArgument("memory text must be one line (it holds a line break)");
   }
   PULSE_RETURN_IF_ERROR(CheckUtf8(body, "memory text"));

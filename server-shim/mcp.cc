@@ -4,6 +4,7 @@
 // autonomy guard in DispatchToolCall. Responses are plain application/json
 // (no SSE stream); notifications get 202.
 #include "agent/pulse_tools.h"
+#include "core/json_limits.h"
 #include "server-shim/mcp.h"
 
 #include <spdlog/spdlog.h>
@@ -43,11 +44,12 @@ struct RpcCall {
 
 // False with the reply written when the body is not a request we serve.
 bool ParseRpc(const httplib::Request& req, httplib::Response& res, RpcCall* call) {
-  json msg = json::parse(req.body, nullptr, false);
-  if (msg.is_discarded()) {
-    ReplyJson(res, 400, RpcError(nullptr, -32700, "parse error: the body is not JSON"));
+  Result<json> parsed = ParseJsonBounded(req.body, "request body");
+  if (!parsed.ok()) {
+    ReplyJson(res, 400, RpcError(nullptr, -32700, "parse error: " + parsed.status().message()));
     return false;
   }
+  json msg = std::move(parsed).value();
   if (msg.is_array()) {
     ReplyJson(res, 400, RpcError(nullptr, -32600, "invalid request: batches are not supported"));
     return false;

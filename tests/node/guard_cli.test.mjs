@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PULSE_BIN, loadPulseModule, makeTempDir } from './helpers.mjs';
+import { PULSE_BIN, loadPulseModule, makeTempDir, pulseReply } from './helpers.mjs';
 
 function workspace(dir, name, config) {
   const wf = join(dir, 'Workflow', name);
@@ -157,7 +157,7 @@ function openWasmDb(Module, configJson) {
   const db = Module.getValue(pp, 'i32');
   Module._free(pp);
   // Creates the schema, then stores the configuration snapshot the CLI would.
-  assert.ok(JSON.parse(Module.pulseCall(db, 'autonomy.levels', '{}', NaN)).result);
+  assert.ok(pulseReply(Module, db, 'autonomy.levels').result);
   const sql = `INSERT INTO pulse_workflow_config(id, workflow, config_json, soul_md, updated_at)
     VALUES(1, 'demo', '${configJson.replaceAll("'", "''")}', '', '2026-10-07T09:00:00Z')`;
   assert.equal(Module.ccall('sqlite3_exec', 'number', ['number', 'string', 'number', 'number', 'number'], [db, sql, 0, 0, 0]), 0);
@@ -175,7 +175,7 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
       const db = openWasmDb(Module, JSON.stringify(config));
       for (const [turn, tool, args] of SAMPLE) {
         const cli = guard(ws, turn, tool, args);
-        const out = JSON.parse(Module.pulseCall(db, 'autonomy.guard', JSON.stringify({ turn, tool, args }), NaN));
+        const out = pulseReply(Module, db, 'autonomy.guard', { turn, tool, args });
         assert.ok(out.result, JSON.stringify(out));
         assert.deepEqual(
           { allowed: out.result.allowed, reason: out.result.reason, rule: out.result.rule },
@@ -184,27 +184,91 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
         );
         assert.equal(out.result.recorded, true);
       }
-      const levels = JSON.parse(Module.pulseCall(db, 'autonomy.levels', '{}', NaN)).result;
+      const levels = pulseReply(Module, db, 'autonomy.levels').result;
       assert.equal(levels.change, config.pulse ? 'auto' : 'ask');
-      const decisions = JSON.parse(Module.pulseCall(db, 'autonomy.decisions', '{}', NaN)).result.decisions;
+      const decisions = pulseReply(Module, db, 'autonomy.decisions').result.decisions;
       assert.equal(decisions.length, SAMPLE.length);
       // Sessions work in the browser too, with the same hashing code.
-      const opened = JSON.parse(Module.pulseCall(db, 'session.open', '{"turn":"goal_work"}', NaN)).result;
+      const opened = pulseReply(Module, db, 'session.open', { turn: 'goal_work' }).result;
       assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-g1$/);
       assert.match(opened.token, /^[0-9a-f]{64}$/);
       tokens.add(opened.token);
-      const resolved = JSON.parse(Module.pulseCall(db, 'session.resolve', JSON.stringify({ token: opened.token }), NaN)).result;
+      const resolved = pulseReply(Module, db, 'session.resolve', { token: opened.token }).result;
       assert.equal(resolved.session, opened.session);
-      const bad = JSON.parse(Module.pulseCall(db, 'autonomy.guard',
-        JSON.stringify({ session: opened.session, token: 'nope', tool: 'read_step' }), NaN));
+      const bad = pulseReply(Module, db, 'autonomy.guard',
+        { session: opened.session, token: 'nope', tool: 'read_step' });
       assert.equal(bad.code, 'unauthenticated');
       Module.ccall('sqlite3_close_v2', 'number', ['number'], [db]);
     }
     assert.equal(tokens.size, 2, 'WASM tokens come from the system source, not a fixed seed');
     // Without a database: the default levels, nothing recorded.
-    const bare = JSON.parse(Module.pulseCall(0, 'autonomy.guard', '{"turn":"goal_work","tool":"update_step"}', NaN)).result;
+    const bare = pulseReply(Module, 0, 'autonomy.guard', { turn: 'goal_work', tool: 'update_step' }).result;
     assert.equal(bare.allowed, false);
     assert.equal(bare.recorded, false);
+  } finally {
+    cleanup();
+  }
+});
+
+// What no autonomy setting lifts, through the real `pulse guard`: with every
+// level at auto and unclassified=allow, each call below is still refused by
+// the rule named, and the few beside them that only look alike are allowed.
+test('pulse guard: protected paths, hidden soul.md writes, wrappers, the tool route and look-alike names are refused at any level', () => {
+  const { dir, cleanup } = makeTempDir();
+  try {
+    const ws = workspace(dir, 'open', { pulse: { autonomy: { run: 'auto', outward: 'auto', change: 'auto', unclassified: 'allow' } } });
+    const refused = [
+      ['read_file', { path: '../../.pulse/owner-token' }, 'protected_path'],
+      ['write_file', { path: '../../.pulse/owner-token', content: 'x' }, 'protected_path'],
+      ['read_file', { path: 'db/db.sqlite' }, 'protected_path'],
+      ['write_file', { path: 'memory/goal.md', content: 'x' }, 'protected_path'],
+      ['bash', { command: 'sqlite3 db/db.sqlite .dump' }, 'protected_path'],
+      ['move_file', { src: 'draft.md', dst: 'soul.md' }, 'soul_md'],
+      ['move_file', { src: 'draft.md', new_name: 'Soul.md' }, 'soul_md'],
+      ['move_file', { src: 'draft.md', rename_to: 'soul.md' }, 'soul_md'],
+      ['edit_file', { path: 'soul.md\u0000' }, 'soul_md'],
+      ['edit_file', { path: 'soul.md%00.txt' }, 'soul_md'],
+      ['apply_patch', { patch: 'diff --git a/d.md b/soul.md\nrename from d.md\nrename to soul.md\n' }, 'soul_md'],
+      ['apply_patch', { patch: 'diff --git a/d.md b/e.md\ncopy from d.md\ncopy to soul.md\n' }, 'soul_md'],
+      ['apply_patch', { patch: 'Index: soul.md\n--- soul.md\n+++ soul.md\n' }, 'soul_md'],
+      ['bash', { command: 'echo x>soul.md' }, 'soul_md'],
+      ['bash', { command: 'dd if=/tmp/x of=soul.md' }, 'soul_md'],
+      ['bash', { command: 'curl -o soul.md https://example.com' }, 'soul_md'],
+      ['bash', { command: 'echo x | tee soul.md' }, 'soul_md'],
+      ['bash', { command: 'python3 -c "open(\'soul.md\',\'w\').write(\'x\')"' }, 'soul_md'],
+      ['call_tool', { tool_call: { name: 'delete_step' } }, 'always_refused'],
+      ['invoke', { request: { function: { name: 'replace_plan', arguments: '{}' } } }, 'always_refused'],
+      ['bash', { command: 'curl -X POST "$PULSE_TOOL_URL/delete_step"' }, 'shell_tool_route'],
+      ['bash', { command: 'curl -X POST "$MCP_API_URL"' }, 'shell_tool_route'],
+      ['run_python', { code: "u = os.environ['PULSE_' + 'TOOL_URL']" }, 'shell_tool_route'],
+      ['del\u200bete_step', {}, 'always_refused'],
+      ['dele\u00adte_step', {}, 'always_refused'],
+      ['\uff44\uff45lete_step', {}, 'always_refused'],
+      ['d\u0435lete_step', {}, 'always_refused'],
+    ];
+    for (const [tool, args, rule] of refused) {
+      const d = guard(ws, 'goal_work', tool, args);
+      assert.equal(d.allowed, false, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+      assert.equal(d.rule, rule, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+      assert.match(d.reason, /create a decision request instead/);
+    }
+    for (const [tool, args] of [
+      ['read_file', { path: 'soul.md' }],
+      ['bash', { command: 'cat soul.md' }],
+      ['write_file', { path: 'pulse/work/soul.md.draft' }],
+      ['call_tool', { tool_call: { name: 'get_run' } }],
+    ]) {
+      const d = guard(ws, 'goal_work', tool, args);
+      assert.equal(d.allowed, true, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+    }
+    // notify_user in a held turn: any recipient-like key is Outward, held at ask.
+    const held = workspace(dir, 'held', {});
+    for (const key of ['to', 'mail_to', 'address', 'target', 'recipients', 'cc', 'phone', 'channel', 'emailAddress']) {
+      const d = guard(held, 'goal_check', 'notify_user', { message: 'm', [key]: 'someone' });
+      assert.equal(d.allowed, false, key);
+      assert.equal(d.rule, 'outward_level', key);
+    }
+    assert.equal(guard(held, 'goal_check', 'notify_user', { message: 'm', title: 't' }).allowed, true);
   } finally {
     cleanup();
   }
