@@ -21,6 +21,7 @@
 #include "server-shim/http_server.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
+#include "server-shim/rest_routes.h"
 #include "server-shim/owner_token.h"
 #include "server-shim/sandbox.h"
 #include "server-shim/serve.h"
@@ -150,49 +151,6 @@ class App {
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
 };
 
-// The REST reads: each route is one core method; query parameters become its
-// arguments. web/server-api.mjs maps the same method names to these routes.
-struct RestRead {
-  const char* path;    // after /api/workflows/<wf>
-  const char* method;
-  std::vector<std::pair<const char*, const char*>> query;  // query parameter -> argument
-  const char* int_query = nullptr;                         // a whole-number parameter, same name
-};
-
-const std::vector<RestRead>& RestReads() {
-  static const std::vector<RestRead> kReads = {
-      {"", "pulse.config", {}},
-      {"/goal-status", "goal.check", {}},
-      {"/agent-log", "agent_log.show",
-       {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}},
-       "stuck_after_minutes"},
-      {"/decisions", "decision.list", {{"status", "status"}}},
-      {"/readings", "goal.readings", {}},
-      {"/runs-by-route", "goal.runs_by_route", {{"since", "since"}}},
-      {"/memory", "memory.show", {}},
-      {"/outbox", "outbox.list", {}},
-      {"/autonomy", "autonomy.levels", {}},
-      {"/autonomy/decisions", "autonomy.decisions", {{"session", "session"}}},
-  };
-  return kReads;
-}
-
-json QueryArgs(const httplib::Request& req, const std::vector<std::pair<const char*, const char*>>& map) {
-  json args = json::object();
-  for (auto& [param, key] : map) {
-    if (req.has_param(param)) {
-      std::string v = req.get_param_value(param);
-      if (!v.empty()) args[key] = v;
-    }
-  }
-  return args;
-}
-
-// Decision ids are integers in the URL; other ids stay strings.
-json IdArg(const std::string& s) {
-  if (!s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoll(s);
-  return s;
-}
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
