@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "core/goal_memory_text.h"
+#include "core/one_line.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 

@@ -21,6 +21,7 @@ struct RestRead {
   const char* method;
   std::vector<std::pair<const char*, const char*>> query;  // query parameter -> argument
   const char* int_query = nullptr;                         // a whole-number parameter, same name
+  const char* bool_query = nullptr;                        // a true/false parameter, same name
 };
 
 inline const std::vector<RestRead>& RestReads() {
@@ -29,7 +30,7 @@ inline const std::vector<RestRead>& RestReads() {
       {"/goal-status", "goal.check", {}},
       {"/agent-log", "agent_log.show",
        {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}},
-       "stuck_after_minutes"},
+       "stuck_after_minutes", "include_running"},
       {"/decisions", "decision.list", {{"status", "status"}}},
       {"/readings", "goal.readings", {}},
       {"/runs-by-route", "goal.runs_by_route", {{"since", "since"}}},

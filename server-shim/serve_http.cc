@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -343,6 +344,7 @@ void App::InstallReads(HttpServer& s) {
   for (const RestRead& r : RestReads()) {
     s.Get(kWorkflow + r.path, [this, &r](const httplib::Request& req, httplib::Response& res) {
       json args = QueryArgs(req, r.query);
+      if (r.bool_query && req.has_param(r.bool_query)) args[r.bool_query] = req.get_param_value(r.bool_query) == "true";
       if (r.int_query && req.has_param(r.int_query)) {
         try {
           args[r.int_query] = std::stoi(req.get_param_value(r.int_query));
@@ -535,6 +537,9 @@ int Serve(const ServeOptions& in) {
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
   Announce(options, base_url, names->size(), *owner);
+  // Shown; the server itself needs only the hash from here on.
+  std::fill(owner->token.begin(), owner->token.end(), '\0');
+  owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 

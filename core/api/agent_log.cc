@@ -120,6 +120,7 @@ Result<json> Show(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptTime("since", &q.since));
   std::optional<int64_t> stuck;
   PULSE_RETURN_IF_ERROR(a.OptInt("stuck_after_minutes", 0, INT32_MAX, &stuck));
+  PULSE_RETURN_IF_ERROR(a.OptBool("include_running", &q.include_running));
   if (!session.empty()) q.session_id = session;
   if (!run.empty()) q.pulse_run_id = run;
   if (!status.empty()) q.status = status;

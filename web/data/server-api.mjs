@@ -39,7 +39,7 @@ async function readJson(res, what) {
   try { body = await res.json(); } catch { /* not JSON */ }
   if (!res.ok) {
     const reason = body && (body.error || body.reason || body.message);
-    if (res.status === 401) throw new HttpError(`${what}: the server refused the owner token (401) — paste the token from <workspace>/.pulse/owner-token`, 401);
+    if (res.status === 401) throw new HttpError(`${what}: the server refused the owner token (401) — use the one pulse serve showed when it made it, or a new one from \`pulse token rotate\``, 401);
     throw new HttpError(`${what}: ${reason || `HTTP ${res.status}`}`, res.status);
   }
   return body;
@@ -56,6 +56,7 @@ const ROUTES = {
   'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
   'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
     session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
+    include_running: a.include_running,
   })}`],
   'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
   'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],
