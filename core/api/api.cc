@@ -74,7 +74,7 @@ json ErrorToJson(const Status& status) {
 }
 
 Status NeedDb(const ApiContext& ctx, const Args& args) {
-  if (!ctx.db || !ctx.env) return args.Fail("needs a workflow database");
+  if (!ctx.db || !ctx.env) return args.Fail("needs a database (a workflow's db/db.sqlite)");
   return Status::OK();
 }
 
