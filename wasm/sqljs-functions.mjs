@@ -29,31 +29,52 @@ export function installUserFunctions(Database, lib) {
   } = lib.fns;
   const { UTF8ToString, stringToUTF8, lengthBytesUTF8, addFunction, removeFunction } = Module;
 
+  // The heap as 32-bit words, re-read only when memory growth has replaced
+  // the buffer (a detached view has length 0): Module.HEAP32 is a lookup on
+  // a large object, paid per argument otherwise.
+  let heap32 = Module.HEAP32;
+  const pointerAt = (argv, i) => {
+    if (heap32.length === 0) heap32 = Module.HEAP32;
+    return heap32[(argv >> 2) + i];
+  };
+
+  function valueOf(v) {
+    switch (_sqlite3_value_type(v)) {
+      case SQLITE_INTEGER:
+      case SQLITE_FLOAT:
+        return _sqlite3_value_double(v);
+      case SQLITE_TEXT: {
+        const p = _sqlite3_value_text(v);
+        return UTF8ToString(p, _sqlite3_value_bytes(v));
+      }
+      case SQLITE_BLOB: {
+        const p = _sqlite3_value_blob(v);
+        return Module.HEAPU8.slice(p, p + _sqlite3_value_bytes(v));
+      }
+      default:
+        return null;
+    }
+  }
+
   function argsOf(argc, argv) {
     const args = new Array(argc);
-    const base = argv >> 2;
-    for (let i = 0; i < argc; i++) {
-      const v = Module.HEAP32[base + i];
-      switch (_sqlite3_value_type(v)) {
-        case SQLITE_INTEGER:
-        case SQLITE_FLOAT:
-          args[i] = _sqlite3_value_double(v);
-          break;
-        case SQLITE_TEXT: {
-          const p = _sqlite3_value_text(v);
-          args[i] = UTF8ToString(p, _sqlite3_value_bytes(v));
-          break;
-        }
-        case SQLITE_BLOB: {
-          const p = _sqlite3_value_blob(v);
-          args[i] = Module.HEAPU8.slice(p, p + _sqlite3_value_bytes(v));
-          break;
-        }
-        default:
-          args[i] = null;
-      }
-    }
+    for (let i = 0; i < argc; i++) args[i] = valueOf(pointerAt(argv, i));
     return args;
+  }
+
+  // func's value for SQLite's arguments; the common small counts without
+  // building an array.
+  function callWith(func, argc, argv) {
+    switch (argc) {
+      case 0:
+        return func();
+      case 1:
+        return func(valueOf(pointerAt(argv, 0)));
+      case 2:
+        return func(valueOf(pointerAt(argv, 0)), valueOf(pointerAt(argv, 1)));
+      default:
+        return func(...argsOf(argc, argv));
+    }
   }
 
   // Calls `fill(p, n)` with `bytes` bytes of memory for an SQLite call that
@@ -136,7 +157,7 @@ export function installUserFunctions(Database, lib) {
     if (typeof func !== 'function') throw new TypeError(`create_function("${name}"): the second argument must be a function`);
     const xFunc = addFunction((cx, argc, argv) => {
       try {
-        setResult(cx, func(...argsOf(argc, argv)));
+        setResult(cx, callWith(func, argc, argv));
       } catch (e) {
         resultError(cx, e);
       }
