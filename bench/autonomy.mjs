@@ -17,10 +17,11 @@ const SAMPLE = [
 
 const Module = await loadPulseModule();
 const N = 20000;
+const noDb = new Module.Pulse(null);
 let t0 = performance.now();
 for (let i = 0; i < N; i++) {
   const [turn, tool, args] = SAMPLE[i % SAMPLE.length];
-  Module.pulseCall(0, 'autonomy.guard', JSON.stringify({ turn, tool, args }), NaN);
+  noDb.call('autonomy.guard', { turn, tool, args });
 }
 const bare = (performance.now() - t0) / N;
 
@@ -28,10 +29,11 @@ const pp = Module._malloc(4);
 Module.ccall('sqlite3_open_v2', 'number', ['string', 'number', 'number', 'number'], [':memory:', pp, 6, 0]);
 const db = Module.getValue(pp, 'i32');
 const M = 5000;
+const withDb = new Module.Pulse({ db });
 t0 = performance.now();
 for (let i = 0; i < M; i++) {
   const [turn, tool, args] = SAMPLE[i % SAMPLE.length];
-  Module.pulseCall(db, 'autonomy.guard', JSON.stringify({ turn, tool, args }), NaN);
+  withDb.call('autonomy.guard', { turn, tool, args });
 }
 const recorded = (performance.now() - t0) / M;
 

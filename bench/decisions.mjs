@@ -10,11 +10,8 @@ function open() {
   M.ccall('sqlite3_open_v2', 'number', ['string', 'number', 'number', 'number'], [':memory:', pp, 6, 0]);
   const db = M.getValue(pp, 'i32');
   M._free(pp);
-  const call = (method, args, now) => {
-    const out = JSON.parse(M.pulseCall(db, method, JSON.stringify(args), now));
-    if (out.error) throw new Error(`${method}: ${out.error}`);
-    return out.result;
-  };
+  const pulse = new M.Pulse({ db });
+  const call = (method, args, now) => pulse.call(method, args, { now: Number.isFinite(now) ? now : undefined });
   return { call, close: () => M.ccall('sqlite3_close_v2', 'number', ['number'], [db]) };
 }
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;

@@ -1,6 +1,6 @@
 // Bench: the goal check on generated histories of 1k, 100k and 1M runs (with
 // as many readings), natively (`pulse check --json`, the whole process) and
-// in WASM (`goal.check` through Module.pulseCall on the same database,
+// in WASM (`goal.check` through the facade, Module.Pulse, on the same database,
 // deserialized into the module's memory; the call only).
 //
 //   node bench/goal_check.mjs [sizes...]      e.g. node bench/goal_check.mjs 1000 100000

@@ -25,4 +25,6 @@ if [ -n "${PULSE_RUNNER:-}" ]; then ARGS+=(--runner "$PULSE_RUNNER"); fi
 # The demo built from the seed's fixture runs on the seed's day.
 if [ -f "$WS/.pulse/demo-now" ]; then ARGS+=(--now-file "$WS/.pulse/demo-now"); fi
 echo "run: serving $WS — open the URL below in a browser; Ctrl-C stops the server"
+# The owner token is shown once, when the workspace first gets one.
+echo "run: lost the owner token? build/native/pulse token rotate --workspace $WS prints a new one"
 exec build/native/pulse "${ARGS[@]}"

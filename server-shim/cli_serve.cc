@@ -51,6 +51,24 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--shutdown-grace", opt.shutdown_grace,
                   "seconds a running runner gets after SIGTERM before it is killed (default 5)")
       ->check(CLI::Range(0.0, 3600.0));
+  sub->add_option("--allowed-host", opt.allowed_hosts,
+                  "a host name (Host header) the server answers to besides 127.0.0.1, localhost and [::1]; "
+                  "repeatable. Other names get 421, so a web page on a name that resolves here cannot read the API")
+      ->allow_extra_args(false);
+  sub->add_option("--max-connections", opt.max_connections, "connections open at once, all clients (default 2048)")
+      ->check(CLI::Range(16, 1 << 20));
+  sub->add_option("--max-connections-per-client", opt.max_connections_per_client,
+                  "connections open at once from one address (default 512; more get 503)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--header-timeout", opt.header_timeout,
+                  "seconds a client has to send a request header in full (default 10; then 408)")
+      ->check(CLI::Range(0.5, 3600.0));
+  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
+                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
+                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
+      ->allow_extra_args(false);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
     char real[PATH_MAX];

@@ -1,7 +1,16 @@
 #include "server-shim/http_util.h"
 
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
 #include <climits>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
+
+#include "core/json_limits.h"
+#include "server-shim/http_server.h"
 
 namespace pulse::serve {
 
@@ -9,7 +18,9 @@ using nlohmann::json;
 
 void ReplyJson(httplib::Response& res, int status, const json& doc) {
   res.status = status;
-  res.set_content(doc.dump(), "application/json");
+  // Replacing bad UTF-8 (never throwing) keeps a reply that quotes a hostile
+  // name a 4xx instead of a 500.
+  res.set_content(doc.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
 }
 
 void ReplyError(httplib::Response& res, int status, const std::string& reason) {
@@ -58,25 +69,16 @@ bool ParseJsonObjectBody(const httplib::Request& req, httplib::Response& res, js
     *out = json::object();
     return true;
   }
-  json doc = json::parse(req.body, nullptr, false);
-  if (doc.is_discarded()) {
-    try {
-      json ignored = json::parse(req.body);
-      (void)ignored;
-    } catch (const json::parse_error& e) {
-      std::string what = e.what();
-      size_t pos = what.find("parse error");
-      ReplyError(res, 400, "request body: malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
-      return false;
-    }
-    ReplyError(res, 400, "request body: malformed JSON");
+  Result<json> doc = ParseJsonBounded(req.body, "request body");
+  if (!doc.ok()) {
+    ReplyError(res, 400, doc.status().message());
     return false;
   }
-  if (!doc.is_object()) {
+  if (!doc->is_object()) {
     ReplyError(res, 400, "request body: expected a JSON object");
     return false;
   }
-  *out = std::move(doc);
+  *out = std::move(doc).value();
   return true;
 }
 
@@ -131,6 +133,146 @@ std::string ContentTypeFor(const std::string& path) {
   if (ends(".ico")) return "image/x-icon";
   if (ends(".txt") || ends(".md")) return "text/plain; charset=utf-8";
   return "application/octet-stream";
+}
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if (c >= 0xC2 && c <= 0xDF) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (int k = 1; k <= n; ++k) {
+      unsigned char cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += n + 1;
+  }
+  return true;
+}
+
+std::vector<std::string> AllowedHosts(const std::string& listen_host, const std::vector<std::string>& extra) {
+  std::vector<std::string> hosts = {"127.0.0.1", "localhost", "[::1]"};
+  auto add = [&](std::string h) {
+    for (char& c : h) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!h.empty() && h.find(':') != std::string::npos && h.front() != '[') h = "[" + h + "]";
+    if (!h.empty() && std::find(hosts.begin(), hosts.end(), h) == hosts.end()) hosts.push_back(h);
+  };
+  if (listen_host != "0.0.0.0" && listen_host != "::" && !listen_host.empty()) add(listen_host);
+  for (const std::string& h : extra) add(h);
+  return hosts;
+}
+
+namespace {
+
+bool Refuse(httplib::Response& res, int status, const std::string& reason, bool close) {
+  if (close) {
+    CloseConnectionAfterResponse();
+    res.set_header("Connection", "close");
+  }
+  ReplyError(res, status, reason);
+  return false;
+}
+
+// "name" or "name:port" (IPv6 in brackets) → lowercase name and port (0 when
+// absent); false when it is not a plain host.
+bool SplitHost(const std::string& value, std::string* name, int* port) {
+  if (value.empty() || value.size() > 255) return false;
+  for (char c : value) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && !std::strchr(".-:[]_", c)) return false;
+  }
+  size_t colon = value.rfind(':');
+  size_t bracket = value.rfind(']');
+  *port = 0;
+  *name = value;
+  if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
+    std::string digits = value.substr(colon + 1);
+    if (digits.empty() || digits.size() > 5 || digits.find_first_not_of("0123456789") != std::string::npos) return false;
+    *port = std::stoi(digits);
+    *name = value.substr(0, colon);
+  }
+  for (char& c : *name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return !name->empty();
+}
+
+bool HostServedHere(const RequestPolicy& policy, const std::string& value) {
+  std::string name;
+  int port = 0;
+  if (!SplitHost(value, &name, &port)) return false;
+  if (port == 0) port = 80;
+  if (port != policy.port) return false;
+  return std::find(policy.allowed_hosts.begin(), policy.allowed_hosts.end(), name) != policy.allowed_hosts.end();
+}
+
+bool IsSafeMethod(const std::string& m) { return m == "GET" || m == "HEAD" || m == "OPTIONS"; }
+
+}  // namespace
+
+bool AdmitRequest(const RequestPolicy& policy, const httplib::Request& req, httplib::Response& res) {
+  const std::string& m = req.method;
+  bool may_have_body = !IsSafeMethod(m);
+  if (m != "GET" && m != "HEAD" && m != "POST" && m != "PUT" && m != "PATCH" && m != "DELETE" && m != "OPTIONS") {
+    return Refuse(res, 405, "method not allowed", true);
+  }
+  bool url_ok = IsValidUtf8(req.path);
+  for (const auto& [k, v] : req.params) url_ok = url_ok && IsValidUtf8(k) && IsValidUtf8(v);
+  if (!url_ok) return Refuse(res, 400, "request URL: not valid UTF-8", may_have_body);
+  std::string host = req.get_header_value("Host");
+  if (!HostServedHere(policy, host)) {
+    std::string shown = IsValidUtf8(host) && host.size() < 200 ? host : "(unprintable)";
+    return Refuse(res, 421,
+                  "host "" + shown + "" is not served here (this server answers to its loopback names; "
+                  "`pulse serve --allowed-host NAME` adds one)", true);
+  }
+  if (!IsSafeMethod(m)) {
+    std::string origin = req.get_header_value("Origin");
+    bool same_origin = origin.empty() || (origin.rfind("http://", 0) == 0 && HostServedHere(policy, origin.substr(7)));
+    if (!same_origin || req.get_header_value("Sec-Fetch-Site") == "cross-site") {
+      return Refuse(res, 403, "cross-site request refused: writes are accepted only from this server's own pages", true);
+    }
+  }
+  if (!may_have_body) return true;
+  std::string te = req.get_header_value("Transfer-Encoding");
+  if (!te.empty() && strcasecmp(te.c_str(), "chunked") != 0) {
+    return Refuse(res, 501, "Transfer-Encoding: only chunked is supported", true);
+  }
+  std::string ce = req.get_header_value("Content-Encoding");
+  std::string ct = req.get_header_value("Content-Type");
+  if ((!ce.empty() && strcasecmp(ce.c_str(), "identity") != 0) || ct.rfind("multipart/", 0) == 0) {
+    return Refuse(res, 415, "request body: send plain JSON (no Content-Encoding, no multipart)", true);
+  }
+  if (req.has_header("Content-Length")) {
+    std::string cl = req.get_header_value("Content-Length");
+    if (cl.empty() || cl.size() > 18 || cl.find_first_not_of("0123456789") != std::string::npos) {
+      return Refuse(res, 400, "Content-Length: not a number", true);
+    }
+    if (std::stoull(cl) > policy.max_body) {
+      return Refuse(res, 413,
+                    "request body is larger than the server accepts (" + std::to_string(policy.max_body) + " bytes)",
+                    true);
+    }
+  }
+  return true;
 }
 
 }  // namespace pulse::serve

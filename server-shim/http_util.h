@@ -5,6 +5,8 @@
 #include <httplib.h>
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,5 +36,28 @@ bool ParseJsonObjectBody(const httplib::Request& req, httplib::Response& res, nl
 // out). Empty with `*http_status` set when refused or missing.
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason);
 std::string ContentTypeFor(const std::string& path);
+
+// Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
+bool IsValidUtf8(std::string_view s);
+
+// Who may talk to the server, checked before routing and before a body byte
+// is read.
+struct RequestPolicy {
+  std::vector<std::string> allowed_hosts;  // lowercase host names, IPv6 in brackets, no port
+  int port = 0;                            // the port the server listens on
+  size_t max_body = 0;
+};
+
+// The host names a server listening on `listen_host` answers to: the
+// loopback names, the listening address itself (unless a wildcard), and
+// `extra` (--allowed-host).
+std::vector<std::string> AllowedHosts(const std::string& listen_host, const std::vector<std::string>& extra);
+
+// The pre-routing checks: the method, UTF-8 in the URL, the Host header (a
+// page on another name that resolves here — DNS rebinding — gets 421), the
+// Origin of writes (a cross-site form or fetch gets 403), the body's framing
+// and declared size. False with the refusal written (and the connection
+// marked to close when a body may follow).
+bool AdmitRequest(const RequestPolicy& policy, const httplib::Request& req, httplib::Response& res);
 
 }  // namespace pulse::serve

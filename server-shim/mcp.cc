@@ -3,6 +3,7 @@
 // session is the bearer token's, never anything in the request; every
 // tools/call passes the autonomy guard inside "pulse.tool_call". Responses
 // are plain application/json (no SSE stream); notifications get 202.
+#include "core/json_limits.h"
 #include "core/pulse_tools.h"
 #include "server-shim/mcp.h"
 
@@ -47,11 +48,12 @@ void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find,
     return;
   }
 
-  json msg = json::parse(req.body, nullptr, false);
-  if (msg.is_discarded()) {
-    ReplyJson(res, 400, RpcError(nullptr, -32700, "parse error: the body is not JSON"));
+  Result<json> parsed = ParseJsonBounded(req.body, "request body");
+  if (!parsed.ok()) {
+    ReplyJson(res, 400, RpcError(nullptr, -32700, "parse error: " + parsed.status().message()));
     return;
   }
+  json msg = std::move(parsed).value();
   if (msg.is_array()) {
     ReplyJson(res, 400, RpcError(nullptr, -32600, "invalid request: batches are not supported"));
     return;

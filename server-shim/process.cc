@@ -1,20 +1,27 @@
 // Runner processes: /bin/sh -c COMMAND in its own process group, stdin fed
-// from memory, stdout/stderr captured, a hard timeout. posix_spawn (not fork)
-// because the server is multithreaded; the child gets a clean signal mask,
-// since the server blocks SIGTERM/SIGINT in every thread for its signal
-// waiter.
+// from memory, stdout/stderr captured, a hard timeout, and (with a
+// ProcessSandbox) its own temp dir, the workflow folder as its working
+// directory and Landlock (sandbox.h).
+//
+// fork, not posix_spawn, because Landlock must be entered between fork and
+// exec; the child only makes raw system calls (safe in a multithreaded
+// parent). It gets a clean signal mask and default dispositions, since the
+// server blocks SIGTERM/SIGINT in every thread for its signal waiter.
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
+#include "server-shim/sandbox.h"
 #include "server-shim/serve.h"
 
 extern char** environ;
@@ -25,149 +32,269 @@ namespace {
 
 constexpr size_t kMaxOut = 1 << 20;
 constexpr size_t kMaxErr = 16 << 10;
+constexpr unsigned kCloseRangeCloexec = 1U << 2;  // CLOSE_RANGE_CLOEXEC (Linux 5.11)
 
-double Since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
-}  // namespace
+// Variables a runner never inherits from the server: its own session's
+// values are set explicitly, and nothing of the owner's may ride along.
+bool Inheritable(const std::string& key) {
+  return key.rfind("PULSE_", 0) != 0 && key.rfind("MCP_", 0) != 0 && key != "TMPDIR";
+}
 
-ProcessResult RunProcess(const std::string& command, const std::string& input,
-                         const std::map<std::string, std::string>& extra_env, double timeout_s,
-                         const std::atomic<bool>* stopping, double grace_s) {
-  ProcessResult r;
-  int in_pipe[2], out_pipe[2], err_pipe[2];
-  if (::pipe2(in_pipe, O_CLOEXEC) != 0 || ::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    r.spawn_error = std::string("cannot create pipes: ") + std::strerror(errno);
-    return r;
-  }
-
-  // Environment: ours plus the turn's variables (which win).
-  std::vector<std::string> env_strings;
+std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& extra_env) {
+  std::vector<std::string> out;
   for (char** e = environ; *e; ++e) {
     std::string kv = *e;
     std::string key = kv.substr(0, kv.find('='));
-    if (!extra_env.count(key)) env_strings.push_back(kv);
+    if (Inheritable(key) && !extra_env.count(key)) out.push_back(kv);
   }
-  for (const auto& [k, v] : extra_env) env_strings.push_back(k + "=" + v);
+  for (const auto& [k, v] : extra_env) out.push_back(k + "=" + v);
+  return out;
+}
+
+int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+
+// Everything the child needs, prepared before fork.
+struct Launch {
+  std::vector<std::string> env_strings;
   std::vector<char*> envp;
-  for (std::string& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::string sh = "/bin/sh", dash_c = "-c", cmd = command;
-  char* argv[] = {sh.data(), dash_c.data(), cmd.data(), nullptr};
+  std::string sh = "/bin/sh", dash_c = "-c", cmd;
+  char* argv[4] = {nullptr, nullptr, nullptr, nullptr};
+  std::string cwd;
+  int ruleset = -1;
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
+};
 
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in_pipe[0], 0);
-  posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t empty, defaults;
+void CloseAll(Launch& l) {
+  for (int* p : {l.in, l.out, l.err, l.report}) {
+    for (int i = 0; i < 2; ++i) {
+      if (p[i] >= 0) ::close(p[i]);
+      p[i] = -1;
+    }
+  }
+  if (l.ruleset >= 0) ::close(l.ruleset);
+  l.ruleset = -1;
+}
+
+// Nothing but 0/1/2 crosses exec: the server's listening socket and its
+// clients' connections are not the runner's business.
+bool MarkInheritedCloseOnExec() {
+  if (::syscall(__NR_close_range, 3, ~0U, kCloseRangeCloexec) == 0) return true;
+  for (int fd = 3; fd < 65536; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+  return true;
+}
+
+// The child: pipes onto 0/1/2, clean signals, own group, working directory,
+// sandbox, exec. On failure it writes {stage, errno} to the report pipe.
+[[noreturn]] void ChildMain(Launch& l) {
+  sigset_t empty;
   sigemptyset(&empty);
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGTERM);
-  sigaddset(&defaults, SIGINT);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigmask(&attr, &empty);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  pid_t pid = -1;
-  int rc = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  ::close(in_pipe[0]);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    r.spawn_error = std::string("cannot start the runner: ") + std::strerror(rc);
-    ::close(in_pipe[1]);
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    return r;
+  for (int sig : {SIGTERM, SIGINT, SIGPIPE}) ::signal(sig, SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  ::setpgid(0, 0);
+  int stage = 0, err = 0;
+  if (::dup2(l.in[0], 0) < 0 || ::dup2(l.out[1], 1) < 0 || ::dup2(l.err[1], 2) < 0) {
+    stage = 1, err = errno;
+  } else if (!MarkInheritedCloseOnExec()) {
+    stage = 1, err = errno;
+  } else if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) {
+    stage = 2, err = errno;
+  } else if ((err = EnterSandbox(l.ruleset)) != 0) {
+    stage = 3;
+  } else {
+    ::execve(l.argv[0], l.argv, l.envp.data());
+    stage = 4, err = errno;
+  }
+  int msg[2] = {stage, err};
+  (void)!::write(l.report[1], msg, sizeof msg);
+  ::_exit(127);
+}
+
+std::string SpawnError(int stage, int err) {
+  static const char* what[] = {"", "cannot set up its pipes", "cannot enter the workflow folder",
+                               "cannot enter the sandbox", "cannot execute /bin/sh"};
+  return std::string("cannot start the runner: ") + what[stage < 5 ? stage : 0] + ": " + std::strerror(err);
+}
+
+// Forks the runner; returns its pid, or -1 with `*error` set.
+pid_t Spawn(Launch& l, std::string* error) {
+  if (::pipe2(l.in, O_CLOEXEC) != 0 || ::pipe2(l.out, O_CLOEXEC) != 0 || ::pipe2(l.err, O_CLOEXEC) != 0 ||
+      ::pipe2(l.report, O_CLOEXEC) != 0) {
+    *error = std::string("cannot create pipes: ") + std::strerror(errno);
+    return -1;
+  }
+  for (std::string& s : l.env_strings) l.envp.push_back(s.data());
+  l.envp.push_back(nullptr);
+  l.argv[0] = l.sh.data();
+  l.argv[1] = l.dash_c.data();
+  l.argv[2] = l.cmd.data();
+  pid_t pid = ::fork();
+  if (pid == 0) ChildMain(l);
+  if (pid < 0) {
+    *error = std::string("cannot start the runner: ") + std::strerror(errno);
+    return -1;
+  }
+  ::setpgid(pid, pid);  // also here, so a kill(-pid) right away finds the group
+  ::close(l.report[1]);
+  l.report[1] = -1;
+  int msg[2] = {0, 0};
+  ssize_t got;
+  do {
+    got = ::read(l.report[0], msg, sizeof msg);
+  } while (got < 0 && errno == EINTR);
+  if (got == static_cast<ssize_t>(sizeof msg)) {
+    ::waitpid(pid, nullptr, 0);
+    *error = SpawnError(msg[0], msg[1]);
+    return -1;
+  }
+  return pid;
+}
+
+// Moves stdin/stdout/stderr until the child exits, enforcing the timeout and
+// the shutdown grace.
+class Pump {
+ public:
+  Pump(pid_t pid, const std::string& input, int in_fd, int out_fd, int err_fd, ProcessResult* r)
+      : pid_(pid), input_(input), in_(in_fd), out_(out_fd), err_(err_fd), r_(r) {
+    for (int fd : {in_, out_, err_}) SetNonBlocking(fd);
+    if (input_.empty()) CloseFd(in_);
   }
 
-  SetNonBlocking(in_pipe[1]);
-  SetNonBlocking(out_pipe[0]);
-  SetNonBlocking(err_pipe[0]);
-  int in_fd = in_pipe[1], out_fd = out_pipe[0], err_fd = err_pipe[0];
-  size_t written = 0;
-  if (input.empty()) { ::close(in_fd); in_fd = -1; }
+  int Run(double timeout_s, const std::atomic<bool>* stopping, double grace_s);
 
-  auto t0 = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point stop_seen{};
-  bool killed = false;
-  double kill_at = -1;  // seconds since t0 when SIGTERM went out
-  bool exited = false;
-  int wstatus = 0;
+ private:
+  void Deadlines(double timeout_s, const std::atomic<bool>* stopping, double grace_s);
+  void Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail);
+  void Finish();
+  static void CloseFd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+
+  pid_t pid_;
+  const std::string& input_;
+  int in_, out_, err_;
+  ProcessResult* r_;
+  size_t written_ = 0;
+  Clock::time_point t0_ = Clock::now();
+  Clock::time_point stop_seen_{};
+  bool killed_ = false;
+  double kill_at_ = -1;
+};
+
+void Pump::Deadlines(double timeout_s, const std::atomic<bool>* stopping, double grace_s) {
+  if (killed_) {
+    if (Since(t0_) - kill_at_ > 2.0) ::kill(-pid_, SIGKILL);
+    return;
+  }
+  bool stop_now = stopping && stopping->load();
+  if (stop_now && stop_seen_ == Clock::time_point{}) stop_seen_ = Clock::now();
+  bool grace_over = stop_now && Since(stop_seen_) >= grace_s;
+  if (Since(t0_) >= timeout_s || grace_over) {
+    if (grace_over && Since(t0_) < timeout_s) r_->interrupted = true; else r_->timed_out = true;
+    ::kill(-pid_, SIGTERM);
+    killed_ = true;
+    kill_at_ = Since(t0_);
+  }
+}
+
+void Pump::Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail) {
+  if (fd < 0 || !revents) return;
   char buf[8192];
+  ssize_t got = ::read(fd, buf, sizeof buf);
+  if (got > 0) {
+    into.append(buf, static_cast<size_t>(got));
+    if (into.size() > cap) into = keep_tail ? into.substr(into.size() - cap) : into.substr(0, cap);
+  } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+    CloseFd(fd);
+  }
+}
 
-  while (!exited) {
-    // Deadline: the timeout, or the shutdown grace.
-    if (!killed) {
-      bool stop_now = stopping && stopping->load();
-      if (stop_now && stop_seen == std::chrono::steady_clock::time_point{}) stop_seen = std::chrono::steady_clock::now();
-      bool grace_over = stop_now && Since(stop_seen) >= grace_s;
-      if (Since(t0) >= timeout_s || grace_over) {
-        if (grace_over && Since(t0) < timeout_s) r.interrupted = true; else r.timed_out = true;
-        ::kill(-pid, SIGTERM);
-        killed = true;
-        kill_at = Since(t0);
-      }
-    } else if (Since(t0) - kill_at > 2.0) {
-      ::kill(-pid, SIGKILL);
-    }
-
-    struct pollfd fds[3];
-    int n = 0;
-    int idx_in = -1, idx_out = -1, idx_err = -1;
-    if (in_fd >= 0) { fds[n] = {in_fd, POLLOUT, 0}; idx_in = n++; }
-    if (out_fd >= 0) { fds[n] = {out_fd, POLLIN, 0}; idx_out = n++; }
-    if (err_fd >= 0) { fds[n] = {err_fd, POLLIN, 0}; idx_err = n++; }
-    if (n > 0) {
-      ::poll(fds, n, 100);
+int Pump::Run(double timeout_s, const std::atomic<bool>* stopping, double grace_s) {
+  int wstatus = 0;
+  for (;;) {
+    Deadlines(timeout_s, stopping, grace_s);
+    struct pollfd fds[3] = {{in_, POLLOUT, 0}, {out_, POLLIN, 0}, {err_, POLLIN, 0}};
+    if (in_ >= 0 || out_ >= 0 || err_ >= 0) {
+      ::poll(fds, 3, 100);  // negative fds are ignored by poll
     } else {
       ::usleep(20000);
     }
-    if (idx_in >= 0 && fds[idx_in].revents) {
-      if (fds[idx_in].revents & (POLLERR | POLLHUP)) {
-        ::close(in_fd); in_fd = -1;
-      } else {
-        ssize_t w = ::write(in_fd, input.data() + written, input.size() - written);
-        if (w > 0) written += static_cast<size_t>(w);
-        if ((w < 0 && errno != EAGAIN && errno != EINTR) || written >= input.size()) { ::close(in_fd); in_fd = -1; }
-      }
+    if (in_ >= 0 && fds[0].revents) {
+      ssize_t w = (fds[0].revents & (POLLERR | POLLHUP)) ? -1 : ::write(in_, input_.data() + written_, input_.size() - written_);
+      if (w > 0) written_ += static_cast<size_t>(w);
+      if ((w < 0 && errno != EAGAIN && errno != EINTR) || written_ >= input_.size()) CloseFd(in_);
     }
-    auto drain = [&](int& fd, int idx, std::string& into, size_t cap, bool keep_tail) {
-      if (idx < 0 || !fds[idx].revents) return;
-      ssize_t got = ::read(fd, buf, sizeof buf);
-      if (got > 0) {
-        into.append(buf, static_cast<size_t>(got));
-        if (into.size() > cap) into = keep_tail ? into.substr(into.size() - cap) : into.substr(0, cap);
-      } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-        ::close(fd); fd = -1;
-      }
-    };
-    drain(out_fd, idx_out, r.out, kMaxOut, false);
-    drain(err_fd, idx_err, r.err, kMaxErr, true);
+    Drain(out_, fds[1].revents, r_->out, kMaxOut, false);
+    Drain(err_, fds[2].revents, r_->err, kMaxErr, true);
+    if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) break;
+  }
+  Finish();
+  return wstatus;
+}
 
-    pid_t w = ::waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) exited = true;
+// The shell is gone; grandchildren that kept the pipes open are killed with
+// the group so nothing outlives the turn.
+void Pump::Finish() {
+  ::kill(-pid_, SIGKILL);
+  if (out_ >= 0) {
+    char buf[8192];
+    ssize_t got;
+    while ((got = ::read(out_, buf, sizeof buf)) > 0 && r_->out.size() < kMaxOut) r_->out.append(buf, got);
   }
-  // The shell is gone; grandchildren that kept the pipes open are killed with
-  // the group so nothing outlives the turn.
-  ::kill(-pid, SIGKILL);
-  for (int fd : {in_fd, out_fd, err_fd}) {
-    if (fd >= 0) {
-      if (fd == out_fd) { ssize_t got; while ((got = ::read(fd, buf, sizeof buf)) > 0 && r.out.size() < kMaxOut) r.out.append(buf, got); }
-      ::close(fd);
+  for (int* fd : {&in_, &out_, &err_}) CloseFd(*fd);
+}
+
+}  // namespace
+
+ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir) {
+  ProcessSandbox box;
+  box.workflow_dir = workflow_dir;
+  box.extra_write = options.sandbox_allow_write;
+  box.extra_read = options.sandbox_allow_read;
+  return box;
+}
+
+ProcessResult RunProcess(const std::string& command, const std::string& input,
+                         const std::map<std::string, std::string>& extra_env, double timeout_s,
+                         const std::atomic<bool>* stopping, double grace_s, const ProcessSandbox* sandbox) {
+  ProcessResult r;
+  Launch l;
+  l.cmd = command;
+  std::map<std::string, std::string> env = extra_env;
+  std::string tmp_dir;
+  if (sandbox) {
+    const char* base = std::getenv("TMPDIR");
+    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/pulse-runner-XXXXXX";
+    if (::mkdtemp(tmpl.data())) tmp_dir = tmpl;
+    if (!tmp_dir.empty()) env["TMPDIR"] = tmp_dir;
+    l.cwd = sandbox->workflow_dir;
+    Result<int> ruleset = BuildSandboxRuleset(
+        RunnerPolicy(sandbox->workflow_dir, tmp_dir, sandbox->extra_write, sandbox->extra_read));
+    if (!ruleset.ok()) {
+      r.spawn_error = ruleset.status().message();
+      return r;
     }
+    l.ruleset = *ruleset;
   }
-  if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
-  if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
+  l.env_strings = ChildEnvironment(env);
+  pid_t pid = Spawn(l, &r.spawn_error);
+  if (pid > 0) {
+    int in_fd = l.in[1], out_fd = l.out[0], err_fd = l.err[0];
+    l.in[1] = l.out[0] = l.err[0] = -1;  // the pump owns these now
+    CloseAll(l);
+    Pump pump(pid, input, in_fd, out_fd, err_fd, &r);
+    int wstatus = pump.Run(timeout_s, stopping, grace_s);
+    if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
+    if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
+  }
+  CloseAll(l);
+  if (!tmp_dir.empty()) ::nftw(tmp_dir.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
   return r;
 }
 

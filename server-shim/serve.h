@@ -16,6 +16,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -43,6 +44,12 @@ struct ServeOptions {
   size_t max_body = 1 << 20;     // request bodies over this get 413
   int threads = 32;              // HTTP worker threads
   double shutdown_grace = 5;     // seconds a runner may go on after SIGTERM before it is killed
+  std::vector<std::string> allowed_hosts;        // --allowed-host: Host names served besides loopback's
+  int max_connections = 2048;                    // connections open at once, all clients
+  int max_connections_per_client = 512;          // connections open at once from one address
+  double header_timeout = 10;                    // seconds for a request header to arrive in full
+  std::vector<std::string> sandbox_allow_write;  // --sandbox-allow-write: more paths runners may write
+  std::vector<std::string> sandbox_allow_read;   // --sandbox-allow-read: more paths runners may read
 };
 
 // One workflow opened for one request or turn: its own connection.
@@ -64,13 +71,25 @@ struct ProcessResult {
   std::string spawn_error;
 };
 
+// Where a runner runs: its workflow folder (the working directory) and the
+// operator's additions to the sandbox (sandbox.h).
+struct ProcessSandbox {
+  std::string workflow_dir;
+  std::vector<std::string> extra_write;
+  std::vector<std::string> extra_read;
+};
+ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir);
+
 // Runs `command` with /bin/sh -c in its own process group, feeding `input` on
-// stdin, with `extra_env` added to the environment. Kills the group
-// (SIGTERM, then SIGKILL) after `timeout_s`, or `grace_s` after `*stopping`
-// becomes true.
+// stdin, with `extra_env` added to the environment (the server's own PULSE_*
+// and MCP_* variables are not passed on). Kills the group (SIGTERM, then
+// SIGKILL) after `timeout_s`, or `grace_s` after `*stopping` becomes true.
+// With `sandbox`: runs in the workflow folder with its own temp dir ($TMPDIR,
+// removed afterwards) under Landlock where the kernel has it.
 ProcessResult RunProcess(const std::string& command, const std::string& input,
                          const std::map<std::string, std::string>& extra_env, double timeout_s,
-                         const std::atomic<bool>* stopping, double grace_s);
+                         const std::atomic<bool>* stopping, double grace_s,
+                         const ProcessSandbox* sandbox = nullptr);
 
 // ---- background turns ----
 
@@ -172,8 +191,5 @@ class Scheduler {
 
 // Runs the server until SIGTERM/SIGINT; returns the process exit status.
 int Serve(const ServeOptions& options);
-
-// The owner token at <workspace>/.pulse/owner-token (created, mode 0600).
-Result<std::string> LoadOrCreateOwnerToken(const std::string& workspace);
 
 }  // namespace pulse::serve

@@ -17,56 +17,17 @@
 #include "core/autonomy.h"
 #include "core/time_util.h"
 #include "core/pulse_tools.h"
+#include "server-shim/http_server.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
+#include "server-shim/owner_token.h"
+#include "server-shim/sandbox.h"
 #include "server-shim/serve.h"
 #include "server-shim/server_env.h"
 
 namespace pulse::serve {
 
 using nlohmann::json;
-
-Result<std::string> LoadOrCreateOwnerToken(const std::string& workspace) {
-  std::string dir = workspace + "/.pulse";
-  std::string path = dir + "/owner-token";
-  Env* env = DefaultEnv();
-  if (env->FileExists(path)) {
-    PULSE_ASSIGN_OR_RETURN(std::string text, env->ReadFile(path));
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    if (text.size() < 16) return Status::InvalidArgument(path + ": owner token is shorter than 16 characters");
-    ::chmod(path.c_str(), 0600);
-    return text;
-  }
-  PULSE_RETURN_IF_ERROR(env->CreateDirs(dir));
-  ::chmod(dir.c_str(), 0700);
-  unsigned char bytes[32];
-  int rfd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (rfd < 0 || ::read(rfd, bytes, sizeof bytes) != static_cast<ssize_t>(sizeof bytes)) {
-    if (rfd >= 0) ::close(rfd);
-    return Status::IoError("/dev/urandom: cannot read random bytes for the owner token");
-  }
-  ::close(rfd);
-  std::string token;
-  char hex[3];
-  for (unsigned char b : bytes) {
-    std::snprintf(hex, sizeof hex, "%02x", b);
-    token += hex;
-  }
-  // O_EXCL: two servers starting at once never hand out different tokens.
-  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return Status::IoError(tmp + ": cannot create the owner token file");
-  std::string line = token + "\n";
-  bool ok = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size()) && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!ok || ::link(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    if (env->FileExists(path)) return LoadOrCreateOwnerToken(workspace);
-    return Status::IoError(path + ": cannot write the owner token");
-  }
-  ::unlink(tmp.c_str());
-  return token;
-}
 
 namespace {
 
@@ -91,24 +52,12 @@ document.getElementById('w').innerHTML = workflows.map((w) => `<h2>${esc(w.name)
 </html>
 )HTML";
 
-// Debian's cpp-httplib 0.11 listens with a backlog of 5: under a burst of
-// new connections (200 clients) the kernel drops SYNs and clients retry after
-// a second. The listening socket is protected; this exposes it so the
-// backlog can be raised after bind.
-class HttpServer : public httplib::Server {
- public:
-  void RaiseBacklog(int backlog) {
-    socket_t fd = svr_sock_;
-    if (fd != INVALID_SOCKET) ::listen(fd, backlog);
-  }
-};
-
 class App {
  public:
-  App(Env* env, const ServeOptions& options, std::string owner_token, TurnManager* turns, Scheduler* scheduler)
-      : env_(env), options_(options), owner_token_(std::move(owner_token)), turns_(turns), scheduler_(scheduler) {}
+  App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler)
+      : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler) {}
 
-  void Install(httplib::Server& s);
+  void Install(HttpServer& s);
 
  private:
   // Opens the workflow named in the URL; null with a 4xx written otherwise.
@@ -132,13 +81,13 @@ class App {
     return std::move(oc).value();
   }
 
-  bool IsOwner(const httplib::Request& req) { return TokensEqual(BearerToken(req), owner_token_); }
+  bool IsOwner(const httplib::Request& req) { return owner_->Matches(BearerToken(req)); }
 
   bool RequireOwner(const httplib::Request& req, httplib::Response& res) {
     if (IsOwner(req)) return true;
     ReplyError(res, 401,
-               BearerToken(req).empty() ? "owner token required: send Authorization: Bearer <token from "
-                                          "<workspace>/.pulse/owner-token>"
+               BearerToken(req).empty() ? "owner token required: send Authorization: Bearer <owner token> (shown "
+                                          "when it was made; `pulse token rotate` makes a new one)"
                                         : "wrong owner token");
     return false;
   }
@@ -185,7 +134,7 @@ class App {
 
   Env* env_;
   const ServeOptions& options_;
-  std::string owner_token_;
+  OwnerTokenCheck* owner_;
   TurnManager* turns_;
   Scheduler* scheduler_;
   std::mutex cache_mu_;
@@ -328,8 +277,13 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   std::string root = options_.web_root;
   std::string rel;
   if (path.rfind("/wasm/", 0) == 0) {
+    // The module's build directory also holds CMakeCache.txt, build.ninja,
+    // compile_commands.json (paths, flags): only what the tab loads is served.
+    static const std::set<std::string> kWasmFiles = {"pulse.mjs", "pulse.wasm", "sqljs-api.mjs", "opfs-pool.mjs",
+                                                     "result-codes.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
+    if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
   } else {
     rel = path.size() > 1 ? path.substr(1) : "";
   }
@@ -350,12 +304,13 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   res.set_content(std::move(body).value(), ContentTypeFor(file).c_str());
 }
 
-void App::Install(httplib::Server& s) {
-  s.Get("/api/health", [this](const httplib::Request& req, httplib::Response& res) {
+void App::Install(HttpServer& s) {
+  s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
-                             {"ticks", scheduler_->ticks()}});
+                             {"ticks", scheduler_->ticks()}, {"sandbox", SandboxDescription()},
+                             {"connections", s.OpenConnections()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -496,6 +451,50 @@ void App::Install(httplib::Server& s) {
 
 }  // namespace
 
+namespace {
+
+// Idle and slow connections wait in the server's poller, not in a worker
+// (http_server.h); the read and write timeouts bound one request being read
+// or answered.
+ConnectionLimits LimitsFrom(const ServeOptions& o) {
+  ConnectionLimits l;
+  l.max_body = o.max_body;
+  l.threads = o.threads;
+  l.max_connections = o.max_connections;
+  l.max_per_client = o.max_connections_per_client;
+  l.header_timeout = o.header_timeout;
+  return l;
+}
+
+// The first stdout lines: the URL (tests and scripts wait for it), the
+// workspace, and the owner token when it was just made (shown this once: the
+// workspace keeps only its hash).
+void Announce(const ServeOptions& options, const std::string& base_url, size_t workflows,
+              const OwnerTokenSetup& owner) {
+  std::cout << "pulse: serving " << base_url << std::endl;
+  std::cout << "pulse: workspace " << options.workspace << " (" << workflows << " workflow"
+            << (workflows == 1 ? "" : "s") << ")" << std::endl;
+  if (owner.created) {
+    // Shown this once: the workspace keeps only its hash. The fragment never
+    // reaches a server or its logs; the tab keeps the token.
+    std::cout << "pulse: open " << base_url << "#token=" << owner.token
+              << " to act as the owner (new owner token, shown once)" << std::endl;
+  } else {
+    std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
+              << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
+  }
+  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
+    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
+                 "host names other than loopback need --allowed-host", options.host);
+  }
+  if (owner.migrated) {
+    spdlog::info("owner token: the plaintext {} was replaced by its hash in {}; the token is unchanged",
+                 LegacyOwnerTokenPath(options.workspace), OwnerTokenHashPath(options.workspace));
+  }
+}
+
+}  // namespace
+
 int Serve(const ServeOptions& in) {
   ServeOptions options = in;
   // Block the stop signals in every thread; one thread waits for them.
@@ -516,53 +515,38 @@ int Serve(const ServeOptions& in) {
     std::cerr << "pulse: " << names.status().message() << std::endl;
     return 2;
   }
-  Result<std::string> owner = LoadOrCreateOwnerToken(options.workspace);
+  Result<OwnerTokenSetup> owner = EnsureOwnerToken(options.workspace);
   if (!owner.ok()) {
     std::cerr << "pulse: " << owner.status().message() << std::endl;
     return 2;
   }
 
   TurnManager turns(&env, options);
-  HttpServer server;
-  int threads = options.threads;
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
-  server.set_payload_max_length(options.max_body);
-  server.set_keep_alive_max_count(1000);
-  // An idle keep-alive connection holds a worker until this passes, and
-  // stop() waits for it: keep it short so SIGTERM exits promptly.
-  server.set_keep_alive_timeout(1);
+  HttpServer server(LimitsFrom(options));
   server.set_read_timeout(10);
   server.set_write_timeout(10);
   Scheduler scheduler(&env, options, &turns);
-  App app(&env, options, *owner, &turns, &scheduler);
+  OwnerTokenCheck owner_check(options.workspace);
+  App app(&env, options, &owner_check, &turns, &scheduler);
   app.Install(server);
 
-  int port = options.port;
-  if (port == 0) {
-    port = server.bind_to_any_port(options.host);
-    if (port < 0) {
-      std::cerr << "pulse: cannot listen on " << options.host << ": no free port" << std::endl;
-      return 1;
-    }
-  } else if (!server.bind_to_port(options.host, port)) {
-    std::cerr << "pulse: cannot listen on " << options.host << ":" << port << " (in use, or not an address here)"
-              << std::endl;
-    return 1;
+  std::string bind_error;
+  int port = server.Bind(options.host, options.port, &bind_error);
+  if (port < 0) {
+    std::cerr << "pulse: cannot listen on " << options.host << ":" << options.port << ": " << bind_error << std::endl;
+    return 2;
   }
-  server.RaiseBacklog(1024);
-  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
-    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do", options.host);
-  }
+  // Host, Origin, UTF-8 and body framing are checked before routing.
+  RequestPolicy policy{AllowedHosts(options.host, options.allowed_hosts), port, options.max_body};
+  server.set_pre_routing_handler([policy](const httplib::Request& req, httplib::Response& res) {
+    return AdmitRequest(policy, req, res) ? httplib::Server::HandlerResponse::Unhandled
+                                          : httplib::Server::HandlerResponse::Handled;
+  });
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
-  std::cout << "pulse: serving " << base_url << std::endl;
-  std::cout << "pulse: workspace " << options.workspace << " (" << names->size() << " workflow"
-            << (names->size() == 1 ? "" : "s") << "); owner token in " << options.workspace
-            << "/.pulse/owner-token" << std::endl;
-  // The fragment never reaches a server or its logs; the tab keeps the token.
-  std::cout << "pulse: open " << base_url << "#token=" << *owner << " to act as the owner" << std::endl;
-
+  Announce(options, base_url, names->size(), *owner);
+  SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 
   if (options.tick) scheduler.Start();
@@ -576,7 +560,7 @@ int Serve(const ServeOptions& in) {
     server.stop();
   });
 
-  bool ok = server.listen_after_bind();
+  bool ok = server.Run();
   // listen_after_bind returns once stop() was called and in-flight requests
   // are answered (the worker pool is joined).
   scheduler.Stop();

@@ -229,8 +229,9 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
       {"PULSE_RUN_ID", ticket.pulse_run_id},
   };
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
+  ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
-                               options_.shutdown_grace);
+                               options_.shutdown_grace, &sandbox);
   json out = {{"result", Trim(p.out, 4000)}};
   std::string err_tail = LastLines(p.err, 600);
   if (!p.spawn_error.empty()) {

@@ -1,20 +1,19 @@
-// The OPFS storage behind the "opfs-pulse" VFS (wasm/opfs_vfs.cc), in the
-// design of SQLite's opfs-sahpool: a directory of pool files whose
-// FileSystemSyncAccessHandles are all opened (asynchronously) up front, so
-// the VFS can serve SQLite's synchronous file calls from a dedicated Worker
-// without ASYNCIFY or COOP/COEP headers.
+// The OPFS storage behind the "opfs-pulse" VFS (wasm/opfs_vfs.cc), in the design of
+// SQLite's opfs-sahpool: a directory of pool files whose FileSystemSyncAccessHandles
+// are all opened (asynchronously) up front, so the VFS can serve SQLite's synchronous
+// file calls from a dedicated Worker without ASYNCIFY or COOP/COEP headers.
 //
-// Each pool file ("slot") holds one SQLite file: a 4096-byte header naming
-// it (its VFS path, its SQLite open flags, when it was imported, a checksum)
-// followed by the file's bytes. A database copy "name" is the slot for
-// "/name"; its rollback journal is the slot for "/name-journal", so a commit
-// (journal synced, database synced, journal slot cleared and flushed) is
-// durable across reloads and browser restarts.
+// Each pool file ("slot") holds one SQLite file: a 4096-byte header naming it (its VFS
+// path, its SQLite open flags, when it was imported, a checksum) followed by the file's
+// bytes. A database copy "name" is the slot for "/name"; its rollback journal is the slot
+// for "/name-journal", so a commit (journal synced, database synced, journal slot
+// cleared and flushed) is durable across reloads and browser restarts.
 //
 // Limits: one worker (tab) holds the pool at a time (a Web Lock plus the
 // handles' own exclusivity); one connection per copy; no WAL (no shared
 // memory); the pool grows by adding files before a database is opened.
 import { RESULT_CODES } from './result-codes.mjs';
+import { sqliteHeaderProblem } from './sqlite-header.mjs';
 
 const HEADER_SIZE = 4096;
 const PATH_BYTES = 512;
@@ -413,8 +412,8 @@ export class OpfsPool {
     const what = `the file for copy "${name}"`;
     const size = file.size;
     const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
-    // checkDatabaseBytes reads the header and takes the length from .length.
-    this.api.checkDatabaseBytes(new Proxy(head, { get: (t, k) => (k === 'length' ? size : t[k]) }), what);
+    const problem = sqliteHeaderProblem(head, size, what);
+    if (problem) throw new Error(problem);
     if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
     if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);

@@ -1,25 +1,160 @@
-// Appended to pulse.mjs (--post-js): Module.pulseCall(dbPtr, method,
-// argsJson, nowSeconds) -> reply JSON string, over the C export pulse_call
-// (wasm/pulse_bindings.cc). nowSeconds NaN means the real clock.
-Module['pulseCall'] = function (dbPtr, method, argsJson, nowSeconds) {
-  function cString(s) {
-    var n = lengthBytesUTF8(s) + 1;
-    var p = _malloc(n);
-    stringToUTF8(s, p, n);
-    return p;
-  }
-  var m = cString(String(method));
-  var a = cString(String(argsJson));
-  try {
-    var out = _pulse_call(dbPtr >>> 0, m, a, Number(nowSeconds));
-    if (!out) throw new Error('pulseCall: out of memory');
-    try {
-      return UTF8ToString(out);
-    } finally {
-      _free(out);
+// Appended to pulse.mjs (--post-js): Module.Pulse, the JS face of the Embind
+// facade (Module.PulseFacade, wasm/pulse_bindings.cc). What it adds to the
+// bindings is only what a JS caller needs at the boundary:
+//  - every failure is thrown as an Error with .message and .code (a core
+//    Status code name: invalid_argument, not_found, ..., or internal), never
+//    a bare number (a C++ exception) and never an Error without a code;
+//  - times are taken as seconds, a Date or an RFC 3339 string;
+//  - the facade (a C++ object) is freed: per call for `call`, and for the
+//    typed agent-log recorders (which keep their statements prepared) by
+//    close(), or when the Pulse object is collected.
+var pulseFacades = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(function (facade) { if (!facade.isDeleted()) facade.delete(); })
+  : null;
+
+function pulseError(message, code) {
+  var err = new Error(message);
+  err.code = code;
+  return err;
+}
+
+// Any throw that reaches JS from the module, as an Error with a code.
+function pulseErrorOf(e, what) {
+  if (e instanceof Error) {
+    if (e.code === undefined) {
+      // Embind refuses a value of the wrong type with a TypeError or a
+      // BindingError; anything else (a trap, a stack overflow) is ours.
+      e.code = e instanceof TypeError || e.name === 'BindingError' ? 'invalid_argument' : 'internal';
+      e.message = what + ': ' + e.message;
     }
-  } finally {
-    _free(m);
-    _free(a);
+    return e;
   }
-};
+  // A C++ exception arrives as a number (its address in the module).
+  return pulseError(what + ': internal error in the WASM module (' + (typeof e === 'number' ? 'C++ exception' : String(e)) + ')', 'internal');
+}
+
+// Runs one crossing: restores the module's stack if a throw skipped the
+// C++ epilogues, and throws the Error value a binding returns.
+function pulseSettle(what, fn) {
+  var sp = stackSave();
+  var out;
+  try {
+    out = fn();
+  } catch (e) {
+    stackRestore(sp);
+    throw pulseErrorOf(e, what);
+  }
+  if (out instanceof Error) throw out;
+  return out;
+}
+
+// Seconds since the epoch from a number, a Date or an RFC 3339 string;
+// NaN when `value` is null or undefined ("the clock").
+function pulseSeconds(value, what, key) {
+  if (value === undefined || value === null) return NaN;
+  var s = NaN;
+  if (value instanceof Date) s = Math.floor(value.getTime() / 1000);
+  else if (typeof value === 'string') s = Math.floor(Date.parse(value) / 1000);
+  else if (typeof value === 'number') s = value;
+  if (!Number.isFinite(s)) throw pulseError(what + ': "' + key + '" is not a valid time: ' + value, 'invalid_argument');
+  return s;
+}
+
+function pulseText(event, key, what, fallback) {
+  var v = event[key];
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'string') throw pulseError(what + ': "' + key + '" must be a string', 'invalid_argument');
+  return v;
+}
+
+class Pulse {
+  // `database`: a Database of this module, or null for the methods that
+  // need none (pulse.version, autonomy.guard, ...).
+  constructor(database) {
+    this.database = database || null;
+    this.recorder = null;  // {ptr, facade} for the typed agent-log methods
+  }
+
+  // The connection of the database, checked open (0 when none).
+  connection(what) {
+    if (!this.database) return 0;
+    var ptr = this.database.db;
+    if (!ptr) throw pulseError(what + ': the database is closed', 'invalid_argument');
+    return ptr;
+  }
+
+  // A core API method by name (docs/wasm.md): its result, or a thrown Error
+  // with .code. `now`: seconds, a Date or an RFC 3339 string (default: the clock).
+  call(method, args, options) {
+    var what = String(method);
+    var nowSeconds = pulseSeconds(options && options.now, what, 'now');
+    var argsJson;
+    try {
+      argsJson = JSON.stringify(args === undefined || args === null ? {} : args);
+    } catch (e) {
+      throw pulseError(what + ': arguments cannot be sent as JSON: ' + e.message, 'invalid_argument');
+    }
+    var ptr = this.connection(what);
+    var facade = new Module['PulseFacade'](ptr);
+    try {
+      return pulseSettle(what, function () { return facade.call(what, argsJson, nowSeconds); });
+    } finally {
+      facade.delete();
+    }
+  }
+
+  // The facade kept for the typed recorders, remade if the database was
+  // closed and reopened.
+  recorderFor(what) {
+    var ptr = this.connection(what);
+    if (this.recorder && this.recorder.ptr === ptr) return this.recorder.facade;
+    this.close();
+    var facade = new Module['PulseFacade'](ptr);
+    this.recorder = { ptr: ptr, facade: facade };
+    if (pulseFacades) pulseFacades.register(this, facade, this);
+    return facade;
+  }
+
+  // agent_log.started as a typed call (no JSON): {session, agent, name?,
+  // kind?, parent?, pulse_run_id?, at?} -> {recorded, warning}.
+  agentStarted(event, options) {
+    var what = 'agent_log.started';
+    var e = event || {};
+    var start = {
+      session: pulseText(e, 'session', what, ''), agent: pulseText(e, 'agent', what, ''),
+      name: pulseText(e, 'name', what, ''), kind: pulseText(e, 'kind', what, ''),
+      parent: pulseText(e, 'parent', what, ''), pulse_run_id: pulseText(e, 'pulse_run_id', what, ''),
+      at: pulseSeconds(e.at, what, 'at'),
+    };
+    var now = pulseSeconds(options && options.now, what, 'now');
+    var facade = this.recorderFor(what);
+    return pulseSettle(what, function () { return facade.agentStarted(start, now); });
+  }
+
+  // agent_log.completed as a typed call: {session, agent, status?, result?,
+  // error?, duration? (text, or seconds as a number), at?} -> {recorded, warning}.
+  agentCompleted(event, options) {
+    var what = 'agent_log.completed';
+    var e = event || {};
+    var done = {
+      session: pulseText(e, 'session', what, ''), agent: pulseText(e, 'agent', what, ''),
+      status: pulseText(e, 'status', what, 'completed'), result: pulseText(e, 'result', what, ''),
+      error: pulseText(e, 'error', what, ''),
+      duration: typeof e.duration === 'number' ? e.duration + 's' : pulseText(e, 'duration', what, ''),
+      at: pulseSeconds(e.at, what, 'at'),
+    };
+    var now = pulseSeconds(options && options.now, what, 'now');
+    var facade = this.recorderFor(what);
+    return pulseSettle(what, function () { return facade.agentCompleted(done, now); });
+  }
+
+  // Frees the recorders' statements; the Pulse object stays usable.
+  close() {
+    if (!this.recorder) return;
+    if (pulseFacades) pulseFacades.unregister(this);
+    if (!this.recorder.facade.isDeleted()) this.recorder.facade.delete();
+    this.recorder = null;
+  }
+}
+
+Module['Pulse'] = Pulse;

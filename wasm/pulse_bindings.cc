@@ -1,60 +1,66 @@
-// The Pulse facade's one entry point: routes a named core API method
-// (core/api.h) over the connection a JS Database owns. Errors cross as data
-// ({"error": ..., "code": ...}); the JS wrapper throws. A plain C export
-// (JS side: Module.pulseCall in wasm/pulse-post.js) rather than Embind,
-// whose runtime cost the module ~10 KB gzip of its 450 KB budget.
-#include <emscripten/emscripten.h>
-#include <sqlite3.h>
+// The module's Embind registrations: the Pulse facade (wasm/pulse_facade.h)
+// and the typed values it takes and gives. Declarations only; conversions
+// are in embind_helpers.h, behaviour in the facade and the core. The JS face
+// (Module.Pulse: errors thrown as Error with .code) is wasm/pulse-post.js.
+#include <emscripten/bind.h>
 
-#include <cmath>
-#include <cstdlib>
-#include <cstring>
-#include <string>
-
-#include <nlohmann/json.hpp>
-
-#include "core/api.h"
-#include "core/db.h"
-#include "core/env.h"
+#include "wasm/embind_helpers.h"
+#include "wasm/pulse_facade.h"
 
 namespace {
 
-using nlohmann::json;
+using emscripten::val;
+using pulse::wasm::Facade;
 
-std::string ErrorJson(const pulse::Status& s) {
-  return json{{"error", s.message()}, {"code", pulse::CodeName(s.code())}}.dump();
+// `db` is the sqlite3* a JS Database holds (0: no database).
+Facade* NewFacade(uintptr_t db) { return new Facade(reinterpret_cast<sqlite3*>(db)); }
+
+// Each returns the result, or an Error value the JS face throws (a throw
+// from inside the module would skip its stack restore and destructors).
+val Call(Facade& f, const std::string& method, const std::string& args_json, double now) {
+  pulse::Result<nlohmann::json> r = f.Call(method, args_json, now);
+  return r.ok() ? pulse::wasm::JsonToVal(*r) : pulse::wasm::ErrorToVal(r.status());
 }
-
-// `db_ptr` is the sqlite3* a JS Database holds (0: no database).
-// `now_seconds` is the clock the caller decides (NaN: the real clock).
-std::string PulseCall(uintptr_t db_ptr, const std::string& method, const std::string& args_json,
-                      double now_seconds) {
-  int64_t now = std::isnan(now_seconds) ? pulse::DefaultEnv()->NowSeconds() : static_cast<int64_t>(now_seconds);
-  pulse::FixedClockEnv env(pulse::DefaultEnv(), now);
-  json args = json::parse(args_json.empty() ? "{}" : args_json, nullptr, false);
-  if (args.is_discarded()) return ErrorJson(pulse::Status::InvalidArgument(method + ": arguments are not valid JSON"));
-  std::unique_ptr<pulse::Db> db;
-  pulse::ApiContext ctx;
-  ctx.env = &env;
-  if (db_ptr != 0) {
-    db = pulse::Db::Borrow(reinterpret_cast<sqlite3*>(db_ptr), "database");
-    pulse::Result<pulse::ApiContext> made = pulse::ContextFromDb(*db, env);
-    if (!made.ok()) return ErrorJson(made.status());
-    ctx = std::move(made).value();
-  }
-  pulse::Result<json> result = pulse::CallApi(ctx, method, args);
-  if (!result.ok()) return ErrorJson(result.status());
-  return json{{"result", *result}}.dump();
+val AgentStarted(Facade& f, const pulse::AgentStart& e, double now) {
+  return pulse::wasm::ResultToVal(f.AgentStarted(e, now));
+}
+val AgentCompleted(Facade& f, const pulse::AgentCompletion& e, double now) {
+  return pulse::wasm::ResultToVal(f.AgentCompleted(e, now));
 }
 
 }  // namespace
 
-// Returns the reply as a NUL-terminated JSON string in memory from malloc
-// (the caller frees it); NULL only when out of memory.
-extern "C" EMSCRIPTEN_KEEPALIVE char* pulse_call(uintptr_t db_ptr, const char* method, const char* args_json,
-                                                 double now_seconds) {
-  std::string out = PulseCall(db_ptr, method ? method : "", args_json ? args_json : "", now_seconds);
-  char* p = static_cast<char*>(std::malloc(out.size() + 1));
-  if (p) std::memcpy(p, out.c_str(), out.size() + 1);
-  return p;
+EMSCRIPTEN_BINDINGS(pulse_facade) {
+  using namespace emscripten;
+  using pulse::AgentCompletion;
+  using pulse::AgentStart;
+  using pulse::wasm::AgentLogWrite;
+
+  // Field names are the JSON API's (agent_log.started / completed); `at` is
+  // seconds since the epoch, NaN for "now".
+  value_object<AgentStart>("AgentStart")
+      .field("session", &AgentStart::session_id)
+      .field("agent", &AgentStart::agent_id)
+      .field("name", &AgentStart::name)
+      .field("kind", &AgentStart::kind)
+      .field("parent", &AgentStart::parent_execution_id)
+      .field("pulse_run_id", &AgentStart::pulse_run_id)
+      .field("at", &pulse::wasm::EventAtToJs<AgentStart>, &pulse::wasm::EventAtFromJs<AgentStart>);
+  value_object<AgentCompletion>("AgentCompletion")
+      .field("session", &AgentCompletion::session_id)
+      .field("agent", &AgentCompletion::agent_id)
+      .field("status", &AgentCompletion::status)
+      .field("result", &AgentCompletion::result)
+      .field("error", &AgentCompletion::error)
+      .field("duration", &AgentCompletion::duration)
+      .field("at", &pulse::wasm::EventAtToJs<AgentCompletion>, &pulse::wasm::EventAtFromJs<AgentCompletion>);
+  value_object<AgentLogWrite>("AgentLogWrite")
+      .field("recorded", &AgentLogWrite::recorded)
+      .field("warning", &AgentLogWrite::warning);
+
+  class_<Facade>("PulseFacade")
+      .constructor(&NewFacade, allow_raw_pointers())
+      .function("call", &Call)
+      .function("agentStarted", &AgentStarted)
+      .function("agentCompleted", &AgentCompleted);
 }

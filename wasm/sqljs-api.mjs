@@ -22,6 +22,7 @@
 // useOldExtensionFunctions: false).
 import createPulseModule from './pulse.mjs';
 import { RESULT_CODES, RESULT_CODE_NAMES } from './result-codes.mjs';
+import { readSqliteHeader } from './sqlite-header.mjs';
 import { defineStatement, SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_TEXT } from './sqljs-statement.mjs';
 import { installUserFunctions } from './sqljs-functions.mjs';
 
@@ -30,42 +31,13 @@ const SQLITE_OPEN_READWRITE = 0x2;
 const SQLITE_OPEN_CREATE = 0x4;
 const STRING_SCRATCH_BYTES = 4096;
 
-const HEADER_MAGIC = 'SQLite format 3\0';
-
-// Checks that `bytes` look like a whole SQLite database file: the header
-// magic, a valid page size, and a length that is the header's page count
-// times the page size. Throws an Error naming `what` and the problem.
+// Checks that `bytes` look like a whole SQLite database file (the header
+// check shared with the page, sqlite-header.mjs). Throws an Error naming
+// `what` and the problem.
 export function checkDatabaseBytes(bytes, what = 'the given database') {
-  const n = bytes.length;
-  if (n === 0) throw new Error(`${what} is empty (0 bytes): not a SQLite database`);
-  if (n < 100) throw new Error(`${what} is not a SQLite database: only ${n} bytes, shorter than the 100-byte header`);
-  for (let i = 0; i < 16; i++) {
-    if (bytes[i] !== HEADER_MAGIC.charCodeAt(i)) {
-      throw new Error(`${what} is not a SQLite database (no "SQLite format 3" header)`);
-    }
-  }
-  let pageSize = (bytes[16] << 8) | bytes[17];
-  if (pageSize === 1) pageSize = 65536;
-  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
-    throw new Error(`${what} is not a valid SQLite database: bad page size ${pageSize} in the header`);
-  }
-  if (n % pageSize !== 0) {
-    throw new Error(`${what} is truncated: ${n} bytes is not a whole number of ${pageSize}-byte pages`);
-  }
-  const u32 = (o) => ((bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]) >>> 0;
-  const pageCount = u32(28);
-  // The in-header size is only valid when "version-valid-for" matches the
-  // change counter (SQLite's own rule); older writers leave it stale.
-  if (pageCount !== 0 && u32(92) === u32(24)) {
-    const expected = pageCount * pageSize;
-    if (n < expected) {
-      throw new Error(`${what} is truncated: the header says ${pageCount} pages of ${pageSize} bytes (${expected} bytes) but there are only ${n}`);
-    }
-    if (n > expected) {
-      throw new Error(`${what} is not a valid SQLite database: ${n} bytes where the header says ${expected}`);
-    }
-  }
-  return { pageSize, pageCount: n / pageSize };
+  const header = readSqliteHeader(bytes, bytes.length, what);
+  if (header.problem) throw new Error(header.problem);
+  return { pageSize: header.pageSize, pageCount: header.pageCount };
 }
 
 function toBytes(data) {
@@ -410,32 +382,9 @@ export function bindApi(Module) {
     }
   }
 
-  // The core's API over a Database's connection. Results and errors cross
-  // the boundary as JSON (wasm/pulse_bindings.cc); errors are thrown here
-  // as Error(message) with .code ("invalid_argument", "not_found", ...).
-  class Pulse {
-    constructor(db) {
-      this.database = db || null;
-    }
-
-    // now: seconds since the epoch, a Date or an RFC 3339 string (default: the clock).
-    call(method, args = {}, { now } = {}) {
-      let nowSeconds = NaN;
-      if (now instanceof Date) nowSeconds = Math.floor(now.getTime() / 1000);
-      else if (typeof now === 'string') nowSeconds = Math.floor(Date.parse(now) / 1000);
-      else if (typeof now === 'number') nowSeconds = now;
-      if (now != null && !Number.isFinite(nowSeconds)) throw new Error(`${method}: "now" is not a valid time: ${now}`);
-      const dbPtr = this.database ? this.database.db : 0;
-      if (this.database && !dbPtr) throw new Error(`${method}: the database is closed`);
-      const out = JSON.parse(Module.pulseCall(dbPtr || 0, method, JSON.stringify(args ?? {}), nowSeconds));
-      if (out.error !== undefined) {
-        const err = new Error(out.error);
-        err.code = out.code;
-        throw err;
-      }
-      return out.result;
-    }
-  }
+  // The core's API over a Database's connection: the Embind facade's JS
+  // face (wasm/pulse-post.js), whose errors are Errors with .code.
+  const Pulse = Module.Pulse;
 
   // Full check of a database image: the header rules, then SQLite's
   // integrity_check on an in-memory copy. Throws an Error naming `what`.

@@ -104,28 +104,3 @@ export function copyNameFor(baseName, existing) {
     if (!taken.has(name)) return name;
   }
 }
-
-// A quick look at a file's first 100 bytes before anything is written: a
-// SQLite database starts with "SQLite format 3\0" and its header says how
-// many pages it has, so a truncated copy is caught here with a clear reason.
-export function checkSqliteHeader(head, fileSize, fileName) {
-  const label = fileName ? `"${fileName}"` : 'the file';
-  if (fileSize === 0) return `${label} is empty, not a SQLite database`;
-  const magic = 'SQLite format 3\u0000';
-  if (head.length < 100) return `${label} is not a SQLite database (${fileSize} bytes, too short for a SQLite header)`;
-  for (let i = 0; i < 16; i++) {
-    if (head[i] !== magic.charCodeAt(i)) return `${label} is not a SQLite database (it does not start with "SQLite format 3")`;
-  }
-  let pageSize = (head[16] << 8) | head[17];
-  if (pageSize === 1) pageSize = 65536;
-  if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) return `${label} has a damaged SQLite header (page size ${pageSize})`;
-  // The in-header page count is only valid when "version-valid-for" (92..95)
-  // equals the change counter (24..27), as SQLite itself decides.
-  const u32 = (o) => ((head[o] << 24) >>> 0) + (head[o + 1] << 16) + (head[o + 2] << 8) + head[o + 3];
-  const pageCount = u32(92) === u32(24) ? u32(28) : 0;
-  if (fileSize % pageSize !== 0 || (pageCount > 0 && pageCount * pageSize > fileSize)) {
-    const expected = pageCount * pageSize;
-    return `${label} is truncated: ${fileSize} bytes, but its header says ${expected || 'a multiple of ' + pageSize} bytes`;
-  }
-  return '';
-}

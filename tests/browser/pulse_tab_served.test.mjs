@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
@@ -22,6 +22,7 @@ let server;
 let url;
 let context;
 let fixture;
+let ownerToken;
 
 before(async () => {
   if (!ready) return;
@@ -30,6 +31,9 @@ before(async () => {
   fixture = await buildPulseTabFixture(tmp.dir);
   const nowFile = join(tmp.dir, 'now.txt');
   writeFileSync(nowFile, `${FIXTURE_NOW}\n`);
+  // The workspace keeps only the owner token's hash: the token is the one
+  // `pulse token rotate` prints.
+  ownerToken = spawnSync(PULSE_BIN, ['token', 'rotate', '--workspace', fixture.workspace], { encoding: 'utf8' }).stdout.trim();
   server = spawn(PULSE_BIN, ['serve', '--workspace', fixture.workspace, '--host', '127.0.0.1', '--port', '0', '--no-tick',
     '--now-file', nowFile, '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stderr.on('data', () => {});
@@ -55,7 +59,8 @@ after(async () => {
 });
 
 test('served mode: the server\'s workflows, the card from its API, Accept through the server with the owner token', opts, async () => {
-  const token = readFileSync(join(fixture.workspace, '.pulse', 'owner-token'), 'utf8').trim();
+  const token = ownerToken;
+  assert.match(token, /^[0-9a-f]{64}$/);
   const page = await context.newPage();
   await page.setViewportSize({ width: 1400, height: 1000 });
   // The token in the fragment: stored by the page, removed from the address.

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
-import { PULSE_BIN, loadPulseModule, makeTempDir } from './helpers.mjs';
+import { PULSE_BIN, loadPulseModule, makeTempDir, pulseReply } from './helpers.mjs';
 
 const NOW = '2026-10-07T12:00:00Z';
 
@@ -348,7 +348,7 @@ test('a writer killed with SIGKILL mid-stream leaves a sound database holding ev
 // ---- the WASM facade on the same database ----
 
 // Opens a copy of a database file's bytes inside the module (sqlite3_deserialize
-// onto an in-memory connection) and returns the sqlite3* for pulseCall.
+// onto an in-memory connection) and returns the sqlite3* for the facade.
 function openBytes(Module, fileBytes) {
   const bytes = Uint8Array.from(fileBytes);
   bytes[18] = 1;  // the in-memory copy journals in memory, not in a WAL
@@ -370,7 +370,7 @@ function openBytes(Module, fileBytes) {
 }
 
 function call(Module, db, method, args, now = NOW) {
-  const out = JSON.parse(Module.pulseCall(db, method, JSON.stringify(args), Date.parse(now) / 1000));
+  const out = pulseReply(Module, db, method, args, Date.parse(now) / 1000);
   if (out.error) throw new Error(`${method}: ${out.code}: ${out.error}`);
   return out.result;
 }

@@ -3,7 +3,7 @@
 // copy in pulse_goal_memory).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadPulseModule } from './helpers.mjs';
+import { loadPulseModule, pulseReply } from './helpers.mjs';
 
 const SQLITE_OPEN_READWRITE_CREATE = 0x2 | 0x4;
 const T = (s) => Date.parse(s) / 1000;
@@ -15,7 +15,7 @@ async function openMemoryDb() {
   assert.equal(rc, 0);
   const db = M.getValue(pp, 'i32');
   M._free(pp);
-  const call = (method, args, now) => JSON.parse(M.pulseCall(db, method, JSON.stringify(args ?? {}), now ?? NaN));
+  const call = (method, args, now) => pulseReply(M, db, method, args ?? {}, now ?? NaN);
   const exec = (sql) => assert.equal(M.ccall('sqlite3_exec', 'number', ['number', 'string', 'number', 'number', 'number'], [db, sql, 0, 0, 0]), 0, sql);
   const close = () => M.ccall('sqlite3_close_v2', 'number', ['number'], [db]);
   return { call, exec, close };
@@ -26,7 +26,7 @@ function ok(out) {
   return out.result;
 }
 
-test('the decision calls work through Module.pulseCall with only the database', async (t) => {
+test('the decision calls work through the facade (Module.Pulse) with only the database', async (t) => {
   const { call, close } = await openMemoryDb();
   t.after(close);
   const now = T('2026-10-07T09:00:00Z');

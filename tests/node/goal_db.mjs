@@ -1,8 +1,9 @@
 // Opens a workflow database file inside the real WASM module, for tests and
 // the bench: the file's bytes are handed to sqlite3_deserialize on an
 // in-memory connection (the module's own Database, when it has one, does the
-// same through OPFS). Returns the sqlite3* that Module.pulseCall takes.
+// same through OPFS). Returns the sqlite3* the facade (Module.Pulse) takes.
 import { readFileSync } from 'node:fs';
+import { pulseReply } from './helpers.mjs';
 
 export function openDbInModule(Module, path) {
   const bytes = new Uint8Array(readFileSync(path));
@@ -39,7 +40,7 @@ export function closeDbInModule(Module, db) {
 // Calls a core API method through the module; throws on an error result.
 export function callInModule(Module, db, method, args, nowIso) {
   const now = nowIso ? Date.parse(nowIso) / 1000 : NaN;
-  const out = JSON.parse(Module.pulseCall(db, method, JSON.stringify(args ?? {}), now));
+  const out = pulseReply(Module, db, method, args ?? {}, now);
   if (out.error) throw new Error(`${method}: ${out.error} (${out.code})`);
   return out.result;
 }

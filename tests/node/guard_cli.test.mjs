@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PULSE_BIN, loadPulseModule, makeTempDir } from './helpers.mjs';
+import { PULSE_BIN, loadPulseModule, makeTempDir, pulseReply } from './helpers.mjs';
 
 function workspace(dir, name, config) {
   const wf = join(dir, 'Workflow', name);
@@ -157,7 +157,7 @@ function openWasmDb(Module, configJson) {
   const db = Module.getValue(pp, 'i32');
   Module._free(pp);
   // Creates the schema, then stores the configuration snapshot the CLI would.
-  assert.ok(JSON.parse(Module.pulseCall(db, 'autonomy.levels', '{}', NaN)).result);
+  assert.ok(pulseReply(Module, db, 'autonomy.levels').result);
   const sql = `INSERT INTO pulse_workflow_config(id, workflow, config_json, soul_md, updated_at)
     VALUES(1, 'demo', '${configJson.replaceAll("'", "''")}', '', '2026-10-07T09:00:00Z')`;
   assert.equal(Module.ccall('sqlite3_exec', 'number', ['number', 'string', 'number', 'number', 'number'], [db, sql, 0, 0, 0]), 0);
@@ -175,7 +175,7 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
       const db = openWasmDb(Module, JSON.stringify(config));
       for (const [turn, tool, args] of SAMPLE) {
         const cli = guard(ws, turn, tool, args);
-        const out = JSON.parse(Module.pulseCall(db, 'autonomy.guard', JSON.stringify({ turn, tool, args }), NaN));
+        const out = pulseReply(Module, db, 'autonomy.guard', { turn, tool, args });
         assert.ok(out.result, JSON.stringify(out));
         assert.deepEqual(
           { allowed: out.result.allowed, reason: out.result.reason, rule: out.result.rule },
@@ -184,25 +184,25 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
         );
         assert.equal(out.result.recorded, true);
       }
-      const levels = JSON.parse(Module.pulseCall(db, 'autonomy.levels', '{}', NaN)).result;
+      const levels = pulseReply(Module, db, 'autonomy.levels').result;
       assert.equal(levels.change, config.pulse ? 'auto' : 'ask');
-      const decisions = JSON.parse(Module.pulseCall(db, 'autonomy.decisions', '{}', NaN)).result.decisions;
+      const decisions = pulseReply(Module, db, 'autonomy.decisions').result.decisions;
       assert.equal(decisions.length, SAMPLE.length);
       // Sessions work in the browser too, with the same hashing code.
-      const opened = JSON.parse(Module.pulseCall(db, 'session.open', '{"turn":"goal_work"}', NaN)).result;
+      const opened = pulseReply(Module, db, 'session.open', { turn: 'goal_work' }).result;
       assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-g1$/);
       assert.match(opened.token, /^[0-9a-f]{64}$/);
       tokens.add(opened.token);
-      const resolved = JSON.parse(Module.pulseCall(db, 'session.resolve', JSON.stringify({ token: opened.token }), NaN)).result;
+      const resolved = pulseReply(Module, db, 'session.resolve', { token: opened.token }).result;
       assert.equal(resolved.session, opened.session);
-      const bad = JSON.parse(Module.pulseCall(db, 'autonomy.guard',
-        JSON.stringify({ session: opened.session, token: 'nope', tool: 'read_step' }), NaN));
+      const bad = pulseReply(Module, db, 'autonomy.guard',
+        { session: opened.session, token: 'nope', tool: 'read_step' });
       assert.equal(bad.code, 'unauthenticated');
       Module.ccall('sqlite3_close_v2', 'number', ['number'], [db]);
     }
     assert.equal(tokens.size, 2, 'WASM tokens come from the system source, not a fixed seed');
     // Without a database: the default levels, nothing recorded.
-    const bare = JSON.parse(Module.pulseCall(0, 'autonomy.guard', '{"turn":"goal_work","tool":"update_step"}', NaN)).result;
+    const bare = pulseReply(Module, 0, 'autonomy.guard', { turn: 'goal_work', tool: 'update_step' }).result;
     assert.equal(bare.allowed, false);
     assert.equal(bare.recorded, false);
   } finally {

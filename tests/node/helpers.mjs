@@ -25,3 +25,16 @@ export function makeTempDir(prefix = 'pulse-node-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+// One core API call through the module's facade (Module.Pulse) on a raw
+// sqlite3* (0: none), as a reply document: {result} or {error, code}. A
+// failure that is not an Error with a string .code fails the test.
+export function pulseReply(Module, db, method, args = {}, nowSeconds = NaN) {
+  const now = Number.isFinite(nowSeconds) ? nowSeconds : undefined;
+  try {
+    return { result: new Module.Pulse(db ? { db } : null).call(method, args, { now }) };
+  } catch (e) {
+    if (!(e instanceof Error) || typeof e.code !== 'string') throw new Error(`${method}: not an Error with a code: ${e}`);
+    return { error: e.message, code: e.code };
+  }
+}

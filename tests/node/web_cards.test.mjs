@@ -10,10 +10,14 @@ import initSqlJs from 'sql.js';
 import {
   GoalStatusCard, NeedsYouCard, DecisionLogCard, RunsByRouteCard, AgentLogCard, ReadingsCard,
   chartSeries, groupAgentRows, answerText, renderMemory,
-} from '../../web/cards.mjs';
+} from '../../web/cards/index.mjs';
 import {
-  formatTime, formatSpan, parseNowParam, copyNameFor, checkSqliteHeader, statusWord,
+  formatTime, formatSpan, parseNowParam, copyNameFor, statusWord,
 } from '../../web/format.mjs';
+import { sqliteHeaderProblem } from '../../web/sqlite-header.mjs';
+
+// The page names a file by its name, in quotes.
+const checkSqliteHeader = (head, size, name) => sqliteHeaderProblem(head, size, `"${name}"`);
 
 const NOW = Date.parse('2026-10-07T12:00:00Z');
 

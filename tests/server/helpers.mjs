@@ -1,7 +1,7 @@
 // Helpers for the server suites: a temp workspace, the real `pulse serve` on
 // an ephemeral loopback port, JSON requests, the real `pulse` CLI.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PULSE_BIN, makeTempDir } from '../node/helpers.mjs';
 
@@ -37,8 +37,23 @@ export function pulse(args, opts = {}) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }
 
-// Starts `pulse serve` on an ephemeral port. Resolves once the first stdout
-// line names the URL.
+// Owner tokens seen per workspace: the server shows a token once, when it
+// makes it, so a restarted server's token comes from here.
+const knownOwnerTokens = new Map();
+
+// The owner token `pulse token rotate` prints (it replaces the old one).
+export function rotateOwnerToken(workspace) {
+  const r = pulse(['token', 'rotate', '--workspace', workspace]);
+  if (r.status !== 0) throw new Error(`token rotate: ${r.stderr}`);
+  const token = r.stdout.trim();
+  knownOwnerTokens.set(workspace, token);
+  return token;
+}
+
+// Starts `pulse serve` on an ephemeral port. Resolves once stdout names the
+// URL and the owner-token line ("pulse: open ...") has followed it; the owner
+// token is the one that line shows (a new workspace), or the one this process
+// saw before for the workspace.
 export async function startServer(workspace, extra = [], { env } = {}) {
   const proc = spawn(PULSE_BIN, ['serve', '--workspace', workspace, '--port', '0', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(env || {}) },
@@ -52,11 +67,13 @@ export async function startServer(workspace, extra = [], { env } = {}) {
     proc.stdout.on('data', (d) => {
       stdout += d;
       const m = stdout.match(/^pulse: serving (http:\/\/\S+)\n/);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
+      if (m && /^pulse: open .*\n/m.test(stdout)) { clearTimeout(timer); resolve(m[1]); }
     });
     proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited ${code}: ${stderr}`)); });
   });
-  const ownerToken = readFileSync(join(workspace, '.pulse', 'owner-token'), 'utf8').trim();
+  const shown = stdout.match(/#token=([0-9a-f]{64})/);
+  if (shown) knownOwnerTokens.set(workspace, shown[1]);
+  const ownerToken = knownOwnerTokens.get(workspace);
   const server = {
     url, proc, ownerToken, exited,
     get stderr() { return stderr; },
@@ -70,13 +87,13 @@ export async function startServer(workspace, extra = [], { env } = {}) {
 }
 
 // fetch + JSON: {status, body, headers}.
-export async function request(url, { method = 'GET', token, body, raw, headers = {} } = {}) {
+export async function request(url, { method = 'GET', token, body, raw, headers = {}, signal } = {}) {
   const h = { ...headers };
   if (token) h.authorization = `Bearer ${token}`;
   let payload;
   if (raw !== undefined) payload = raw;
   else if (body !== undefined) { payload = JSON.stringify(body); h['content-type'] = 'application/json'; }
-  const res = await fetch(url, { method, headers: h, body: payload });
+  const res = await fetch(url, { method, headers: h, body: payload, signal });
   const text = await res.text();
   let parsed;
   try { parsed = text ? JSON.parse(text) : undefined; } catch { parsed = text; }

@@ -22,7 +22,7 @@ function setup() {
   return { tmp, ws, web, wasm };
 }
 
-test('serves health, the owner token file and static files from their roots only', async () => {
+test('serves health, the owner token hash file and static files from their roots only', async () => {
   const { tmp, ws, web, wasm } = setup();
   const s = await startServer(ws, ['--no-tick', '--web-root', web, '--wasm-root', wasm]);
   try {
@@ -32,8 +32,9 @@ test('serves health, the owner token file and static files from their roots only
     assert.equal(health.body.ok, true);
     assert.equal(health.body.workflows, 2);
 
-    const tokenFile = join(ws, '.pulse', 'owner-token');
-    assert.equal(statSync(tokenFile).mode & 0o777, 0o600);
+    // The workspace keeps only the token's hash (serve_owner_token.test.mjs).
+    const hashFile = join(ws, '.pulse', 'owner-token.sha256');
+    assert.equal(statSync(hashFile).mode & 0o777, 0o600);
     assert.match(s.ownerToken, /^[0-9a-f]{64}$/);
 
     const index = await request(s.url);

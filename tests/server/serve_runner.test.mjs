@@ -4,7 +4,7 @@
 // error and the server goes on; SIGTERM and SIGKILL lose no turn record.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp } from './helpers.mjs';
 
@@ -48,8 +48,13 @@ test('an external runner gets the charter and context on stdin and works through
   writeFileSync(join(tmp.dir, 'agent.mjs'), AGENT);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, '2026-10-07T12:00:00Z');
+  // The runner is sandboxed (serve_sandbox.test.mjs): its script and its
+  // output folder are granted explicitly.
+  const out = join(tmp.dir, 'out');
+  mkdirSync(out);
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile,
-    '--runner', `node ${join(tmp.dir, 'agent.mjs')} ${join(tmp.dir, 'turn')}`, '--runner-timeout', '60']);
+    '--runner', `node ${join(tmp.dir, 'agent.mjs')} ${join(out, 'turn')}`, '--runner-timeout', '60',
+    '--sandbox-allow-read', join(tmp.dir, 'agent.mjs'), '--sandbox-allow-write', out]);
   try {
     const row = await waitFor(async () => {
       const rows = (await request(`${s.url}api/workflows/substack/agent-log`)).body.rows.filter((r) => r.kind === 'goal_check');
@@ -57,7 +62,7 @@ test('an external runner gets the charter and context on stdin and works through
     }, { what: 'the goal check turn' });
     assert.equal(row.status, 'completed', JSON.stringify(row));
     assert.equal(row.result, 'agent recorded not_measured');
-    const stdin = JSON.parse(readFileSync(join(tmp.dir, 'turn.stdin.json'), 'utf8'));
+    const stdin = JSON.parse(readFileSync(join(out, 'turn.stdin.json'), 'utf8'));
     assert.match(stdin.charter, /daily goal check/);
     assert.equal(stdin.turn.kind, 'goal_check');
     assert.equal(stdin.turn.pulse_run_id, row.pulse_run_id);
@@ -66,7 +71,7 @@ test('an external runner gets the charter and context on stdin and works through
     assert.deepEqual(stdin.tools.map((t) => t.name).sort(), ['get_pulse_state', 'record_pulse_decision_outcome',
       'record_pulse_goal_check', 'record_pulse_goal_memory', 'record_pulse_recommendation']);
     assert.equal(stdin.mcp.url, `${s.url}mcp`);
-    const env = JSON.parse(readFileSync(join(tmp.dir, 'turn.env.json'), 'utf8'));
+    const env = JSON.parse(readFileSync(join(out, 'turn.env.json'), 'utf8'));
     assert.equal(env.url, `${s.url}mcp`);
     assert.ok(env.token.length >= 16);
     assert.ok(!JSON.stringify(stdin).includes(env.token), 'the token travels only in the environment');
@@ -100,7 +105,7 @@ case "$input" in
 esac
 echo "answered"
 `);
-  const s = await startServer(ws, ['--no-tick', '--runner', `sh ${script}`, '--runner-timeout', '1']);
+  const s = await startServer(ws, ['--no-tick', '--runner', `sh ${script}`, '--runner-timeout', '1', '--sandbox-allow-read', script]);
   try {
     const crash = await turnRow(s, 'substack', (await say(s, 'crash')).pulse_run_id);
     assert.equal(crash.status, 'failed');

@@ -6,7 +6,7 @@
 // Besides the worker's own list, a small record per copy (size, when it was
 // imported, what it was imported from) is kept in localStorage; the worker's
 // list stays the truth about which copies exist.
-import { checkSqliteHeader } from './format.mjs';
+import { sqliteHeaderProblem } from '../sqlite-header.mjs';
 
 const META_KEY = 'pulse.copies';
 
@@ -25,8 +25,8 @@ export class LocalStore {
   }
 
   static async open() {
-    const { createPulseClient } = await import('./worker-client.mjs');
-    const client = createPulseClient(new URL('./pulse-worker.mjs', import.meta.url));
+    const { createPulseClient } = await import('../worker-client.mjs');
+    const client = createPulseClient(new URL('../pulse-worker.mjs', import.meta.url));
     const info = await client.init();
     return new LocalStore(client, info);
   }
@@ -61,7 +61,7 @@ export class LocalStore {
   // itself (the few pages it needs) before the copy is stored.
   async importFile(name, file, source, onProgress = () => {}, onPreview = null, nowSeconds = undefined) {
     const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
-    const problem = checkSqliteHeader(head, file.size, file.name);
+    const problem = sqliteHeaderProblem(head, file.size, `"${file.name}"`);
     if (problem) throw new Error(problem);
     onProgress(0, 'storing');
     performance.mark('pulse:import-start');

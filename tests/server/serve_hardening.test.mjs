@@ -1,0 +1,279 @@
+// `pulse serve` under hostile input, against the real binary on loopback:
+// deep JSON, bodies past --max-body in every framing, slow and idle
+// connections, foreign Host names and cross-site writes, the /wasm/ folder's
+// build files, a second server on the same port, and bad UTF-8.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import net from 'node:net';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request, startServer, makeWorkspace, makeTempDir, pulse, waitFor, SUBSTACK_CONFIG } from './helpers.mjs';
+
+function setup(prefix) {
+  const tmp = makeTempDir(prefix);
+  const ws = makeWorkspace(tmp.dir, { substack: SUBSTACK_CONFIG });
+  return { tmp, ws };
+}
+
+const portOf = (url) => Number(new URL(url).port);
+
+// One request with headers fetch() will not send (Host, Origin...).
+function rawRequest(url, { method = 'GET', path = '/api/health', headers = {}, body } = {}) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, method, path, headers, setHost: !('Host' in headers), agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => { text += d; });
+        res.on('end', () => {
+          let parsed;
+          try { parsed = JSON.parse(text); } catch { parsed = undefined; }
+          resolve({ status: res.statusCode, text, body: parsed, headers: res.headers });
+        });
+      });
+    req.on('error', reject);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+// Opens a socket, writes `head`, then keeps writing `next()` chunks until the
+// server answers or `limit` bytes went out. Resolves with the answer's text
+// and how many body bytes were sent.
+function pushBody(url, head, next, limit) {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(portOf(url), '127.0.0.1');
+    let answer = '';
+    let sent = 0;
+    let done = false;
+    const finish = () => { if (!done) { done = true; sock.destroy(); resolve({ answer, sent }); } };
+    sock.on('data', (d) => { answer += d; if (/\r\n\r\n/.test(answer)) setTimeout(finish, 50); });
+    sock.on('error', () => finish());
+    sock.on('close', finish);
+    sock.on('connect', async () => {
+      sock.write(head);
+      while (!done && sent < limit) {
+        const chunk = next();
+        sent += chunk.length;
+        if (!sock.write(chunk)) await new Promise((r) => { sock.once('drain', r); sock.once('close', r); });
+        await new Promise((r) => setImmediate(r));  // let the answer in
+      }
+      if (!done) setTimeout(finish, 5000).unref();
+    });
+    setTimeout(() => { if (!done) reject(new Error('no answer')); }, 60000).unref();
+  });
+}
+
+test('a body of 200 KB of nested brackets gets 400, not a crash', async () => {
+  const { tmp, ws } = setup('pulse-harden-json-');
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    const deep = '['.repeat(200 * 1024);
+    for (const [path, token] of [['api/workflows/substack/call/goal.check', undefined],
+      ['api/workflows/substack/decisions/1/answer', s.ownerToken], ['api/workflows/substack/messages', s.ownerToken]]) {
+      const r = await request(`${s.url}${path}`, { method: 'POST', token, raw: deep, headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, `${path}: ${r.text.slice(0, 200)}`);
+      assert.match(r.body.error, /request body: JSON nested deeper than 64 levels/);
+    }
+    const objects = '{"a":'.repeat(40000);
+    const r = await request(`${s.url}api/workflows/substack/call/goal.check`, { method: 'POST', raw: objects });
+    assert.equal(r.status, 400);
+    assert.equal((await request(`${s.url}api/health`)).status, 200);
+  } finally {
+    const { code } = await s.stop();
+    assert.equal(code, 0);
+    tmp.cleanup();
+  }
+});
+
+test('--max-body holds for chunked bodies, bodies without a length and declared lengths; nothing is echoed', async () => {
+  const { tmp, ws } = setup('pulse-harden-body-');
+  const s = await startServer(ws, ['--no-tick', '--max-body', '4096']);
+  try {
+    const head = (path, extra) => `POST /${path} HTTP/1.1\r\nHost: 127.0.0.1:${portOf(s.url)}\r\n` +
+      `Authorization: Bearer ${s.ownerToken}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+    const piece = `"SECRETMARK-${'x'.repeat(1000)}",`;
+    const chunk = () => `${Buffer.byteLength(piece).toString(16)}\r\n${piece}\r\n`;
+    for (const path of ['api/workflows/substack/call/goal.check', 'api/workflows/substack/messages', 'no/such/route', 'mcp']) {
+      const { answer, sent } = await pushBody(s.url, head(path, 'Transfer-Encoding: chunked\r\n'), chunk, 64 << 20);
+      assert.match(answer, /^HTTP\/1\.1 413 /, `${path}: ${answer.slice(0, 100)}`);
+      assert.ok(sent < 64 << 20, `${path}: the server read the whole body before refusing it`);
+      assert.doesNotMatch(answer, /SECRETMARK/);
+    }
+    // Declared too large: refused before a byte of the body is read.
+    const declared = await pushBody(s.url, head('api/workflows/substack/messages', `Content-Length: ${300 << 20}\r\n`), () => '', 0);
+    assert.match(declared.answer, /^HTTP\/1\.1 413 /);
+    // Neither length nor chunked: read until the client stops, counted all the same.
+    const unframed = await pushBody(s.url, head('api/workflows/substack/messages', 'Connection: close\r\n'), () => piece, 64 << 20);
+    assert.match(unframed.answer, /^HTTP\/1\.1 (413|400) /);
+    assert.ok(unframed.sent < 64 << 20);
+    // A small chunked body is fine.
+    const small = await pushBody(s.url, head('api/workflows/substack/call/goal.check', 'Transfer-Encoding: chunked\r\n'),
+      (() => { let n = 0; return () => (n++ === 0 ? '2\r\n{}\r\n0\r\n\r\n' : ''); })(), 1);
+    assert.match(small.answer, /^HTTP\/1\.1 200 /);
+    assert.equal((await request(`${s.url}api/health`)).status, 200);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('slow and idle connections do not stop the server; a client over its connection cap gets 503', async () => {
+  const { tmp, ws } = setup('pulse-harden-slow-');
+  const s = await startServer(ws, ['--no-tick', '--threads', '4', '--header-timeout', '30']);
+  const sockets = [];
+  const timers = [];
+  try {
+    const open = () => new Promise((resolve) => {
+      const sock = net.connect(portOf(s.url), '127.0.0.1', () => resolve(sock));
+      sock.on('error', () => {});
+      sockets.push(sock);
+    });
+    // 32 clients trickle a header one byte at a time; 32 say nothing.
+    const line = `GET /api/health HTTP/1.1\r\nHost: 127.0.0.1:${portOf(s.url)}\r\nX-Slow: `;
+    for (let i = 0; i < 32; i++) {
+      const sock = await open();
+      let k = 0;
+      timers.push(setInterval(() => { sock.write(line[k % line.length] || 'a'); k++; }, 200));
+    }
+    for (let i = 0; i < 32; i++) await open();
+    await new Promise((r) => setTimeout(r, 1000));
+    // Health answers (a generous bound, not a timing assertion) while all 64
+    // are open.
+    await waitFor(async () => {
+      const health = await request(`${s.url}api/health`, { signal: AbortSignal.timeout(10000) });
+      assert.equal(health.status, 200);
+      return health.body.connections >= 64;
+    }, { what: 'health counting the 64 open connections', timeoutMs: 15000 });
+  } finally {
+    timers.forEach(clearInterval);
+    sockets.forEach((x) => x.destroy());
+    await s.stop();
+  }
+
+  const capped = await startServer(ws, ['--no-tick', '--max-connections-per-client', '4', '--header-timeout', '1']);
+  try {
+    const idle = [];
+    for (let i = 0; i < 4; i++) {
+      idle.push(await new Promise((resolve) => { const k = net.connect(portOf(capped.url), '127.0.0.1', () => resolve(k)); k.on('error', () => {}); }));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await rawRequest(capped.url).catch((e) => ({ status: 0, error: e }));
+    assert.equal(refused.status, 503, JSON.stringify(refused));
+    assert.match(refused.body.error, /too many open connections from this address/);
+    // The header timeout closes the idle ones; then the client is served again.
+    const closed = await Promise.all(idle.map((k) => new Promise((r) => { k.on('close', r); })));
+    assert.equal(closed.length, 4);
+    assert.equal((await rawRequest(capped.url)).status, 200);
+    // A header that starts and never ends gets 408.
+    const partial = await new Promise((resolve) => {
+      const k = net.connect(portOf(capped.url), '127.0.0.1', () => k.write('GET /api/health HTTP/1.1\r\nHost: 127'));
+      let text = '';
+      k.on('data', (d) => { text += d; });
+      k.on('close', () => resolve(text));
+      k.on('error', () => {});
+    });
+    assert.match(partial, /^HTTP\/1\.1 408 /);
+  } finally {
+    await capped.stop();
+    tmp.cleanup();
+  }
+});
+
+test('only the configured host names are served; cross-site writes are refused', async () => {
+  const { tmp, ws } = setup('pulse-harden-host-');
+  const s = await startServer(ws, ['--no-tick', '--allowed-host', 'pulse.example']);
+  const port = portOf(s.url);
+  try {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `pulse.example:${port}`]) {
+      assert.equal((await rawRequest(s.url, { headers: { Host: host } })).status, 200, host);
+    }
+    for (const host of [`evil.example:${port}`, `127.0.0.1:${port + 1}`, 'localhost', `127.0.0.1.evil.example:${port}`]) {
+      const r = await rawRequest(s.url, { path: '/api/workflows', headers: { Host: host } });
+      assert.equal(r.status, 421, host);
+      assert.match(r.body.error, /is not served here/);
+      assert.doesNotMatch(r.text, /substack/);
+    }
+    const answer = { method: 'POST', path: '/api/workflows/substack/decisions/1/answer', body: '{"accept": true}' };
+    const auth = { Authorization: `Bearer ${s.ownerToken}`, 'Content-Type': 'application/json' };
+    for (const origin of ['http://evil.example', 'null', `http://localhost:${port + 1}`, `https://127.0.0.1:${port}`]) {
+      const r = await rawRequest(s.url, { ...answer, headers: { ...auth, Origin: origin } });
+      assert.equal(r.status, 403, origin);
+      assert.match(r.body.error, /cross-site request refused/);
+    }
+    const fetchSite = await rawRequest(s.url, { ...answer, headers: { ...auth, 'Sec-Fetch-Site': 'cross-site' } });
+    assert.equal(fetchSite.status, 403);
+    // The server's own page, and clients that send no Origin, get through to the owner check.
+    const own = await rawRequest(s.url, { ...answer, headers: { ...auth, Origin: `http://127.0.0.1:${port}` } });
+    assert.notEqual(own.status, 403, own.text);
+    assert.notEqual(own.status, 421);
+    const noOrigin = await rawRequest(s.url, { ...answer, headers: { 'Content-Type': 'application/json' } });
+    assert.equal(noOrigin.status, 401);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('/wasm/ serves the module\'s files only, never the build directory\'s', async () => {
+  const { tmp, ws } = setup('pulse-harden-wasm-');
+  const wasm = join(tmp.dir, 'wasm');
+  mkdirSync(join(wasm, 'CMakeFiles'), { recursive: true });
+  for (const f of ['pulse.mjs', 'sqljs-api.mjs', 'opfs-pool.mjs', 'result-codes.mjs']) writeFileSync(join(wasm, f), 'export {};\n');
+  writeFileSync(join(wasm, 'pulse.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
+  for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log']) {
+    writeFileSync(join(wasm, f), `/home/someone/secret-path ${f}`);
+  }
+  const s = await startServer(ws, ['--no-tick', '--wasm-root', wasm]);
+  try {
+    for (const f of ['pulse.mjs', 'pulse.wasm', 'sqljs-api.mjs', 'opfs-pool.mjs', 'result-codes.mjs']) {
+      assert.equal((await request(`${s.url}wasm/${f}`)).status, 200, f);
+    }
+    for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log', '']) {
+      const r = await request(`${s.url}wasm/${f}`);
+      assert.equal(r.status, 404, f);
+      assert.doesNotMatch(r.text, /secret-path/);
+    }
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('a second server on the same port refuses to start', async () => {
+  const { tmp, ws } = setup('pulse-harden-port-');
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    const second = pulse(['serve', '--workspace', ws, '--no-tick', '--port', String(portOf(s.url))], { timeout: 10000 });
+    assert.equal(second.status, 2, second.stderr);
+    assert.match(second.stderr, /port in use/);
+    assert.equal((await request(`${s.url}api/health`)).status, 200);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('invalid UTF-8 in a URL or a body gets 400 with a JSON reason', async () => {
+  const { tmp, ws } = setup('pulse-harden-utf8-');
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    for (const path of ['api/workflows/%FF%FE/goal-status', 'api/workflows/substack/goal-status?now=%C0%AF',
+      'api/workflows/substack/agent-log?session=%ED%A0%80', 'no/%FFroute', 'wasm/%FF.mjs']) {
+      const r = await request(`${s.url}${path}`);
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.match(r.body.error, /not valid UTF-8/);
+    }
+    const bad = Buffer.concat([Buffer.from('{"text": "'), Buffer.from([0xff, 0xfe, 0x80]), Buffer.from('"}')]);
+    for (const path of ['api/workflows/substack/messages', 'api/workflows/substack/call/goal.check']) {
+      const r = await request(`${s.url}${path}`, { method: 'POST', token: s.ownerToken, raw: bad, headers: { 'content-type': 'application/json' } });
+      assert.equal(r.status, 400, `${path}: ${r.text}`);
+      assert.match(r.body.error, /UTF-8/);
+    }
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});

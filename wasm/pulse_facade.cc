@@ -1,0 +1,73 @@
+#include "wasm/pulse_facade.h"
+
+#include <cmath>
+
+#include "core/api.h"
+#include "core/env.h"
+
+namespace pulse::wasm {
+
+using nlohmann::json;
+
+namespace {
+
+int64_t NowOr(double now_seconds) {
+  return std::isfinite(now_seconds) ? static_cast<int64_t>(std::floor(now_seconds)) : DefaultEnv()->NowSeconds();
+}
+
+// Best effort, as agent_log.started/completed: a write that fails is told
+// to the caller as data and logged once per call.
+AgentLogWrite Written(const Status& s, const char* method) {
+  if (s.ok()) return AgentLogWrite{true, ""};
+  DefaultEnv()->Log(LogLevel::kWarn, std::string(method) + ": not recorded: " + s.message());
+  return AgentLogWrite{false, s.message()};
+}
+
+}  // namespace
+
+Facade::Facade(sqlite3* db) {
+  if (db) db_ = Db::Borrow(db, "database");
+}
+
+Facade::~Facade() = default;
+
+Result<json> Facade::Call(const std::string& method, const std::string& args_json, double now_seconds) {
+  FixedClockEnv env(DefaultEnv(), NowOr(now_seconds));
+  json args = json::parse(args_json.empty() ? "{}" : args_json, nullptr, false);
+  if (args.is_discarded()) return Status::InvalidArgument(method + ": arguments are not valid JSON");
+  ApiContext ctx;
+  ctx.env = &env;
+  if (db_) {
+    PULSE_ASSIGN_OR_RETURN(ctx, ContextFromDb(*db_, env));
+  }
+  return CallApi(ctx, method, args);
+}
+
+Status Facade::EnsureAgentLog() {
+  if (workspace_path_) return Status::OK();
+  if (!db_) {
+    workspace_path_ = "";
+    return Status::OK();
+  }
+  PULSE_ASSIGN_OR_RETURN(ApiContext ctx, ContextFromDb(*db_, *DefaultEnv()));  // ensures the schema
+  PULSE_ASSIGN_OR_RETURN(writer_, AgentLogWriter::Create(*db_));
+  workspace_path_ = ctx.workflow.empty() ? "" : AgentLogWorkspacePath(ctx.workflow);
+  return Status::OK();
+}
+
+Result<AgentLogWrite> Facade::AgentStarted(const AgentStart& start, double now_seconds) {
+  PULSE_RETURN_IF_ERROR(ValidateAgentStart(start));
+  PULSE_RETURN_IF_ERROR(EnsureAgentLog());
+  // Workflow-scoped only, as agent_log.started: no workflow, nothing written.
+  if (workspace_path_->empty()) return AgentLogWrite{false, "no workflow"};
+  return Written(writer_->Started(*workspace_path_, start, NowOr(now_seconds)), "agent_log.started");
+}
+
+Result<AgentLogWrite> Facade::AgentCompleted(const AgentCompletion& done, double now_seconds) {
+  PULSE_RETURN_IF_ERROR(ValidateAgentCompletion(done));
+  PULSE_RETURN_IF_ERROR(EnsureAgentLog());
+  if (workspace_path_->empty()) return AgentLogWrite{false, "no workflow"};
+  return Written(writer_->Completed(*workspace_path_, done, NowOr(now_seconds)), "agent_log.completed");
+}
+
+}  // namespace pulse::wasm

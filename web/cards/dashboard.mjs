@@ -1,0 +1,139 @@
+// The dashboard of one open workflow: every card, from one source
+// (data/sources.mjs), with the owner's actions (answer a decision, save the
+// goal memory) sent back through the same source.
+import { html } from 'htm/preact';
+import { useState, useEffect, useLayoutEffect, useRef, useCallback } from 'preact/hooks';
+import { CardError, CardLoading } from './card.mjs';
+import { GoalStatusCard, ReadingsCard, RunsByRouteCard } from './goal.mjs';
+import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
+import { GoalMemoryCard } from './memory.mjs';
+import { AgentLogCard } from './agent-log.mjs';
+import { CARD_METHODS, readAgentLog } from '../data/sources.mjs';
+
+const errorText = (err) => err.message || String(err);
+
+// The documents of the cards, by key; `load(keys?)` (re)reads some or all.
+function useCardDocs(source, nowSeconds) {
+  const [docs, setDocs] = useState({});
+  const [errors, setErrors] = useState({});
+  const gen = useRef(0);
+  const put = (key, doc, err) => {
+    if (doc !== undefined) setDocs((d) => ({ ...d, [key]: doc }));
+    setErrors((e) => ({ ...e, [key]: err || '' }));
+  };
+  const load = useCallback(async (which) => {
+    const g = ++gen.current;
+    const jobs = CARD_METHODS.filter(([key]) => !which || which.includes(key));
+    // The goal status first: it is what the owner reads first.
+    performance.mark('pulse:cards-requested');
+    await Promise.all(jobs.map(async ([key, method, args]) => {
+      try {
+        const doc = await source.call(method, args(), nowSeconds);
+        if (key === 'check') performance.mark('pulse:goal-check-answered');
+        if (g !== gen.current && which === undefined) return;
+        put(key, doc);
+      } catch (err) {
+        put(key, undefined, errorText(err));
+      }
+    }));
+  }, [source, nowSeconds]);
+  useEffect(() => { setDocs({}); setErrors({}); load(); }, [load]);
+  return { docs, errors, load, put };
+}
+
+// The agent log card's document under its filters, and the sessions and
+// runs its filter lists offer (from the unfiltered read).
+function useAgentLog(source, nowSeconds, put) {
+  const [filters, setFilters] = useState({ groupBy: 'session', period: '7d' });
+  const [allAgents, setAllAgents] = useState({ sessions: [], runs: [] });
+  const loadAgents = useCallback(async (f) => {
+    try {
+      const doc = await readAgentLog(source, f, nowSeconds);
+      put('agents', doc);
+      if (!f.session && !f.run && !f.status) {
+        const rows = (doc && doc.rows) || [];
+        setAllAgents({
+          sessions: [...new Set(rows.map((r) => r.session_id).filter(Boolean))],
+          runs: [...new Set(rows.map((r) => r.pulse_run_id).filter(Boolean))],
+        });
+      }
+    } catch (err) {
+      put('agents', undefined, errorText(err));
+    }
+  }, [source, nowSeconds]);
+  useEffect(() => { loadAgents(filters); }, [loadAgents, filters]);
+  return { filters, setFilters, allAgents };
+}
+
+// The owner's actions: answering a decision and saving the goal memory.
+function useActions(source, nowSeconds, load, onChanged) {
+  const [busyId, setBusyId] = useState(null);
+  const [notice, setNotice] = useState('');
+  const [memError, setMemError] = useState('');
+  const [saving, setSaving] = useState(false);
+  const noticeRef = useRef(null);
+  const onAnswer = async (d, answer) => {
+    setBusyId(d.id);
+    setNotice('');
+    try {
+      await source.call('decision.answer', { id: d.id, ...answer }, nowSeconds);
+      setNotice(`Answered: ${d.question}`);
+      await load(['decisions', 'memory', 'check']);
+      // The answered item is gone: keep the keyboard user's place on the notice.
+      if (noticeRef.current) noticeRef.current.focus();
+      if (onChanged) onChanged();
+    } catch (err) {
+      setNotice(`Could not answer: ${errorText(err)}`);
+    } finally {
+      setBusyId(null);
+    }
+  };
+  const onSaveMemory = async (text, doc) => {
+    setSaving(true);
+    setMemError('');
+    try {
+      await source.call('memory.save', { text, base_hash: doc && (doc.hash || doc.base_hash) }, nowSeconds);
+      await load(['memory']);
+      if (onChanged) onChanged();
+      return true;
+    } catch (err) {
+      setMemError(`Not saved: ${errorText(err)}`);
+      return false;
+    } finally {
+      setSaving(false);
+    }
+  };
+  return { busyId, notice, noticeRef, memError, saving, onAnswer, onSaveMemory };
+}
+
+export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
+  const { docs, errors, load, put } = useCardDocs(source, nowSeconds);
+  const { filters, setFilters, allAgents } = useAgentLog(source, nowSeconds, put);
+  const a = useActions(source, nowSeconds, load, onChanged);
+  // For bench/web_open.mjs: when the goal status card first shows.
+  useLayoutEffect(() => {
+    if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
+  }, [!!docs.check, !!errors.check]);
+
+  const nowMs = (nowSeconds !== undefined ? nowSeconds : Date.now() / 1000) * 1000;
+  const card = (key, id, title, body) => (errors[key] ? html`<${CardError} id=${id} title=${title} error=${errors[key]} />`
+    : docs[key] === undefined ? html`<${CardLoading} id=${id} title=${title} />` : body());
+
+  return html`<div class="dashboard">
+    <div class="notice" role="status" aria-live="polite" tabindex="-1" ref=${a.noticeRef}>${a.notice}</div>
+    ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
+    <div class="grid">
+      ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
+      ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}
+    </div>
+    <div class="grid">
+      ${card('decisions', 'needs-you', 'Needs you', () => html`<${NeedsYouCard} doc=${docs.decisions} nowMs=${nowMs}
+        onAnswer=${a.onAnswer} busyId=${a.busyId} readOnly=${readOnly} />`)}
+      ${card('decisions', 'decision-log', 'Decision log', () => html`<${DecisionLogCard} doc=${docs.decisions} nowMs=${nowMs} />`)}
+    </div>
+    ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
+      readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
+    ${card('agents', 'agent-log', 'Background agent log', () => html`<${AgentLogCard} doc=${docs.agents} nowMs=${nowMs}
+      filters=${filters} onFilter=${setFilters} sessions=${allAgents.sessions} runs=${allAgents.runs} />`)}
+  </div>`;
+}

@@ -1,0 +1,142 @@
+// The decision cards: what needs the owner (with the answer form) and the
+// decision log.
+import { html } from 'htm/preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { Card, optionLabel, optionValue } from './card.mjs';
+import { formatTime, formatDay, formatSpan, ago, parseTime } from '../format.mjs';
+
+// ---------- needs you ----------
+
+function recommendationText(rec) {
+  if (!rec) return '';
+  if (rec.option !== undefined && rec.option !== null && rec.option !== '') return optionLabel(rec.option);
+  return rec.text || rec.answer || '';
+}
+
+function ChangeForm({ decision, onSubmit, onCancel, busy }) {
+  const options = Array.isArray(decision.options) ? decision.options : [];
+  const [choice, setChoice] = useState(options.length ? String(optionValue(options[0])) : '__text');
+  const [text, setText] = useState('');
+  const [note, setNote] = useState('');
+  const first = useRef(null);
+  // Focus moves into the form as it appears (keyboard users land in it).
+  useLayoutEffect(() => { if (first.current) first.current.focus(); }, []);
+  const submit = (e) => {
+    e.preventDefault();
+    if (choice === '__text') {
+      if (!text.trim()) return;
+      onSubmit({ text: text.trim(), note: note.trim() || undefined });
+    } else {
+      onSubmit({ option: choice, note: note.trim() || undefined });
+    }
+  };
+  const onKeyDown = (e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } };
+  return html`<form class="change-form" onSubmit=${submit} onKeyDown=${onKeyDown} aria-label=${`Change the answer to: ${decision.question}`}>
+    <fieldset>
+      <legend>Your answer</legend>
+      ${options.map((o, i) => html`<label class="radio">
+        <input type="radio" name=${`opt-${decision.id}`} value=${String(optionValue(o))} ref=${i === 0 ? first : null}
+          checked=${choice === String(optionValue(o))} onChange=${() => setChoice(String(optionValue(o)))} />
+        ${optionLabel(o)}</label>`)}
+      <label class="radio">
+        <input type="radio" name=${`opt-${decision.id}`} value="__text" ref=${options.length ? null : first}
+          checked=${choice === '__text'} onChange=${() => setChoice('__text')} />
+        Something else</label>
+      ${choice === '__text' ? html`<label class="field">Answer<input type="text" value=${text} onInput=${(e) => setText(e.target.value)} required /></label>` : null}
+      <label class="field">Note (optional)<input type="text" value=${note} onInput=${(e) => setNote(e.target.value)} /></label>
+    </fieldset>
+    <div class="row">
+      <button type="submit" class="primary" disabled=${busy}>Send answer</button>
+      <button type="button" onClick=${onCancel}>Cancel</button>
+    </div>
+  </form>`;
+}
+
+function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
+  const [changing, setChanging] = useState(false);
+  const rec = d.recommendation;
+  const options = Array.isArray(d.options) ? d.options : [];
+  return html`<li class="decision" data-id=${d.id}>
+    <p class="question">${d.question}</p>
+    <p class="meta">
+      <span>waiting ${formatSpan(typeof d.waited_seconds === 'number' ? d.waited_seconds * 1000 : nowMs - parseTime(d.created_at))}</span>
+      ${d.blocks ? html`<span>blocks: <strong>${Array.isArray(d.blocks) ? d.blocks.join(', ') : d.blocks}</strong></span>` : null}
+      ${d.raised_by ? html`<span>raised by ${d.raised_by}</span>` : null}
+    </p>
+    ${options.length ? html`<p class="options">Options: ${options.map((o, i) => html`${i ? ' · ' : ''}<span class="option">${optionLabel(o)}</span>`)}</p>` : null}
+    ${rec
+      ? html`<div class="recommendation">
+        <p><span class="rec-label">Pulse recommends</span> <strong class="rec-answer">${recommendationText(rec)}</strong>
+          ${rec.confidence ? html` <span class=${`tag conf-${rec.confidence}`}>${rec.confidence} confidence</span>` : null}</p>
+        ${rec.why ? html`<p class="why">${rec.why}</p>` : null}
+        ${rec.evidence ? html`<p class="evidence">Evidence: ${typeof rec.evidence === 'string' ? rec.evidence : JSON.stringify(rec.evidence)}</p>` : null}
+        ${rec.safe_default_by ? html`<p class="muted">Safe default applies ${formatTime(rec.safe_default_by, nowMs)} UTC unless you answer.</p>` : null}
+      </div>`
+      : html`<p class="muted">No recommendation from Pulse yet.</p>`}
+    ${changing
+      ? html`<${ChangeForm} decision=${d} busy=${busy}
+          onCancel=${() => setChanging(false)}
+          onSubmit=${(a) => { setChanging(false); onAnswer(d, a); }} />`
+      : html`<div class="row">
+        <button type="button" class="primary" disabled=${busy || !rec || readOnly}
+          title=${rec ? '' : 'Nothing to accept yet'}
+          onClick=${() => onAnswer(d, { accept: true })}>Accept${rec ? html`<span class="sr-only">: ${recommendationText(rec)}</span>` : null}</button>
+        <button type="button" disabled=${busy || readOnly} onClick=${() => setChanging(true)}>Change…</button>
+      </div>`}
+  </li>`;
+}
+
+export function NeedsYouCard({ doc, nowMs, onAnswer, busyId, readOnly }) {
+  const pending = (doc && Array.isArray(doc.decisions) ? doc.decisions : []).filter((d) => d.status === 'pending');
+  pending.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
+  return html`<${Card} id="needs-you" title="Needs you" subtitle=${pending.length ? `${pending.length} pending` : ''}>
+    ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
+    ${pending.length === 0 ? html`<p class="muted">Nothing waits for you.</p>` : html`<ul class="decisions">
+      ${pending.map((d) => html`<${PendingDecision} key=${d.id} d=${d} nowMs=${nowMs} onAnswer=${onAnswer} busy=${busyId === d.id} readOnly=${!!readOnly} />`)}
+    </ul>`}
+  <//>`;
+}
+
+// ---------- decision log ----------
+
+export function answerText(answer, decision) {
+  if (!answer) return '';
+  const kind = answer.kind || (answer.accept || answer.accepted ? 'accepted' : answer.dismiss || answer.dismissed ? 'dismissed' : '');
+  if (kind === 'dismissed') return 'Dismissed';
+  const what = answer.chosen || (answer.option !== undefined && answer.option !== null && answer.option !== ''
+    ? optionLabel(answer.option) : (answer.text || (kind === 'accepted' && decision ? recommendationText(decision.recommendation) : '')));
+  if (kind === 'accepted') return `Accepted Pulse's recommendation: ${what}`;
+  if (kind === 'applied_by_pulse') return `Applied by Pulse (safe default): ${what}`;
+  if (kind === 'changed') return `Changed from Pulse's recommendation to: ${what}`;
+  return `Answered: ${what}`;
+}
+
+function answeredAt(d) {
+  const a = d.answer || {};
+  return a.answered_at || a.at || a.created_at || d.answered_at || d.updated_at || '';
+}
+
+export function DecisionLogCard({ doc, nowMs }) {
+  const all = doc && Array.isArray(doc.decisions) ? doc.decisions : [];
+  const answered = all.filter((d) => d.status !== 'pending');
+  answered.sort((a, b) => String(answeredAt(b)).localeCompare(String(answeredAt(a))));
+  const due = new Set((doc && Array.isArray(doc.outcomes_due) ? doc.outcomes_due : []).map((o) => (typeof o === 'object' ? o.id : o)));
+  return html`<${Card} id="decision-log" title="Decision log" subtitle=${answered.length ? `${answered.length} answered` : ''}>
+    ${answered.length === 0 ? html`<p class="muted">No answered decisions yet.</p>` : html`<ol class="log">
+      ${answered.map((d) => {
+        const a = d.answer || {};
+        const o = d.outcome;
+        return html`<li class="log-entry" data-id=${d.id}>
+          <p class="question">${d.question}</p>
+          <p class="answer">${answerText(a, d) || d.status}
+            ${answeredAt(d) ? html` <span class="muted">· ${formatTime(answeredAt(d), nowMs)} UTC</span>` : null}
+            ${a.note ? html` <span class="muted">· “${a.note}”</span>` : null}</p>
+          ${o && (o.result || o.text)
+            ? html`<p class="outcome">Result: ${o.result || o.text}${o.at || o.recorded_at ? html` <span class="muted">(${formatDay(o.at || o.recorded_at)})</span>` : null}</p>`
+            : due.has(d.id) ? html`<p class="outcome due">Result due: answered over a day ago, no outcome recorded yet.</p>`
+              : html`<p class="outcome muted">No result yet.</p>`}
+        </li>`;
+      })}
+    </ol>`}
+  <//>`;
+}

@@ -1,0 +1,39 @@
+// The served mode's side panel: the workflows of this `pulse serve` and the
+// owner token the page sends with answers and memory edits.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { statusWord } from '../format.mjs';
+
+function TokenForm({ token, tokenState, onToken }) {
+  const [draft, setDraft] = useState('');
+  if (token) {
+    return html`<p class=${tokenState === 'refused' ? 'card-error' : 'muted'}>${tokenState === 'refused'
+          ? 'The server refused this token: paste the one in <workspace>/.pulse/owner-token.'
+          : tokenState === 'ok' ? 'Accepted by the server. Answers and memory edits go to the server.' : 'Set in this browser.'}</p>
+        <button type="button" onClick=${() => onToken('')}>Forget token</button>`;
+  }
+  return html`<form onSubmit=${(e) => { e.preventDefault(); onToken(draft); setDraft(''); }}>
+        <p class="muted">Needed to answer decisions or edit memory: paste it from <code>&lt;workspace&gt;/.pulse/owner-token</code>.</p>
+        <label class="field">Token <input type="password" value=${draft} autocomplete="off" onInput=${(e) => setDraft(e.target.value)} /></label>
+        <button type="submit">Use token</button>
+      </form>`;
+}
+
+export function ServerPanel({ workflows, error, openName, onOpen, token, tokenState, onToken }) {
+  return html`<div class="panel server-panel">
+    <h2 class="panel-title">Workflows on this server</h2>
+    ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
+    ${workflows.length === 0 && !error ? html`<p class="muted">No workflows.</p>` : html`<ul class="copies">
+      ${workflows.map((w) => {
+        const name = w.workflow || w.name;
+        const status = (w.goal_status && w.goal_status.status) || w.status;
+        return html`<li class=${`copy ${name === openName ? 'open' : ''}`} data-name=${name}>
+          <div class="copy-name">${name} ${status ? html`<span class="status-dot" data-status=${status}>${statusWord(status)}</span>` : null}</div>
+          <div class="row"><button type="button" onClick=${() => onOpen(name)} aria-label=${`Open ${name}`}>Open</button></div>
+        </li>`;
+      })}
+    </ul>`}
+    <h2 class="panel-title">Owner token</h2>
+    <${TokenForm} token=${token} tokenState=${tokenState} onToken=${onToken} />
+  </div>`;
+}

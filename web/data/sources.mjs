@@ -1,0 +1,61 @@
+// Where an open workflow's documents come from. A source answers core API
+// calls for one workflow: from a copy in this browser (the WASM core in the
+// worker, data/local-store.mjs) or from the `pulse serve` that served the
+// page (data/server-api.mjs). The cards never know which.
+import { isoSeconds } from '../format.mjs';
+
+export function localSource(store, name) {
+  return {
+    kind: 'local',
+    label: name,
+    call: (method, args, now) => store.call(name, method, args, now),
+  };
+}
+
+export function serverSource(api, workflow) {
+  return {
+    kind: 'server',
+    label: workflow,
+    call: (method, args, now) => api.call(workflow, method, args, now),
+  };
+}
+
+// The dashboard's documents: [key, core method, arguments].
+export const CARD_METHODS = [
+  ['check', 'goal.check', () => ({})],
+  ['readings', 'goal.readings', () => ({})],
+  ['routes', 'goal.runs_by_route', () => ({})],
+  ['decisions', 'decision.list', () => ({ status: 'all' })],
+  ['memory', 'memory.show', () => ({})],
+];
+
+// The agent log can hold hundreds of thousands of rows; the card asks for a
+// period (default: the last 7 days) and, besides, for every row still
+// running, however old (stuck rows are what an operator looks for).
+const PERIOD_SECONDS = { '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
+
+export function agentLogArgs(f, nowSeconds) {
+  const a = {};
+  if (f.session) a.session = f.session;
+  if (f.run) a.pulse_run_id = f.run;
+  if (f.status) a.status = f.status;
+  if (f.stuckAfter) a.stuck_after_minutes = Number(f.stuckAfter);
+  const period = f.period || '7d';
+  if (PERIOD_SECONDS[period]) a.since = isoSeconds(Math.floor(nowSeconds) - PERIOD_SECONDS[period]);
+  return a;
+}
+
+export async function readAgentLog(source, f, nowSeconds) {
+  const now = nowSeconds !== undefined ? nowSeconds : Date.now() / 1000;
+  const args = agentLogArgs(f, now);
+  const doc = await source.call('agent_log.show', args, nowSeconds);
+  if (!args.since || f.status) return doc;
+  const running = await source.call('agent_log.show', { ...args, since: undefined, status: 'running' }, nowSeconds);
+  const key = (r) => `${r.workspace_path}\u0000${r.session_id}\u0000${r.agent_id}`;
+  const seen = new Set(doc.rows.map(key));
+  const extra = (running.rows || []).filter((r) => !seen.has(key(r)));
+  if (!extra.length) return doc;
+  const rows = [...extra, ...doc.rows];
+  rows.sort((a, b) => String(a.started_at || a.updated_at).localeCompare(String(b.started_at || b.updated_at)));
+  return { ...doc, rows, stuck: rows.filter((r) => r.stuck).length };
+}
