@@ -190,7 +190,10 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
       sql += " AND status = :status";
     }
   }
-  if (q.since) sql += " AND (started_at >= :since OR completed_at >= :since)";
+  if (q.since) {
+    sql += q.include_running ? " AND (started_at >= :since OR completed_at >= :since OR status = 'running')"
+                             : " AND (started_at >= :since OR completed_at >= :since)";
+  }
   sql += std::string(" ORDER BY ") + kSortKey + ", rowid";
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
   if (q.session_id) st.Bind(":session", *q.session_id);

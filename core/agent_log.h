@@ -115,6 +115,10 @@ struct AgentLogQuery {
   std::optional<std::string> status;
   // Rows that started or completed at or after this time.
   std::optional<int64_t> since;
+  // With `since`: every row still running as well, however long ago it
+  // started (an agent that never finished is what a reader of a recent
+  // period looks for first).
+  bool include_running = false;
   int64_t stuck_after_minutes = kDefaultStuckAfterMinutes;
 };
 

@@ -171,6 +171,11 @@ Result<json> Show(ApiContext& ctx, const json& args) {
   PULSE_ASSIGN_OR_RETURN(std::string status, StringField(args, "status", what));
   PULSE_ASSIGN_OR_RETURN(q.since, TimeField(args, "since", what));
   PULSE_ASSIGN_OR_RETURN(std::optional<int64_t> stuck, IntField(args, "stuck_after_minutes", what));
+  auto running = args.find("include_running");
+  if (running != args.end() && !running->is_null()) {
+    if (!running->is_boolean()) return Status::InvalidArgument(what + ": \"include_running\" must be true or false");
+    q.include_running = running->get<bool>();
+  }
   if (!session.empty()) q.session_id = session;
   if (!run.empty()) q.pulse_run_id = run;
   if (!status.empty()) q.status = status;

@@ -1,4 +1,4 @@
-// API methods of the autonomy guard (issue 5): autonomy.guard,
+// API methods of the autonomy guard: autonomy.guard,
 // autonomy.catalog, autonomy.levels, autonomy.decisions, session.open,
 // session.resolve, session.close. The CLI, the HTTP server and the browser
 // call these; the rules are in autonomy.cc.
@@ -46,12 +46,11 @@ Result<json> Guard(ApiContext& ctx, const json& args) {
   if (!session.empty()) {
     // The session's record decides the turn; a "turn" given here changes nothing.
     PULSE_RETURN_IF_ERROR(NeedDb(ctx, "autonomy.guard"));
-    Result<GuardDecision> d = token.empty()
-                                  ? GuardBoundCall(*ctx.db, ctx.config, session, tool, tool_args, now)
-                                  : GuardToolCall(*ctx.db, ctx.config, session, token, tool, tool_args, now);
-    if (!d.ok()) return d.status();
-    PULSE_ASSIGN_OR_RETURN(ToolSession s, LoadToolSession(*ctx.db, session));
-    json out = DecisionToJson(*d);
+    // Resolved once; the guard takes the typed session.
+    PULSE_ASSIGN_OR_RETURN(ToolSession s, token.empty() ? LoadToolSession(*ctx.db, session)
+                                                         : AuthenticateSession(*ctx.db, session, token));
+    PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionCall(*ctx.db, ctx.config, s, tool, tool_args, now));
+    json out = DecisionToJson(d);
     out["session"] = session;
     out["turn"] = TurnKindName(s.turn);
     out["recorded"] = true;
@@ -81,7 +80,7 @@ Result<json> Catalog(ApiContext&, const json&) {
     json t = {{"name", e.name}, {"class", ToolClassName(e.cls)}, {"note", e.note}, {"aliases", aliases}};
     if (*level) t["level"] = level;
     if (e.check == ArgCheck::kGoogleCli) t["args_check"] = "google_cli";
-    if (e.check == ArgCheck::kEmailRecipients) t["args_check"] = "email_recipients";
+    if (e.check == ArgCheck::kRecipients) t["args_check"] = "email_recipients";
     if (e.check == ArgCheck::kAskBuilderMode) t["args_check"] = "ask_builder_mode";
     tools.push_back(std::move(t));
   }

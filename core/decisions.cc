@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/schema.h"
+#include "core/tool_sessions.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -64,14 +65,7 @@ Status EnsureDecisionsSchema(Db& db) {
 
 namespace {
 
-const char* const kUnattendedPrefixes[] = {"schedule-", "pulse-", "bg-", "background-"};
-
-std::string OneLine(std::string s) {
-  for (char& c : s) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return s;
-}
+std::string OneLine(const std::string& s) { return FlattenLineBreaks(s); }
 
 struct Rec {
   int64_t id = 0;
@@ -266,9 +260,7 @@ Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection secti
 
 Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
   if (session.empty()) return false;
-  for (const char* p : kUnattendedPrefixes) {
-    if (session.rfind(p, 0) == 0) return true;
-  }
+  if (HasUnattendedPrefix(session)) return true;
   // Session tables other modules keep (guarded Pulse turn sessions): any
   // pulse_*session* table with a session or session_id column.
   PULSE_ASSIGN_OR_RETURN(Statement tables, db.Prepare(

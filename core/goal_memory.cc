@@ -188,6 +188,41 @@ Result<MemorySource> ParseMemorySource(const std::string& text) {
                                  "\" is not one of owner_answer, result, pulse_inference, builder_answer");
 }
 
+namespace {
+
+// The byte length of a line break at `i` (0: none).
+size_t LineBreakAt(std::string_view s, size_t i) {
+  char c = s[i];
+  if (c == '\n' || c == '\r' || c == '\v' || c == '\f') return 1;
+  if (c == '\xC2' && i + 1 < s.size() && s[i + 1] == '\x85') return 2;
+  if (c == '\xE2' && i + 2 < s.size() && s[i + 1] == '\x80' && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) return 3;
+  return 0;
+}
+
+}  // namespace
+
+bool HasLineBreak(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (LineBreakAt(text, i)) return true;
+  }
+  return false;
+}
+
+std::string FlattenLineBreaks(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    size_t n = LineBreakAt(text, i);
+    if (n == 0 && text[i] == '\t') n = 1;
+    if (n) {
+      out.push_back(' ');
+      i += n;
+    } else {
+      out.push_back(text[i++]);
+    }
+  }
+  return out;
+}
+
 ParsedMemory ParseGoalMemory(const std::string& text) {
   ParsedMemory p;
   for (Located& l : LocateEntries(SplitLines(text), &p.unparsed_lines)) p.entries.push_back(std::move(l.entry));
@@ -431,7 +466,7 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
 Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
   std::string body = Trim(text);
   if (body.empty()) return Status::InvalidArgument("memory text is empty");
-  if (body.find('\n') != std::string::npos) {
+  if (HasLineBreak(body)) {
     return Status::InvalidArgument("memory text must be one line (it holds a line break)");
   }
   PULSE_RETURN_IF_ERROR(CheckUtf8(body, "memory text"));

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/goal_memory.h"
+#include "core/tool_catalog.h"
+
 namespace pulse {
 
 using nlohmann::json;
@@ -81,15 +84,6 @@ const json& PulseToolDefinitions() {
      "required": ["id", "result"], "additionalProperties": false}}
 ])JSON");
   return kTools;
-}
-
-std::string NormalizeToolName(std::string_view name) {
-  std::string s;
-  for (char c : name) {
-    if (std::isspace(static_cast<unsigned char>(c))) continue;
-    s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return s;
 }
 
 bool IsPulseTool(std::string_view name) {
@@ -236,6 +230,13 @@ Result<json> RecordGoalMemory(ApiContext& ctx, const json& args) {
   PULSE_RETURN_IF_ERROR(RequireString(args, "record_pulse_goal_memory", "text", &text));
   PULSE_RETURN_IF_ERROR(RequireString(args, "record_pulse_goal_memory", "source", &source, false));
   if (source.empty()) source = "Pulse inference";
+  // Owner lines are written only where an owner's answer is recorded
+  // (decision.answer); Pulse's memory tool never speaks for the owner.
+  Result<MemorySource> parsed = ParseMemorySource(source);
+  if (parsed.ok() && *parsed == MemorySource::kOwnerAnswer) {
+    return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer; only the owner's own "
+                           "answer to a decision writes owner lines (use pulse_inference, result or builder_answer)");
+  }
   return CallApi(ctx, "memory.add", json{{"section", section}, {"source", source}, {"text", text}});
 }
 

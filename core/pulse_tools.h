@@ -28,10 +28,9 @@ nlohmann::json JGet(const nlohmann::json& doc, const char* key, const nlohmann::
 // MCP tool descriptors: [{name, title, description, inputSchema}].
 const nlohmann::json& PulseToolDefinitions();
 
-// "  Record_Pulse_Goal_Check " -> "record_pulse_goal_check": the same
-// spelling rules the guard applies, so a name the guard allowed maps to the
-// same tool here.
-std::string NormalizeToolName(std::string_view name);
+// By the guard's own NormalizeToolName (tool_catalog.h), so a name the
+// guard allowed ("mcp__pulse__record_pulse_goal_check") maps to the same
+// tool here.
 bool IsPulseTool(std::string_view name);
 
 // Runs one of Pulse's own tools (no guard: callers go through DispatchToolCall).

@@ -2,6 +2,8 @@
 
 #include <cctype>
 
+#include "core/confusables.h"
+
 namespace pulse {
 
 const char* ToolClassName(ToolClass c) {
@@ -73,8 +75,8 @@ const std::vector<ToolEntry>& ToolCatalog() {
       {"slack_set_channel_topic", C::kOutward, A::kNone, "Slack write: sets a topic"},
       {"send_email", C::kOutward, A::kNone, "sends an email"},
       {"gog", C::kOutward, A::kGoogleCli, "Google CLI: read-only subcommands allowed, writes are Outward"},
-      {"notify_user", C::kOutward, A::kEmailRecipients,
-       "notifies the owner in the app (allowed); with email_to / email_cc / email_bcc it is Outward"},
+      {"notify_user", C::kOutward, A::kRecipients,
+       "notifies the owner in the app (allowed); with any recipient-like key (to, email_cc, address, channel, ...) it is Outward"},
 
       // ---- Always refused in a guarded turn ----
       {"delete_step", C::kAlwaysRefused, A::kNone, "deletes a step"},
@@ -179,8 +181,9 @@ const std::vector<ToolAlias>& ToolAliases() {
 
 namespace {
 
-// Non-ASCII bytes count as separators: a no-break or zero-width space around
-// or inside a name must not turn a catalogued tool into an unknown one.
+// Non-ASCII bytes left after FoldConfusables count as separators: a
+// character the table does not know must not turn a catalogued tool into an
+// unknown one.
 bool IsSep(char c) {
   return c == '-' || c == '_' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' ||
          static_cast<unsigned char>(c) >= 0x80 || c == '\0';
@@ -225,7 +228,7 @@ std::string Trim(std::string_view s) {
 }  // namespace
 
 std::string NormalizeToolName(std::string_view raw, std::string* name_space) {
-  std::string s = Trim(raw);
+  std::string s = Trim(FoldConfusables(raw));
   std::string ns;
   // "mcp__<server>__<tool>" (coding CLIs' MCP bridge).
   std::string lower;

@@ -2,10 +2,13 @@
 // data in one place (tool_catalog.cc). The guard (autonomy.h) decides from the
 // class and the turn's levels; this file only names and classifies.
 //
-// Names are normalised before lookup (NormalizeToolName): case, surrounding
-// whitespace, camelCase, '-' / ' ' vs '_', the platform's own MCP namespace
-// prefixes, and aliases (ask_goal_lead -> ask_pulse), so a spelling variant
-// never escapes its class.
+// Names are normalised before lookup (NormalizeToolName): look-alike and
+// invisible characters (FoldConfusables), case, surrounding whitespace,
+// camelCase, '-' / ' ' vs '_', the platform's own MCP namespace prefixes,
+// and aliases (ask_goal_lead -> ask_pulse), so a spelling variant never
+// escapes its class. This is the one NormalizeToolName: the guard and the
+// code that runs Pulse's own tools both use it, so a name the guard allowed
+// names the same tool when it runs.
 #pragma once
 
 #include <string>
@@ -33,7 +36,7 @@ const char* ToolClassName(ToolClass c);
 enum class ArgCheck {
   kNone,
   kGoogleCli,        // gog: read-only subcommands allowed, writes are Outward
-  kEmailRecipients,  // notify_user: Outward only when email_to / email_cc / email_bcc is set
+  kRecipients,       // notify_user: Outward when any recipient-like key is set (IsRecipientKey)
   kAskBuilderMode,   // ask_builder: question allowed, fix is Change
 };
 

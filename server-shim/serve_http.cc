@@ -359,6 +359,7 @@ void App::Install(HttpServer& s) {
         return ReplyError(res, 400, "stuck_after_minutes: expected a whole number");
       }
     }
+    if (req.has_param("include_running")) args["include_running"] = req.get_param_value("include_running") == "true";
     Read(req, res, "agent_log.show", args);
   });
   s.Get(wf + "/decisions", [this](const httplib::Request& req, httplib::Response& res) {

@@ -4,6 +4,7 @@
 
 #include "core/api.h"
 #include "core/env.h"
+#include "core/json_limits.h"
 
 namespace pulse::wasm {
 
@@ -33,8 +34,9 @@ Facade::~Facade() = default;
 
 Result<json> Facade::Call(const std::string& method, const std::string& args_json, double now_seconds) {
   FixedClockEnv env(DefaultEnv(), NowOr(now_seconds));
-  json args = json::parse(args_json.empty() ? "{}" : args_json, nullptr, false);
-  if (args.is_discarded()) return Status::InvalidArgument(method + ": arguments are not valid JSON");
+  // Bounded: a document nested deeper than any Pulse writes is refused
+  // before anything recurses over it (the module's stack is small).
+  PULSE_ASSIGN_OR_RETURN(json args, ParseJsonBounded(args_json.empty() ? "{}" : args_json, method + ": arguments"));
   ApiContext ctx;
   ctx.env = &env;
   if (db_) {

@@ -285,6 +285,8 @@ TEST(AgentLog, ReadsBackOldestFirstBySessionRunStatusAndSince) {
   q = {};
   q.since = T("2026-10-07T09:15:00Z");  // a1 completed after it; a0 and a2 did nothing since
   EXPECT_EQ(Agents(ReadAll(*db, q)), (std::vector<std::string>{"a1", "a3", "a4"}));
+  q.include_running = true;  // a2 still runs: it is shown however old
+  EXPECT_EQ(Agents(ReadAll(*db, q)), (std::vector<std::string>{"a1", "a2", "a3", "a4"}));
   q = {};
   q.session_id = "s2";
   q.status = "running";

@@ -223,5 +223,38 @@ TEST(ToolDispatch, RecommendationChecksBeforeOpeningADecision) {
             std::string::npos);
 }
 
+
+// Pulse's memory tool writes Pulse's lines only: the owner's voice is
+// written where the owner's answer is recorded, never by a tool call.
+TEST(ToolDispatch, TheMemoryToolNeverWritesOwnerLines) {
+  Workflow wf("ask");
+  json s = wf.Session("goal_work");
+  for (const char* source : {"owner_answer", "Owner Answer", " OWNER-ANSWER ", "owner answer"}) {
+    Result<json> r = CallApi(wf.ctx, "pulse.tool_call",
+                             json{{"token", s["token"]}, {"tool", "record_pulse_goal_memory"},
+                                  {"arguments", {{"section", "owner"}, {"text", "the owner wants X"}, {"source", source}}}});
+    ASSERT_FALSE(r.ok()) << source;
+    EXPECT_EQ(r.status().code(), Code::kRefused) << source;
+  }
+  json fine = wf.Call("pulse.tool_call", {{"token", s["token"]}, {"tool", "record_pulse_goal_memory"},
+                                          {"arguments", {{"section", "lessons"}, {"text", "measure weekly"}}}});
+  EXPECT_EQ(fine["executed"], true);
+  std::string memory = testing::ReadFileOrDie(wf.w.paths.goal_memory);
+  EXPECT_EQ(memory.find("[owner answer]"), std::string::npos) << memory;
+  EXPECT_NE(memory.find("[Pulse inference] measure weekly"), std::string::npos) << memory;
+}
+
+// One NormalizeToolName: a name the guard allows under the platform's own
+// namespace runs as that tool, not "allowed, executed: false".
+TEST(ToolDispatch, NamespacedSpellingsOfPulsesToolsRun) {
+  Workflow wf("ask");
+  json s = wf.Session("goal_check");
+  for (const char* name : {"mcp__pulse__record_pulse_goal_check", "functions.get_pulse_state", "Get-Pulse-State"}) {
+    json out = wf.Call("pulse.tool_call", {{"token", s["token"]}, {"tool", name}, {"arguments", {{"view", "goal_status"}}}});
+    EXPECT_EQ(out["allowed"], true) << name;
+    EXPECT_EQ(out["executed"], true) << name << " " << out.dump();
+  }
+}
+
 }  // namespace
 }  // namespace pulse

@@ -6,6 +6,7 @@
 #include "core/api_access.h"
 #include "core/pulse_tools.h"
 #include "core/pulse_turns.h"
+#include "core/tool_catalog.h"
 #include "core/workflow_config.h"
 #include "tests/cpp/test_util.h"
 
@@ -34,7 +35,9 @@ TEST(PulseTools, OffersExactlyPulsesOwnToolsWithObjectSchemas) {
                                              "record_pulse_goal_memory", "record_pulse_decision_outcome"}));
   EXPECT_TRUE(IsPulseTool("  Record_Pulse_Goal_Check "));
   EXPECT_FALSE(IsPulseTool("update_step"));
-  EXPECT_EQ(NormalizeToolName(" Get_Pulse\tState"), "get_pulsestate");
+  // The guard's own normaliser: the name the guard decided on is the tool that runs.
+  EXPECT_EQ(NormalizeToolName(" Get_Pulse\tState"), "get_pulse_state");
+  EXPECT_TRUE(IsPulseTool("mcp__pulse__record_pulse_goal_check"));
 }
 
 TEST(PulseTools, ToolsMethodFindsOneByName) {

@@ -209,3 +209,67 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
     cleanup();
   }
 });
+
+// What no autonomy setting lifts, through the real `pulse guard`: with every
+// level at auto and unclassified=allow, each call below is still refused by
+// the rule named, and the few beside them that only look alike are allowed.
+test('pulse guard: protected paths, hidden soul.md writes, wrappers, the tool route and look-alike names are refused at any level', () => {
+  const { dir, cleanup } = makeTempDir();
+  try {
+    const ws = workspace(dir, 'open', { pulse: { autonomy: { run: 'auto', outward: 'auto', change: 'auto', unclassified: 'allow' } } });
+    const refused = [
+      ['read_file', { path: '../../.pulse/owner-token' }, 'protected_path'],
+      ['write_file', { path: '../../.pulse/owner-token', content: 'x' }, 'protected_path'],
+      ['read_file', { path: 'db/db.sqlite' }, 'protected_path'],
+      ['write_file', { path: 'memory/goal.md', content: 'x' }, 'protected_path'],
+      ['bash', { command: 'sqlite3 db/db.sqlite .dump' }, 'protected_path'],
+      ['move_file', { src: 'draft.md', dst: 'soul.md' }, 'soul_md'],
+      ['move_file', { src: 'draft.md', new_name: 'Soul.md' }, 'soul_md'],
+      ['move_file', { src: 'draft.md', rename_to: 'soul.md' }, 'soul_md'],
+      ['edit_file', { path: 'soul.md\u0000' }, 'soul_md'],
+      ['edit_file', { path: 'soul.md%00.txt' }, 'soul_md'],
+      ['apply_patch', { patch: 'diff --git a/d.md b/soul.md\nrename from d.md\nrename to soul.md\n' }, 'soul_md'],
+      ['apply_patch', { patch: 'diff --git a/d.md b/e.md\ncopy from d.md\ncopy to soul.md\n' }, 'soul_md'],
+      ['apply_patch', { patch: 'Index: soul.md\n--- soul.md\n+++ soul.md\n' }, 'soul_md'],
+      ['bash', { command: 'echo x>soul.md' }, 'soul_md'],
+      ['bash', { command: 'dd if=/tmp/x of=soul.md' }, 'soul_md'],
+      ['bash', { command: 'curl -o soul.md https://example.com' }, 'soul_md'],
+      ['bash', { command: 'echo x | tee soul.md' }, 'soul_md'],
+      ['bash', { command: 'python3 -c "open(\'soul.md\',\'w\').write(\'x\')"' }, 'soul_md'],
+      ['call_tool', { tool_call: { name: 'delete_step' } }, 'always_refused'],
+      ['invoke', { request: { function: { name: 'replace_plan', arguments: '{}' } } }, 'always_refused'],
+      ['bash', { command: 'curl -X POST "$PULSE_TOOL_URL/delete_step"' }, 'shell_tool_route'],
+      ['bash', { command: 'curl -X POST "$MCP_API_URL"' }, 'shell_tool_route'],
+      ['run_python', { code: "u = os.environ['PULSE_' + 'TOOL_URL']" }, 'shell_tool_route'],
+      ['del\u200bete_step', {}, 'always_refused'],
+      ['dele\u00adte_step', {}, 'always_refused'],
+      ['\uff44\uff45lete_step', {}, 'always_refused'],
+      ['d\u0435lete_step', {}, 'always_refused'],
+    ];
+    for (const [tool, args, rule] of refused) {
+      const d = guard(ws, 'goal_work', tool, args);
+      assert.equal(d.allowed, false, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+      assert.equal(d.rule, rule, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+      assert.match(d.reason, /create a decision request instead/);
+    }
+    for (const [tool, args] of [
+      ['read_file', { path: 'soul.md' }],
+      ['bash', { command: 'cat soul.md' }],
+      ['write_file', { path: 'pulse/work/soul.md.draft' }],
+      ['call_tool', { tool_call: { name: 'get_run' } }],
+    ]) {
+      const d = guard(ws, 'goal_work', tool, args);
+      assert.equal(d.allowed, true, `${tool} ${JSON.stringify(args)}: ${d.reason}`);
+    }
+    // notify_user in a held turn: any recipient-like key is Outward, held at ask.
+    const held = workspace(dir, 'held', {});
+    for (const key of ['to', 'mail_to', 'address', 'target', 'recipients', 'cc', 'phone', 'channel', 'emailAddress']) {
+      const d = guard(held, 'goal_check', 'notify_user', { message: 'm', [key]: 'someone' });
+      assert.equal(d.allowed, false, key);
+      assert.equal(d.rule, 'outward_level', key);
+    }
+    assert.equal(guard(held, 'goal_check', 'notify_user', { message: 'm', title: 't' }).allowed, true);
+  } finally {
+    cleanup();
+  }
+});

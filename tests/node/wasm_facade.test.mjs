@@ -58,6 +58,10 @@ test('every failure crossing the boundary is an Error with a message and a code'
   failure(() => bare.call('pulse.version', { big: 1n }), 'invalid_argument', /cannot be sent as JSON/);
   failure(() => bare.call('pulse.version', {}, { now: 'yesterday-ish' }), 'invalid_argument', /"now" is not a valid time/);
   failure(() => bare.call('agent_log.show', {}), 'invalid_argument', /needs a database/);
+  // Nested deeper than any Pulse document: refused before the module recurses over it.
+  let deep = [];
+  for (let i = 0; i < 1000; i++) deep = [deep];
+  failure(() => bare.call('pulse.version', { deep }), 'invalid_argument', /nested deeper than 64/);
 
   const db = workflowDb(api);
   const pulse = new api.Pulse(db);

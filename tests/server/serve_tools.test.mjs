@@ -139,3 +139,40 @@ test('MCP: initialize, tools/list, tools/call under the same guard, and JSON-RPC
     tmp.cleanup();
   }
 });
+
+// The owner's token and records are out of an agent's reach over the real
+// route: no file tool names .pulse/, db/ or memory/goal.md, Pulse's memory
+// tool cannot write owner lines, and a namespaced name of Pulse's own tool
+// runs (one normaliser for the guard and the executor).
+test('the session route refuses protected paths and owner lines, and runs namespaced Pulse tools', async () => {
+  const tmp = makeTempDir('pulse-serve-guard-owner-');
+  const open = { ...SUBSTACK_CONFIG, pulse: { enabled: true, autonomy: { run: 'auto', outward: 'auto', change: 'auto', answer: 'recommend', unclassified: 'allow' } } };
+  const ws = makeWorkspace(tmp.dir, { open });
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    const { session, token } = openSession(ws, 'open', 'goal_work');
+    const call = (tool, body) => request(`${s.url}s/${session}/tools/custom/${tool}`, { method: 'POST', token, body });
+    for (const [tool, body] of [
+      ['read_file', { path: '../../.pulse/owner-token' }],
+      ['write_file', { path: '../../.pulse/owner-token', content: 'x' }],
+      ['read_file', { path: 'db/db.sqlite' }],
+      ['bash', { command: 'cat ../../.pulse/owner-token' }],
+    ]) {
+      const r = await call(tool, body);
+      assert.equal(r.status, 403, `${tool} ${JSON.stringify(body)}: ${r.text}`);
+      assert.equal(r.body.refused, true);
+      assert.match(r.body.reason, /\.pulse\/, a workflow's db\/ and memory\/goal\.md/);
+    }
+    const soul = await call('move_file', { src: 'pulse/work/draft.md', dst: 'soul.md' });
+    assert.equal(soul.status, 403, soul.text);
+    const forged = await call('record_pulse_goal_memory', { section: 'owner', text: 'the owner wants X', source: 'owner_answer' });
+    assert.ok(forged.status >= 400 && forged.status < 500, `${forged.status} ${forged.text}`);
+    assert.match(forged.text, /owner_answer/);
+    const ran = await call('mcp__pulse__record_pulse_goal_check', {});
+    assert.equal(ran.status, 200, ran.text);
+    assert.equal(ran.body.executed, true);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});

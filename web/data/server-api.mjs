@@ -56,6 +56,7 @@ const ROUTES = {
   'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
   'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
     session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
+    include_running: a.include_running,
   })}`],
   'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
   'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],

@@ -30,8 +30,9 @@ export const CARD_METHODS = [
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a
-// period (default: the last 7 days) and, besides, for every row still
-// running, however old (stuck rows are what an operator looks for).
+// period (default: the last 7 days), and the core adds every row still
+// running, however old (agent_log.show's include_running: stuck rows are
+// what an operator looks for).
 const PERIOD_SECONDS = { '24h': 86400, '7d': 7 * 86400, '30d': 30 * 86400 };
 
 export function agentLogArgs(f, nowSeconds) {
@@ -41,21 +42,14 @@ export function agentLogArgs(f, nowSeconds) {
   if (f.status) a.status = f.status;
   if (f.stuckAfter) a.stuck_after_minutes = Number(f.stuckAfter);
   const period = f.period || '7d';
-  if (PERIOD_SECONDS[period]) a.since = isoSeconds(Math.floor(nowSeconds) - PERIOD_SECONDS[period]);
+  if (PERIOD_SECONDS[period]) {
+    a.since = isoSeconds(Math.floor(nowSeconds) - PERIOD_SECONDS[period]);
+    if (!f.status) a.include_running = true;
+  }
   return a;
 }
 
-export async function readAgentLog(source, f, nowSeconds) {
+export function readAgentLog(source, f, nowSeconds) {
   const now = nowSeconds !== undefined ? nowSeconds : Date.now() / 1000;
-  const args = agentLogArgs(f, now);
-  const doc = await source.call('agent_log.show', args, nowSeconds);
-  if (!args.since || f.status) return doc;
-  const running = await source.call('agent_log.show', { ...args, since: undefined, status: 'running' }, nowSeconds);
-  const key = (r) => `${r.workspace_path}\u0000${r.session_id}\u0000${r.agent_id}`;
-  const seen = new Set(doc.rows.map(key));
-  const extra = (running.rows || []).filter((r) => !seen.has(key(r)));
-  if (!extra.length) return doc;
-  const rows = [...extra, ...doc.rows];
-  rows.sort((a, b) => String(a.started_at || a.updated_at).localeCompare(String(b.started_at || b.updated_at)));
-  return { ...doc, rows, stuck: rows.filter((r) => r.stuck).length };
+  return source.call('agent_log.show', agentLogArgs(f, now), nowSeconds);
 }
