@@ -30,7 +30,7 @@ const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 
 // The module's link, repeated with a symbol map into `dir`.
 function linkWithSymbolMap(dir) {
-  const lines = execFileSync('ninja', ['-C', BUILD, '-t', 'commands', 'pulse_wasm'], { encoding: 'utf8', env }).trim().split('\n');
+  const lines = execFileSync('ninja', ['-C', BUILD, '-t', 'commands', 'pulse_wasm'], { encoding: 'utf8', env, maxBuffer: 1 << 26 }).trim().split('\n');
   const link = lines[lines.length - 1];
   if (!/ -o pulse\.mjs /.test(link)) throw new Error(`unexpected link command: ${link.slice(0, 200)}`);
   execSync(link.replace(' -o pulse.mjs ', ` --emit-symbol-map -o ${join(dir, 'pulse.mjs')} `), { cwd: BUILD, env, stdio: 'inherit' });
@@ -87,11 +87,13 @@ function parseWasm(b) {
   return { sections, bodies };
 }
 
-// Names each input defines (llvm-nm reads the LTO bitcode objects).
+// Names each input defines (llvm-nm reads the LTO bitcode objects),
+// demangled as wasm-ld writes them into the binary's names.
 function definedBy(files) {
   const names = new Set();
   for (const f of files) {
-    const out = execFileSync('llvm-nm', ['--defined-only', '--format=just-symbols', f], { encoding: 'utf8' });
+    const args = ['--defined-only', '--demangle', '--format=just-symbols', f];
+    const out = execFileSync('llvm-nm', args, { encoding: 'utf8', maxBuffer: 1 << 28 });
     for (const line of out.split('\n')) if (line && !line.endsWith(':')) names.add(line.trim());
   }
   return names;
@@ -99,11 +101,14 @@ function definedBy(files) {
 
 const wasmObjects = join(BUILD, 'wasm', 'CMakeFiles', 'pulse_wasm.dir');
 const objects = readdirSync(wasmObjects).filter((f) => f.endsWith('.o')).map((f) => join(wasmObjects, f));
+// First match wins: a name both SQLite and extension-functions.c define
+// (static helpers, or functions of the same name) counts as SQLite's; a C++
+// template both the core and the bindings instantiate counts as the core's.
 const PARTS = [
-  ['extension functions', definedBy(objects.filter((f) => f.endsWith('sqljs_functions.c.o')))],
-  ['bindings (wasm/)', definedBy(objects.filter((f) => !f.endsWith('sqljs_functions.c.o')))],
-  ['core', definedBy([join(BUILD, 'core', 'libpulse_core.a')])],
   ['SQLite', definedBy([join(BUILD, 'libsqlite3.a')])],
+  ['extension functions', definedBy(objects.filter((f) => f.endsWith('sqljs_functions.c.o')))],
+  ['core', definedBy([join(BUILD, 'core', 'libpulse_core.a')])],
+  ['bindings (wasm/)', definedBy(objects.filter((f) => !f.endsWith('sqljs_functions.c.o')))],
 ];
 const RUNTIME = 'Emscripten runtime (libc, libc++, malloc, Embind)';
 
