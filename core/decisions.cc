@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/one_line.h"
 #include "core/schema.h"
 #include "core/tool_sessions.h"
 #include "core/time_util.h"

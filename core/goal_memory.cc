@@ -7,6 +7,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/one_line.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -186,41 +187,6 @@ Result<MemorySource> ParseMemorySource(const std::string& text) {
   if (t == "pulse") return MemorySource::kPulseInference;
   return Status::InvalidArgument("memory source \"" + text +
                                  "\" is not one of owner_answer, result, pulse_inference, builder_answer");
-}
-
-namespace {
-
-// The byte length of a line break at `i` (0: none).
-size_t LineBreakAt(std::string_view s, size_t i) {
-  char c = s[i];
-  if (c == '\n' || c == '\r' || c == '\v' || c == '\f') return 1;
-  if (c == '\xC2' && i + 1 < s.size() && s[i + 1] == '\x85') return 2;
-  if (c == '\xE2' && i + 2 < s.size() && s[i + 1] == '\x80' && (s[i + 2] == '\xA8' || s[i + 2] == '\xA9')) return 3;
-  return 0;
-}
-
-}  // namespace
-
-bool HasLineBreak(std::string_view text) {
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (LineBreakAt(text, i)) return true;
-  }
-  return false;
-}
-
-std::string FlattenLineBreaks(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    size_t n = LineBreakAt(text, i);
-    if (n == 0 && text[i] == '\t') n = 1;
-    if (n) {
-      out.push_back(' ');
-      i += n;
-    } else {
-      out.push_back(text[i++]);
-    }
-  }
-  return out;
 }
 
 ParsedMemory ParseGoalMemory(const std::string& text) {

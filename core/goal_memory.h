@@ -23,7 +23,6 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,14 +46,6 @@ const char* MemorySourceLabel(MemorySource s);     // "owner answer"
 Result<MemorySection> ParseMemorySection(const std::string& text);
 // Accepts "owner answer" / "owner_answer" etc., case-insensitively.
 Result<MemorySource> ParseMemorySource(const std::string& text);
-
-// Every line break a reader may honour, not only LF: CR (alone or in CRLF),
-// VT, FF, NEL (U+0085), LINE SEPARATOR (U+2028), PARAGRAPH SEPARATOR
-// (U+2029). A memory entry is one line, so any of them would let a text
-// start a line of its own ("- 2026-01-01 [owner answer] ...").
-bool HasLineBreak(std::string_view text);
-// Each of those breaks (and a tab) as one space.
-std::string FlattenLineBreaks(std::string_view text);
 
 struct MemoryEntry {
   std::string section;  // the section's title

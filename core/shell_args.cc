@@ -234,12 +234,13 @@ bool CallsToolRoute(std::string_view text) {
   }
   if (s.find("/mcp") != std::string::npos && s.find("bearer") != std::string::npos) return true;
   // The runner's variables, also assembled from pieces: with everything but
-  // letters and digits squeezed out, "'MCP_' + 'API_URL'" reads "mcpapiurl".
+  // letters and digits squeezed out, "'MCP_' + 'API_URL'" reads "mcpapiurl"
+  // and "P=PULSE_TOOL; echo ${P}_URL" holds "pulsetool".
   std::string squeezed;
   for (char c : s) {
     if (std::isalnum(static_cast<unsigned char>(c))) squeezed.push_back(c);
   }
-  for (const char* name : {"mcpapi", "pulsetoolurl", "toolscustom"}) {
+  for (const char* name : {"mcpapi", "pulsetool", "toolscustom"}) {
     if (squeezed.find(name) != std::string::npos) return true;
   }
   return false;

@@ -1,6 +1,7 @@
 #include "core/tool_catalog.h"
 
 #include <cctype>
+#include <iterator>
 
 #include "core/confusables.h"
 
@@ -22,144 +23,151 @@ const char* ToolClassName(ToolClass c) {
   return "unknown";
 }
 
-// The one list. The seed (PLAT-697 phase 2) names the Run tools, the Change
-// tools beyond the Builder plan tools, the Outward tools and the always-refused
-// set; the Builder plan tools, the read-only tools and the file/shell tools are
-// the names a platform like the seed's uses (README lists them all).
+namespace {
+
+using C = ToolClass;
+using A = ArgCheck;
+
+// The one list, data rather than code: one row per tool. The Run, Change,
+// Outward and always-refused tools are the ones Pulse's turns are held by;
+// the Builder plan tools, the read-only tools and the file/shell tools are
+// the names a workflow platform uses (docs/autonomy.md lists them all).
+const ToolEntry kCatalog[] = {
+  // ---- Run (pulse.autonomy.run) ----
+  {"execute_step", C::kRun, A::kNone, "runs one step"},
+  {"run_full_workflow", C::kRun, A::kNone, "runs the whole workflow"},
+  {"debug_step", C::kRun, A::kNone, "runs a step in debug mode"},
+  {"send_step_message", C::kRun, A::kNone, "sends a message into a running step"},
+  {"trigger_schedule", C::kRun, A::kNone, "starts a schedule's run now"},
+  {"ask_platform_crew", C::kRun, A::kNone, "starts a platform Crew turn"},
+
+  // ---- Change (pulse.autonomy.change): the Builder plan tools ----
+  {"add_step", C::kChange, A::kNone, "Builder plan tool: adds a step"},
+  {"insert_step", C::kChange, A::kNone, "Builder plan tool: inserts a step between others"},
+  {"duplicate_step", C::kChange, A::kNone, "Builder plan tool: copies a step"},
+  {"update_step", C::kChange, A::kNone, "Builder plan tool: edits a step (prompt, inputs, outputs)"},
+  {"update_step_prompt", C::kChange, A::kNone, "Builder plan tool: edits a step's prompt"},
+  {"update_step_config", C::kChange, A::kNone, "edits step_config.json for a step"},
+  {"update_plan", C::kChange, A::kNone, "Builder plan tool: edits plan.json"},
+  {"move_step", C::kChange, A::kNone, "Builder plan tool: reorders a step"},
+  {"rename_step", C::kChange, A::kNone, "Builder plan tool: renames a step"},
+  {"set_step_dependencies", C::kChange, A::kNone, "Builder plan tool: sets a step's dependencies"},
+  {"set_step_model", C::kChange, A::kNone, "Builder plan tool: sets a step's model"},
+  {"add_route", C::kChange, A::kNone, "Builder plan tool: adds a route"},
+  {"update_route", C::kChange, A::kNone, "Builder plan tool: edits a route"},
+  {"update_workflow_settings", C::kChange, A::kNone, "edits workflow.json settings"},
+  {"create_schedule", C::kChange, A::kNone, "creates a schedule"},
+  {"update_schedule", C::kChange, A::kNone, "edits a schedule (cron, enabled, after_run)"},
+  {"pause_schedule", C::kChange, A::kNone, "pauses a schedule"},
+  {"resume_schedule", C::kChange, A::kNone, "resumes a schedule"},
+  {"configure_goal_metrics", C::kChange, A::kNone, "sets the goal's metrics"},
+  {"restore_step_from_changelog", C::kChange, A::kNone, "restores a step from the plan changelog"},
+  {"manage_workflow_webhook", C::kChange, A::kNone, "creates or edits the workflow's webhook"},
+
+  // ---- Outward (pulse.autonomy.outward) ----
+  {"send_slack_message", C::kOutward, A::kNone, "posts to Slack"},
+  {"slack_post_message", C::kOutward, A::kNone, "Slack write: posts a message"},
+  {"slack_reply_in_thread", C::kOutward, A::kNone, "Slack write: replies in a thread"},
+  {"slack_update_message", C::kOutward, A::kNone, "Slack write: edits a message"},
+  {"slack_delete_message", C::kOutward, A::kNone, "Slack write: deletes a message"},
+  {"slack_add_reaction", C::kOutward, A::kNone, "Slack write: adds a reaction"},
+  {"slack_remove_reaction", C::kOutward, A::kNone, "Slack write: removes a reaction"},
+  {"slack_upload_file", C::kOutward, A::kNone, "Slack write: uploads a file"},
+  {"slack_create_channel", C::kOutward, A::kNone, "Slack write: creates a channel"},
+  {"slack_invite_to_channel", C::kOutward, A::kNone, "Slack write: invites people"},
+  {"slack_set_channel_topic", C::kOutward, A::kNone, "Slack write: sets a topic"},
+  {"send_email", C::kOutward, A::kNone, "sends an email"},
+  {"gog", C::kOutward, A::kGoogleCli, "Google CLI: read-only subcommands allowed, writes are Outward"},
+  {"notify_user", C::kOutward, A::kRecipients,
+   "notifies the owner in the app (allowed); with any recipient-like key (to, email_cc, address, channel, ...) it is Outward"},
+
+  // ---- Always refused in a guarded turn ----
+  {"delete_step", C::kAlwaysRefused, A::kNone, "deletes a step"},
+  {"delete_steps", C::kAlwaysRefused, A::kNone, "deletes steps"},
+  {"delete_schedule", C::kAlwaysRefused, A::kNone, "deletes a schedule"},
+  {"delete_route", C::kAlwaysRefused, A::kNone, "deletes a route"},
+  {"delete_workflow", C::kAlwaysRefused, A::kNone, "deletes the workflow"},
+  {"create_plan", C::kAlwaysRefused, A::kNone, "replaces the whole plan"},
+  {"replace_plan", C::kAlwaysRefused, A::kNone, "replaces the whole plan"},
+  {"run_migration", C::kAlwaysRefused, A::kNone, "runs a contract migration"},
+  {"migrate_contract", C::kAlwaysRefused, A::kNone, "migrates the workflow contract"},
+  {"upgrade_contract", C::kAlwaysRefused, A::kNone, "upgrades the workflow contract"},
+  {"set_contract_version", C::kAlwaysRefused, A::kNone, "changes the contract version"},
+
+  // ---- Read-only ----
+  {"get_pulse_state", C::kReadOnly, A::kNone, "Pulse state views (goal_status, goal_work, module)"},
+  {"get_pulse_finding_backlog", C::kReadOnly, A::kNone, "Pulse's open findings"},
+  {"read_step", C::kReadOnly, A::kNone, "reads a step"},
+  {"get_step", C::kReadOnly, A::kNone, "reads a step"},
+  {"list_steps", C::kReadOnly, A::kNone, "lists steps"},
+  {"get_plan", C::kReadOnly, A::kNone, "reads plan.json"},
+  {"get_step_config", C::kReadOnly, A::kNone, "reads step_config.json"},
+  {"get_run", C::kReadOnly, A::kNone, "reads a run"},
+  {"list_runs", C::kReadOnly, A::kNone, "lists runs"},
+  {"get_run_logs", C::kReadOnly, A::kNone, "reads a run's logs"},
+  {"get_step_output", C::kReadOnly, A::kNone, "reads a step's output"},
+  {"list_schedules", C::kReadOnly, A::kNone, "lists schedules"},
+  {"get_schedule", C::kReadOnly, A::kNone, "reads a schedule"},
+  {"get_goal_metrics", C::kReadOnly, A::kNone, "reads the goal's metrics"},
+  {"read_goal_memory", C::kReadOnly, A::kNone, "reads memory/goal.md"},
+  {"read_changelog", C::kReadOnly, A::kNone, "reads the plan changelog"},
+  {"list_decision_requests", C::kReadOnly, A::kNone, "lists decision requests"},
+  {"get_decision_request", C::kReadOnly, A::kNone, "reads a decision request"},
+  {"get_agent_log", C::kReadOnly, A::kNone, "reads the background-agent log"},
+  {"read_file", C::kReadOnly, A::kNone, "reads a file"},
+  {"list_files", C::kReadOnly, A::kNone, "lists files"},
+  {"list_directory", C::kReadOnly, A::kNone, "lists a directory"},
+  {"search_files", C::kReadOnly, A::kNone, "searches files"},
+  {"grep", C::kReadOnly, A::kNone, "searches file contents"},
+  {"glob", C::kReadOnly, A::kNone, "finds files by pattern"},
+  {"slack_read_channel", C::kReadOnly, A::kNone, "Slack read"},
+  {"slack_read_thread", C::kReadOnly, A::kNone, "Slack read"},
+  {"slack_list_channels", C::kReadOnly, A::kNone, "Slack read"},
+  {"slack_search_messages", C::kReadOnly, A::kNone, "Slack read"},
+
+  // ---- Pulse's own records (always allowed) ----
+  {"record_pulse_goal_check", C::kPulseRecord, A::kNone, "records the goal check verdict"},
+  {"record_pulse_recommendation", C::kPulseRecord, A::kNone, "attaches a recommendation to a decision"},
+  {"record_pulse_goal_memory", C::kPulseRecord, A::kNone, "adds to or consolidates goal memory"},
+  {"record_pulse_decision_outcome", C::kPulseRecord, A::kNone, "records what came of a decision"},
+  {"record_pulse_focus_area", C::kPulseRecord, A::kNone, "proposes, tracks or closes a focus area"},
+  {"record_pulse_qa_request", C::kPulseRecord, A::kNone, "asks for a QA fix run"},
+  {"record_pulse_fast_request", C::kPulseRecord, A::kNone, "asks for an earlier full Pulse pass"},
+  {"create_decision_request", C::kPulseRecord, A::kNone, "asks the owner (what every refusal points to)"},
+
+  // ---- Files ----
+  {"write_file", C::kFileWrite, A::kNone, "writes a file"},
+  {"create_file", C::kFileWrite, A::kNone, "creates a file"},
+  {"edit_file", C::kFileWrite, A::kNone, "edits a file"},
+  {"multi_edit", C::kFileWrite, A::kNone, "edits a file in several places"},
+  {"str_replace", C::kFileWrite, A::kNone, "replaces text in a file"},
+  {"append_file", C::kFileWrite, A::kNone, "appends to a file"},
+  {"apply_patch", C::kFileWrite, A::kNone, "applies a patch (paths read from its headers)"},
+  {"delete_file", C::kFileWrite, A::kNone, "deletes a file"},
+  {"move_file", C::kFileWrite, A::kNone, "moves or renames a file"},
+
+  // ---- Shell and code execution ----
+  {"bash", C::kShell, A::kNone, "runs a shell command"},
+  {"shell", C::kShell, A::kNone, "runs a shell command"},
+  {"run_shell_command", C::kShell, A::kNone, "runs a shell command"},
+  {"execute_command", C::kShell, A::kNone, "runs a command"},
+  {"run_terminal_cmd", C::kShell, A::kNone, "runs a terminal command"},
+  {"execute_code", C::kShell, A::kNone, "runs code"},
+  {"run_python", C::kShell, A::kNone, "runs Python code"},
+
+  // ---- Asking ----
+  {"ask_pulse", C::kPulseAsk, A::kNone, "asks the workflow's Pulse (never from Pulse itself or a Builder turn Pulse started)"},
+  {"ask_builder", C::kPulseAsk, A::kAskBuilderMode, "Pulse asks the Builder chat: question allowed, fix is Change"},
+
+  // ---- The owner's answer ----
+  {"answer_decision_request", C::kOwnerAnswer, A::kNone, "answers a decision for the owner"},
+  {"answer_human_input", C::kOwnerAnswer, A::kNone, "answers a human-input request for the owner"},
+};
+
+}  // namespace
+
 const std::vector<ToolEntry>& ToolCatalog() {
-  using C = ToolClass;
-  using A = ArgCheck;
-  static const std::vector<ToolEntry> catalog = {
-      // ---- Run (pulse.autonomy.run) ----
-      {"execute_step", C::kRun, A::kNone, "runs one step"},
-      {"run_full_workflow", C::kRun, A::kNone, "runs the whole workflow"},
-      {"debug_step", C::kRun, A::kNone, "runs a step in debug mode"},
-      {"send_step_message", C::kRun, A::kNone, "sends a message into a running step"},
-      {"trigger_schedule", C::kRun, A::kNone, "starts a schedule's run now"},
-      {"ask_platform_crew", C::kRun, A::kNone, "starts a platform Crew turn"},
-
-      // ---- Change (pulse.autonomy.change): the Builder plan tools ----
-      {"add_step", C::kChange, A::kNone, "Builder plan tool: adds a step"},
-      {"insert_step", C::kChange, A::kNone, "Builder plan tool: inserts a step between others"},
-      {"duplicate_step", C::kChange, A::kNone, "Builder plan tool: copies a step"},
-      {"update_step", C::kChange, A::kNone, "Builder plan tool: edits a step (prompt, inputs, outputs)"},
-      {"update_step_prompt", C::kChange, A::kNone, "Builder plan tool: edits a step's prompt"},
-      {"update_step_config", C::kChange, A::kNone, "edits step_config.json for a step"},
-      {"update_plan", C::kChange, A::kNone, "Builder plan tool: edits plan.json"},
-      {"move_step", C::kChange, A::kNone, "Builder plan tool: reorders a step"},
-      {"rename_step", C::kChange, A::kNone, "Builder plan tool: renames a step"},
-      {"set_step_dependencies", C::kChange, A::kNone, "Builder plan tool: sets a step's dependencies"},
-      {"set_step_model", C::kChange, A::kNone, "Builder plan tool: sets a step's model"},
-      {"add_route", C::kChange, A::kNone, "Builder plan tool: adds a route"},
-      {"update_route", C::kChange, A::kNone, "Builder plan tool: edits a route"},
-      {"update_workflow_settings", C::kChange, A::kNone, "edits workflow.json settings"},
-      {"create_schedule", C::kChange, A::kNone, "creates a schedule"},
-      {"update_schedule", C::kChange, A::kNone, "edits a schedule (cron, enabled, after_run)"},
-      {"pause_schedule", C::kChange, A::kNone, "pauses a schedule"},
-      {"resume_schedule", C::kChange, A::kNone, "resumes a schedule"},
-      {"configure_goal_metrics", C::kChange, A::kNone, "sets the goal's metrics"},
-      {"restore_step_from_changelog", C::kChange, A::kNone, "restores a step from the plan changelog"},
-      {"manage_workflow_webhook", C::kChange, A::kNone, "creates or edits the workflow's webhook"},
-
-      // ---- Outward (pulse.autonomy.outward) ----
-      {"send_slack_message", C::kOutward, A::kNone, "posts to Slack"},
-      {"slack_post_message", C::kOutward, A::kNone, "Slack write: posts a message"},
-      {"slack_reply_in_thread", C::kOutward, A::kNone, "Slack write: replies in a thread"},
-      {"slack_update_message", C::kOutward, A::kNone, "Slack write: edits a message"},
-      {"slack_delete_message", C::kOutward, A::kNone, "Slack write: deletes a message"},
-      {"slack_add_reaction", C::kOutward, A::kNone, "Slack write: adds a reaction"},
-      {"slack_remove_reaction", C::kOutward, A::kNone, "Slack write: removes a reaction"},
-      {"slack_upload_file", C::kOutward, A::kNone, "Slack write: uploads a file"},
-      {"slack_create_channel", C::kOutward, A::kNone, "Slack write: creates a channel"},
-      {"slack_invite_to_channel", C::kOutward, A::kNone, "Slack write: invites people"},
-      {"slack_set_channel_topic", C::kOutward, A::kNone, "Slack write: sets a topic"},
-      {"send_email", C::kOutward, A::kNone, "sends an email"},
-      {"gog", C::kOutward, A::kGoogleCli, "Google CLI: read-only subcommands allowed, writes are Outward"},
-      {"notify_user", C::kOutward, A::kRecipients,
-       "notifies the owner in the app (allowed); with any recipient-like key (to, email_cc, address, channel, ...) it is Outward"},
-
-      // ---- Always refused in a guarded turn ----
-      {"delete_step", C::kAlwaysRefused, A::kNone, "deletes a step"},
-      {"delete_steps", C::kAlwaysRefused, A::kNone, "deletes steps"},
-      {"delete_schedule", C::kAlwaysRefused, A::kNone, "deletes a schedule"},
-      {"delete_route", C::kAlwaysRefused, A::kNone, "deletes a route"},
-      {"delete_workflow", C::kAlwaysRefused, A::kNone, "deletes the workflow"},
-      {"create_plan", C::kAlwaysRefused, A::kNone, "replaces the whole plan"},
-      {"replace_plan", C::kAlwaysRefused, A::kNone, "replaces the whole plan"},
-      {"run_migration", C::kAlwaysRefused, A::kNone, "runs a contract migration"},
-      {"migrate_contract", C::kAlwaysRefused, A::kNone, "migrates the workflow contract"},
-      {"upgrade_contract", C::kAlwaysRefused, A::kNone, "upgrades the workflow contract"},
-      {"set_contract_version", C::kAlwaysRefused, A::kNone, "changes the contract version"},
-
-      // ---- Read-only ----
-      {"get_pulse_state", C::kReadOnly, A::kNone, "Pulse state views (goal_status, goal_work, module)"},
-      {"get_pulse_finding_backlog", C::kReadOnly, A::kNone, "Pulse's open findings"},
-      {"read_step", C::kReadOnly, A::kNone, "reads a step"},
-      {"get_step", C::kReadOnly, A::kNone, "reads a step"},
-      {"list_steps", C::kReadOnly, A::kNone, "lists steps"},
-      {"get_plan", C::kReadOnly, A::kNone, "reads plan.json"},
-      {"get_step_config", C::kReadOnly, A::kNone, "reads step_config.json"},
-      {"get_run", C::kReadOnly, A::kNone, "reads a run"},
-      {"list_runs", C::kReadOnly, A::kNone, "lists runs"},
-      {"get_run_logs", C::kReadOnly, A::kNone, "reads a run's logs"},
-      {"get_step_output", C::kReadOnly, A::kNone, "reads a step's output"},
-      {"list_schedules", C::kReadOnly, A::kNone, "lists schedules"},
-      {"get_schedule", C::kReadOnly, A::kNone, "reads a schedule"},
-      {"get_goal_metrics", C::kReadOnly, A::kNone, "reads the goal's metrics"},
-      {"read_goal_memory", C::kReadOnly, A::kNone, "reads memory/goal.md"},
-      {"read_changelog", C::kReadOnly, A::kNone, "reads the plan changelog"},
-      {"list_decision_requests", C::kReadOnly, A::kNone, "lists decision requests"},
-      {"get_decision_request", C::kReadOnly, A::kNone, "reads a decision request"},
-      {"get_agent_log", C::kReadOnly, A::kNone, "reads the background-agent log"},
-      {"read_file", C::kReadOnly, A::kNone, "reads a file"},
-      {"list_files", C::kReadOnly, A::kNone, "lists files"},
-      {"list_directory", C::kReadOnly, A::kNone, "lists a directory"},
-      {"search_files", C::kReadOnly, A::kNone, "searches files"},
-      {"grep", C::kReadOnly, A::kNone, "searches file contents"},
-      {"glob", C::kReadOnly, A::kNone, "finds files by pattern"},
-      {"slack_read_channel", C::kReadOnly, A::kNone, "Slack read"},
-      {"slack_read_thread", C::kReadOnly, A::kNone, "Slack read"},
-      {"slack_list_channels", C::kReadOnly, A::kNone, "Slack read"},
-      {"slack_search_messages", C::kReadOnly, A::kNone, "Slack read"},
-
-      // ---- Pulse's own records (always allowed) ----
-      {"record_pulse_goal_check", C::kPulseRecord, A::kNone, "records the goal check verdict"},
-      {"record_pulse_recommendation", C::kPulseRecord, A::kNone, "attaches a recommendation to a decision"},
-      {"record_pulse_goal_memory", C::kPulseRecord, A::kNone, "adds to or consolidates goal memory"},
-      {"record_pulse_decision_outcome", C::kPulseRecord, A::kNone, "records what came of a decision"},
-      {"record_pulse_focus_area", C::kPulseRecord, A::kNone, "proposes, tracks or closes a focus area"},
-      {"record_pulse_qa_request", C::kPulseRecord, A::kNone, "asks for a QA fix run"},
-      {"record_pulse_fast_request", C::kPulseRecord, A::kNone, "asks for an earlier full Pulse pass"},
-      {"create_decision_request", C::kPulseRecord, A::kNone, "asks the owner (what every refusal points to)"},
-
-      // ---- Files ----
-      {"write_file", C::kFileWrite, A::kNone, "writes a file"},
-      {"create_file", C::kFileWrite, A::kNone, "creates a file"},
-      {"edit_file", C::kFileWrite, A::kNone, "edits a file"},
-      {"multi_edit", C::kFileWrite, A::kNone, "edits a file in several places"},
-      {"str_replace", C::kFileWrite, A::kNone, "replaces text in a file"},
-      {"append_file", C::kFileWrite, A::kNone, "appends to a file"},
-      {"apply_patch", C::kFileWrite, A::kNone, "applies a patch (paths read from its headers)"},
-      {"delete_file", C::kFileWrite, A::kNone, "deletes a file"},
-      {"move_file", C::kFileWrite, A::kNone, "moves or renames a file"},
-
-      // ---- Shell and code execution ----
-      {"bash", C::kShell, A::kNone, "runs a shell command"},
-      {"shell", C::kShell, A::kNone, "runs a shell command"},
-      {"run_shell_command", C::kShell, A::kNone, "runs a shell command"},
-      {"execute_command", C::kShell, A::kNone, "runs a command"},
-      {"run_terminal_cmd", C::kShell, A::kNone, "runs a terminal command"},
-      {"execute_code", C::kShell, A::kNone, "runs code"},
-      {"run_python", C::kShell, A::kNone, "runs Python code"},
-
-      // ---- Asking ----
-      {"ask_pulse", C::kPulseAsk, A::kNone, "asks the workflow's Pulse (never from Pulse itself or a Builder turn Pulse started)"},
-      {"ask_builder", C::kPulseAsk, A::kAskBuilderMode, "Pulse asks the Builder chat: question allowed, fix is Change"},
-
-      // ---- The owner's answer ----
-      {"answer_decision_request", C::kOwnerAnswer, A::kNone, "answers a decision for the owner"},
-      {"answer_human_input", C::kOwnerAnswer, A::kNone, "answers a human-input request for the owner"},
-  };
+  static const std::vector<ToolEntry> catalog(std::begin(kCatalog), std::end(kCatalog));
   return catalog;
 }
 

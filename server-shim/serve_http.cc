@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -549,6 +550,9 @@ int Serve(const ServeOptions& in) {
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
   Announce(options, base_url, names->size(), *owner);
+  // Shown; the server itself needs only the hash from here on.
+  std::fill(owner->token.begin(), owner->token.end(), '\0');
+  owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 

@@ -48,7 +48,8 @@ TEST(ShellArgs, ScriptedToolRoute) {
   for (const char* text : {"curl $PULSE_TOOL_URL/update_step", "curl \"${MCP_API_URL}\"", "echo $MCP_API_TOKEN",
                            "os.environ['PULSE_' + 'TOOL_URL']", "k='MCP' + '_API' + '_URL'",
                            "fetch('http://127.0.0.1:1/s/abc/tools/custom/x')", "curl x/s/abc/tools/update_step",
-                           "curl localhost/mcp -H 'Authorization: Bearer t'", "u = '/tools/' + 'custom/'"}) {
+                           "curl localhost/mcp -H 'Authorization: Bearer t'", "u = '/tools/' + 'custom/'",
+                           "P=PULSE_TOOL; curl \"$(eval echo \\$${P}_URL)\""}) {
     EXPECT_TRUE(CallsToolRoute(text)) << text;
   }
   for (const char* text : {"ls pulse/work", "curl https://example.com/api", "echo tools are custom"}) {
