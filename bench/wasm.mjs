@@ -34,8 +34,10 @@ function sizes(file) {
 
 const oursWasm = readFileSync(join(WASM_DIR, 'pulse.wasm'));
 const sqljsWasm = readFileSync(join(SQLJS_DIR, 'sql-wasm.wasm'));
-const { initPulse } = await import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href);
-const loadOurs = () => initPulse({ wasmBinary: oursWasm });
+const { bindApi } = await import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href);
+const { default: createPulseModule } = await import(pathToFileURL(join(WASM_DIR, 'pulse.mjs')).href);
+// initPulse() makes its module once; a fresh instance each time instead.
+const loadOurs = async () => bindApi(await createPulseModule({ wasmBinary: oursWasm }));
 // sql.js caches its first load: a fresh copy of its loader each time.
 const loadTheirs = () => {
   const path = require.resolve(join(SQLJS_DIR, 'sql-wasm.js'));

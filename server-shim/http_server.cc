@@ -14,44 +14,18 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
+#include "server-shim/http_conn.h"
 #include "server-shim/http_util.h"
 
 namespace pulse::serve {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-// Larger than any header a browser or curl sends; a request whose header
-// does not end within it gets 431.
-constexpr size_t kMaxHeaderBytes = 64 << 10;
-
 thread_local bool* t_close_after = nullptr;
-
-double SecondsUntil(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
-
-// poll() for `events` on one fd, for at most `seconds` (≥ 0).
-bool WaitFor(int fd, short events, double seconds) {
-  if (seconds < 0) seconds = 0;
-  struct pollfd p = {fd, events, 0};
-  int ms = static_cast<int>(seconds * 1000);
-  for (;;) {
-    int n = ::poll(&p, 1, ms);
-    if (n < 0 && errno == EINTR) continue;
-    return n > 0 && (p.revents & (events | POLLHUP | POLLERR));
-  }
-}
-
-void SendBestEffort(int fd, int status, const char* reason, const std::string& error) {
-  std::string body = "{\"error\":\"" + error + "\"}";
-  std::string msg = "HTTP/1.1 " + std::to_string(status) + " " + reason +
-                    "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
-                    std::to_string(body.size()) + "\r\n\r\n" + body;
-  (void)!::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-}
 
 // httplib does not say why a bind failed; a probe bind with the same
 // options does.
@@ -84,79 +58,6 @@ std::string WhyBindFails(const std::string& host, int port) {
 void CloseConnectionAfterResponse() {
   if (t_close_after) *t_close_after = true;
 }
-
-// One client connection between requests: its address, the bytes already
-// read (the next request's header, maybe the start of its body) and since
-// when it has been waiting.
-struct Conn {
-  int fd = -1;
-  std::string addr;
-  int port = 0;
-  std::string pending;
-  int served = 0;
-  Clock::time_point waiting_since = Clock::now();
-};
-
-// httplib's Stream over a Conn: serves `pending` first, then the socket, and
-// gives up at the request's deadline however slowly the client trickles.
-class GateStream : public httplib::Stream {
- public:
-  GateStream(Conn* c, Clock::time_point deadline, double read_timeout, double write_timeout)
-      : c_(c), deadline_(deadline), read_timeout_(read_timeout), write_timeout_(write_timeout) {}
-
-  bool is_readable() const override {
-    return !c_->pending.empty() || WaitFor(c_->fd, POLLIN, std::min(read_timeout_, SecondsUntil(deadline_)));
-  }
-  bool is_writable() const override {
-    return WaitFor(c_->fd, POLLOUT, std::min(write_timeout_, SecondsUntil(deadline_)));
-  }
-  ssize_t read(char* ptr, size_t size) override {
-    if (!c_->pending.empty()) {
-      size_t n = std::min(size, c_->pending.size());
-      std::memcpy(ptr, c_->pending.data(), n);
-      c_->pending.erase(0, n);
-      return static_cast<ssize_t>(n);
-    }
-    if (!is_readable()) return -1;
-    ssize_t n = ::recv(c_->fd, ptr, size, MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return is_readable() ? ::recv(c_->fd, ptr, size, MSG_DONTWAIT) : -1;
-    return n;
-  }
-  ssize_t write(const char* ptr, size_t size) override {
-    if (!is_writable()) return -1;
-    return ::send(c_->fd, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
-  }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    ip = c_->addr;
-    port = c_->port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "";
-    port = 0;
-    if (::getsockname(c_->fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return;
-    if (ss.ss_family == AF_INET) {
-      auto* a = reinterpret_cast<sockaddr_in*>(&ss);
-      ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-      port = ntohs(a->sin_port);
-    } else if (ss.ss_family == AF_INET6) {
-      auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
-      ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-      port = ntohs(a->sin6_port);
-    }
-    ip = host;
-  }
-  // httplib answers 500 for sockets at or past FD_SETSIZE because its own
-  // streams use select(); this one uses poll(), so any descriptor is fine.
-  socket_t socket() const override { return c_->fd < FD_SETSIZE ? c_->fd : INVALID_SOCKET; }
-
- private:
-  Conn* c_;
-  Clock::time_point deadline_;
-  double read_timeout_;
-  double write_timeout_;
-};
 
 // Owns every open connection: admission (caps), the parked set and the one
 // thread that polls it, and closing.
@@ -205,22 +106,32 @@ class ConnectionGate {
     auto c = std::make_unique<Conn>();
     c->fd = fd;
     PeerOf(fd, &c->addr, &c->port);
+    // At a cap, the connection that has waited longest without a complete
+    // request makes room: holding connections open cannot lock others out.
+    // Only when every connection is busy with a request is the new one refused.
+    std::vector<int> evicted;
     const char* refusal = nullptr;
-    if (static_cast<int>(conns_.size()) >= limits_.max_connections) {
-      refusal = "too many open connections";
-    } else if (per_client_[c->addr] >= limits_.max_per_client) {
-      refusal = "too many open connections from this address";
+    while (!refusal && static_cast<int>(conns_.size()) - static_cast<int>(evicted.size()) >= limits_.max_connections) {
+      int victim = OldestParked(nullptr);
+      if (victim < 0) refusal = "too many open connections"; else evicted.push_back(victim);
     }
+    while (!refusal && per_client_[c->addr] >= limits_.max_per_client) {
+      int victim = OldestParked(&c->addr);
+      if (victim < 0) refusal = "too many open connections from this address"; else evicted.push_back(victim);
+    }
+    if (!refusal) {
+      ++per_client_[c->addr];
+      conns_[fd] = std::move(c);
+    }
+    l.unlock();
+    for (int victim : evicted) Close(victim);
     if (refusal) {
-      l.unlock();
       SendBestEffort(fd, 503, "Service Unavailable", refusal);
       ::close(fd);
       return nullptr;
     }
-    ++per_client_[c->addr];
-    Conn* raw = c.get();
-    conns_[fd] = std::move(c);
-    return raw;
+    std::lock_guard<std::mutex> again(mu_);
+    return conns_.at(fd).get();
   }
 
   // Hands a connection waiting for (the rest of) a request to the poller.
@@ -263,8 +174,10 @@ class ConnectionGate {
       parked_.erase(fd);
       auto it = conns_.find(fd);
       if (it == conns_.end()) return;
+      // An evicted connection left its client's count already.
+      bool counted = evicting_.erase(fd) == 0;
       auto pc = per_client_.find(it->second->addr);
-      if (pc != per_client_.end() && --pc->second <= 0) per_client_.erase(pc);
+      if (pc != per_client_.end() && (counted ? --pc->second : pc->second) <= 0) per_client_.erase(pc);
       conns_.erase(it);
     }
     ::shutdown(fd, SHUT_RDWR);
@@ -306,10 +219,32 @@ class ConnectionGate {
   void PollLoop();
   bool DropInput(int fd);
 
+  // The parked connection (of `addr`, when given) waiting the longest; it
+  // leaves the parked set and its client's count at once, so the caller can
+  // close it after unlocking. -1 when none. REQUIRES: mu_.
+  int OldestParked(const std::string* addr) {
+    int best = -1;
+    Clock::time_point since = Clock::time_point::max();
+    for (auto& [fd, p] : parked_) {
+      const Conn& c = *conns_.at(fd);
+      if ((addr && c.addr != *addr) || c.waiting_since >= since) continue;
+      best = fd;
+      since = c.waiting_since;
+    }
+    if (best >= 0) {
+      parked_.erase(best);
+      auto pc = per_client_.find(conns_.at(best)->addr);
+      if (pc != per_client_.end()) --pc->second;
+      evicting_.insert(best);
+    }
+    return best;
+  }
+
   ConnectionLimits limits_;
   mutable std::mutex mu_;
   std::map<int, std::unique_ptr<Conn>> conns_;
   std::map<std::string, int> per_client_;
+  std::set<int> evicting_;  // taken by OldestParked, closed right after
   struct Parked {
     Clock::time_point deadline;
     bool draining = false;  // answered and half-closed: read and discard until the client closes
@@ -415,30 +350,6 @@ class GateQueue : public httplib::TaskQueue {
   httplib::ThreadPool pool_;
   ConnectionGate* gate_;
 };
-
-enum class HeaderState { kComplete, kIncomplete, kClosed, kTooLarge };
-
-// Reads what the socket has without waiting, until the header is complete.
-HeaderState ReadHeader(Conn* c) {
-  char buf[16 << 10];
-  for (;;) {
-    if (c->pending.find("\r\n\r\n") != std::string::npos || c->pending.find("\n\n") != std::string::npos) {
-      return HeaderState::kComplete;
-    }
-    if (c->pending.size() > kMaxHeaderBytes) return HeaderState::kTooLarge;
-    ssize_t n = ::recv(c->fd, buf, sizeof buf, MSG_DONTWAIT);
-    if (n > 0) {
-      // A keep-alive connection's next request gets the whole header
-      // timeout from its first byte.
-      if (c->pending.empty() && c->served > 0) c->waiting_since = Clock::now();
-      c->pending.append(buf, static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN) return HeaderState::kIncomplete;
-    return HeaderState::kClosed;
-  }
-}
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -280,8 +281,9 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     // The module's build directory also holds CMakeCache.txt, build.ninja,
     // compile_commands.json (paths, flags): only what the tab loads is served.
     // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {"pulse.mjs",        "pulse.wasm",      "sqljs-api.mjs",
-                                                     "opfs-pool.mjs",    "result-codes.mjs", "sqlite-header.mjs"};
+    static const std::set<std::string> kWasmFiles = {
+        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
@@ -548,6 +550,9 @@ int Serve(const ServeOptions& in) {
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
   Announce(options, base_url, names->size(), *owner);
+  // Shown; the server itself needs only the hash from here on.
+  std::fill(owner->token.begin(), owner->token.end(), '\0');
+  owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
 

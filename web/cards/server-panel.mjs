@@ -8,12 +8,12 @@ function TokenForm({ token, tokenState, onToken }) {
   const [draft, setDraft] = useState('');
   if (token) {
     return html`<p class=${tokenState === 'refused' ? 'card-error' : 'muted'}>${tokenState === 'refused'
-          ? 'The server refused this token: paste the one in <workspace>/.pulse/owner-token.'
+          ? 'The server refused this token: paste the one pulse serve showed when it made it, or a new one from pulse token rotate.'
           : tokenState === 'ok' ? 'Accepted by the server. Answers and memory edits go to the server.' : 'Set in this browser.'}</p>
         <button type="button" onClick=${() => onToken('')}>Forget token</button>`;
   }
   return html`<form onSubmit=${(e) => { e.preventDefault(); onToken(draft); setDraft(''); }}>
-        <p class="muted">Needed to answer decisions or edit memory: paste it from <code>&lt;workspace&gt;/.pulse/owner-token</code>.</p>
+        <p class="muted">Needed to answer decisions or edit memory: the token <code>pulse serve</code> showed once when it made it (<code>pulse token rotate --workspace DIR</code> prints a new one).</p>
         <label class="field">Token <input type="password" value=${draft} autocomplete="off" onInput=${(e) => setDraft(e.target.value)} /></label>
         <button type="submit">Use token</button>
       </form>`;

@@ -39,7 +39,7 @@ async function readJson(res, what) {
   try { body = await res.json(); } catch { /* not JSON */ }
   if (!res.ok) {
     const reason = body && (body.error || body.reason || body.message);
-    if (res.status === 401) throw new HttpError(`${what}: the server refused the owner token (401) — paste the token from <workspace>/.pulse/owner-token`, 401);
+    if (res.status === 401) throw new HttpError(`${what}: the server refused the owner token (401) — use the one pulse serve showed when it made it, or a new one from \`pulse token rotate\``, 401);
     throw new HttpError(`${what}: ${reason || `HTTP ${res.status}`}`, res.status);
   }
   return body;
