@@ -273,8 +273,9 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     // The module's build directory also holds CMakeCache.txt, build.ninja,
     // compile_commands.json (paths, flags): only what the tab loads is served.
     // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {"pulse.mjs",        "pulse.wasm",      "sqljs-api.mjs",
-                                                     "opfs-pool.mjs",    "result-codes.mjs", "sqlite-header.mjs"};
+    static const std::set<std::string> kWasmFiles = {
+        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
