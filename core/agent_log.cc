@@ -134,10 +134,6 @@ constexpr const char* kCompletedSql =
 
 }  // namespace
 
-Result<std::unique_ptr<AgentLogWriter>> AgentLogWriter::Create(Db& db) {
-  return std::unique_ptr<AgentLogWriter>(new AgentLogWriter(db));
-}
-
 Status AgentLogWriter::Started(const std::string& workspace_path, const AgentStart& s, int64_t now) {
   PULSE_RETURN_IF_ERROR(ValidateAgentStart(s));
   if (!started_) {
@@ -305,7 +301,7 @@ Status BackgroundAgentLog::OpenOnce() {
     PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA max_page_count=" + std::to_string(options_.max_page_count)));
   }
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(*db));
-  PULSE_ASSIGN_OR_RETURN(writer_, AgentLogWriter::Create(*db));
+  writer_ = std::make_unique<AgentLogWriter>(*db);
   db_ = std::move(db);
   return Status::OK();
 }

@@ -1,4 +1,4 @@
-// The durable background-agent log (seed PLAT-114, issue 3): one row per
+// The durable background-agent log: one row per
 // background agent of a workflow-scoped session, in the workflow's
 // db/db.sqlite table background_agent_log, keyed by
 // (workspace_path, session_id, agent_id).
@@ -24,8 +24,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/db.h"
 #include "core/env.h"
@@ -93,15 +91,14 @@ Status ValidateAgentCompletion(const AgentCompletion& done);
 class AgentLogWriter {
  public:
   // Each statement is prepared on its first use (a one-off API call pays for
-  // one, not two).
-  static Result<std::unique_ptr<AgentLogWriter>> Create(Db& db);
+  // one, not two), so constructing cannot fail.
+  explicit AgentLogWriter(Db& db) : db_(db) {}
   // `workspace_path` is AgentLogWorkspacePath(workflow); `now` is the record
   // time (updated_at) and the default event time.
   Status Started(const std::string& workspace_path, const AgentStart& start, int64_t now);
   Status Completed(const std::string& workspace_path, const AgentCompletion& done, int64_t now);
 
  private:
-  explicit AgentLogWriter(Db& db) : db_(db) {}
   Db& db_;
   std::optional<Statement> started_;
   std::optional<Statement> completed_;
@@ -142,15 +139,6 @@ struct AgentLogPruneReport {
 // newest `keep_last` rows of each session. Never deletes a running row. One
 // transaction: all or nothing.
 Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& options, int64_t now);
-
-// ---- JSON (the API's shapes, shared by the CLI's batch mode) ----
-
-// {session, agent, name?, kind?, parent?, pulse_run_id?, at?}; InvalidArgument
-// naming `what` and the field for a missing or mistyped one.
-Result<AgentStart> AgentStartFromJson(const nlohmann::json& args, const std::string& what);
-// {session, agent, status?, result?, error?, duration? (text or seconds), at?}
-Result<AgentCompletion> AgentCompletionFromJson(const nlohmann::json& args, const std::string& what);
-nlohmann::json AgentLogRowJson(const AgentLogRow& row);
 
 // ---- the recorder ----
 

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/confusables.h"
 #include "core/sha256.h"
 #include "core/shell_args.h"
 #include "core/time_util.h"
@@ -301,8 +302,10 @@ GuardDecision DecideFileWrite(const Ctx& c, const json& args) {
 }
 
 GuardDecision DecideAskBuilderFix(const Ctx& c, const json& args) {
+  // Folded like tool names: the Builder reads "dеlete" with a Cyrillic 'е'
+  // or a hidden soft hyphen as the word it imitates.
   std::string text;
-  for (const ArgString& s : CollectStrings(args)) text += AsciiLower(s.value) + "\n";
+  for (const ArgString& s : CollectStrings(args)) text += AsciiLower(FoldConfusables(s.value)) + "\n";
   for (const char* word : {"soul.md", "delet", "migrat", "contract version", "contract_version", "create_plan",
                            "replace the plan", "replace_plan"}) {
     if (text.find(word) != std::string::npos) {

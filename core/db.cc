@@ -124,7 +124,6 @@ void Statement::Reset() {
   bind_status_ = Status::OK();
 }
 
-int Statement::ColumnCount() const { return sqlite3_column_count(stmt_); }
 bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 int64_t Statement::Int64(int col) const { return sqlite3_column_int64(stmt_, col); }
 double Statement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -136,10 +135,6 @@ std::string Statement::Text(int col) const {
   // may hold any bytes: readers always get well-formed text.
   if (!IsValidUtf8(view)) return RepairUtf8(view);
   return std::string(view);
-}
-std::string Statement::ColumnName(int col) const {
-  const char* name = sqlite3_column_name(stmt_, col);
-  return name ? name : "";
 }
 
 // ---- Db ----

@@ -44,12 +44,10 @@ class Statement {
   Status Run();
   void Reset();
 
-  int ColumnCount() const;
   bool IsNull(int col) const;
   int64_t Int64(int col) const;
   double Double(int col) const;
   std::string Text(int col) const;
-  std::string ColumnName(int col) const;
 
   sqlite3_stmt* handle() const { return stmt_; }
 

@@ -68,114 +68,6 @@ namespace {
 
 std::string OneLine(const std::string& s) { return FlattenLineBreaks(s); }
 
-struct Rec {
-  int64_t id = 0;
-  std::optional<std::string> option, text;
-  std::string why, evidence, confidence, blocks, needs, session, recommended_at, status;
-  std::optional<std::string> safe_default_by, resolved_at;
-  std::string Chosen() const { return option ? *option : text.value_or(""); }
-};
-
-struct Decision {
-  int64_t id = 0;
-  std::string question;
-  std::vector<std::string> options;
-  std::string blocks, raised_by, status, created_at;
-  std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, answered_at, outcome, outcome_at;
-  std::string answer_note, answer_session;
-  bool overruled_pulse = false;
-  std::string Chosen() const { return answer_option ? *answer_option : answer_text.value_or(""); }
-};
-
-std::optional<std::string> OptText(const Statement& q, int col) {
-  if (q.IsNull(col)) return std::nullopt;
-  return q.Text(col);
-}
-
-json OptJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-
-constexpr const char* kDecisionColumns =
-    "id, question, options_json, blocks, raised_by, status, created_at, answer_option, answer_text, answer_note,"
-    " answered_by, answer_session, answer_kind, overruled_pulse, answered_at, outcome, outcome_at";
-
-Decision ReadDecision(const Statement& q) {
-  Decision d;
-  d.id = q.Int64(0);
-  d.question = q.Text(1);
-  json opts = json::parse(q.Text(2), nullptr, false);
-  if (opts.is_array()) {
-    for (const json& o : opts) {
-      if (o.is_string()) d.options.push_back(o.get<std::string>());
-    }
-  }
-  d.blocks = q.Text(3);
-  d.raised_by = q.Text(4);
-  d.status = q.Text(5);
-  d.created_at = q.Text(6);
-  d.answer_option = OptText(q, 7);
-  d.answer_text = OptText(q, 8);
-  d.answer_note = q.Text(9);
-  d.answered_by = OptText(q, 10);
-  d.answer_session = q.Text(11);
-  d.answer_kind = OptText(q, 12);
-  d.overruled_pulse = q.Int64(13) != 0;
-  d.answered_at = OptText(q, 14);
-  d.outcome = OptText(q, 15);
-  d.outcome_at = OptText(q, 16);
-  return d;
-}
-
-Result<Decision> LoadDecision(Db& db, int64_t id) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(std::string("SELECT ") + kDecisionColumns +
-                                                 " FROM pulse_decisions WHERE id = ?"));
-  q.Bind(1, id);
-  PULSE_ASSIGN_OR_RETURN(bool has, q.Step());
-  if (!has) return Status::NotFound("decision " + std::to_string(id) + ": no such decision");
-  return ReadDecision(q);
-}
-
-// The decision's current recommendation: the newest that was not superseded.
-Result<std::optional<Rec>> CurrentRecommendation(Db& db, int64_t decision_id) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT id, option, text, why, evidence, confidence, blocks, safe_default_by, needs, session,"
-      " recommended_at, status, resolved_at FROM pulse_recommendations"
-      " WHERE decision_id = ? AND status != 'superseded' ORDER BY id DESC LIMIT 1"));
-  q.Bind(1, decision_id);
-  PULSE_ASSIGN_OR_RETURN(bool has, q.Step());
-  if (!has) return std::optional<Rec>();
-  Rec r;
-  r.id = q.Int64(0);
-  r.option = OptText(q, 1);
-  r.text = OptText(q, 2);
-  r.why = q.Text(3);
-  r.evidence = q.Text(4);
-  r.confidence = q.Text(5);
-  r.blocks = q.Text(6);
-  r.safe_default_by = OptText(q, 7);
-  r.needs = q.Text(8);
-  r.session = q.Text(9);
-  r.recommended_at = q.Text(10);
-  r.status = q.Text(11);
-  r.resolved_at = OptText(q, 12);
-  return std::optional<Rec>(r);
-}
-
-json RecJson(const Rec& r) {
-  return json{{"id", r.id},
-              {"option", OptJson(r.option)},
-              {"text", OptJson(r.text)},
-              {"why", r.why},
-              {"evidence", r.evidence},
-              {"confidence", r.confidence},
-              {"blocks", r.blocks},
-              {"safe_default_by", OptJson(r.safe_default_by)},
-              {"needs", r.needs},
-              {"session", r.session},
-              {"recommended_at", r.recommended_at},
-              {"status", r.status},
-              {"resolved_at", OptJson(r.resolved_at)}};
-}
-
 Status AddEvent(Db& db, int64_t decision_id, int64_t now, const std::string& kind, const std::string& actor,
                 const json& detail) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
@@ -184,48 +76,12 @@ Status AddEvent(Db& db, int64_t decision_id, int64_t now, const std::string& kin
   return put.Run();
 }
 
-Result<json> DecisionJson(Db& db, const Decision& d, int64_t now) {
-  PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(db, d.id));
-  json out{{"id", d.id},
-           {"question", d.question},
-           {"options", d.options},
-           {"blocks", d.blocks},
-           {"raised_by", d.raised_by},
-           {"status", d.status},
-           {"created_at", d.created_at},
-           {"recommendation", rec ? RecJson(*rec) : json(nullptr)},
-           {"answer", nullptr},
-           {"outcome", nullptr}};
-  if (d.status == "pending") {
-    Result<int64_t> created = ParseTime(d.created_at);
-    if (created.ok()) out["waited_seconds"] = std::max<int64_t>(0, now - *created);
-  }
-  if (d.answered_at) {
-    out["answer"] = json{{"option", OptJson(d.answer_option)},
-                         {"text", OptJson(d.answer_text)},
-                         {"chosen", d.Chosen()},
-                         {"note", d.answer_note},
-                         {"by", OptJson(d.answered_by)},
-                         {"kind", OptJson(d.answer_kind)},
-                         {"session", d.answer_session},
-                         {"answered_at", *d.answered_at},
-                         {"applied_by_pulse", d.answered_by && *d.answered_by == "pulse"},
-                         {"overruled_pulse", d.overruled_pulse}};
-  }
-  if (d.outcome) out["outcome"] = json{{"result", *d.outcome}, {"recorded_at", OptJson(d.outcome_at)}};
-  PULSE_ASSIGN_OR_RETURN(Statement ev, db.Prepare(
-      "SELECT at, kind, actor, detail FROM pulse_decision_events WHERE decision_id = ? ORDER BY id"));
-  ev.Bind(1, d.id);
-  json events = json::array();
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, ev.Step());
-    if (!row) break;
-    json detail = json::parse(ev.Text(3), nullptr, false);
-    events.push_back({{"at", ev.Text(0)}, {"kind", ev.Text(1)}, {"actor", ev.Text(2)},
-                      {"detail", detail.is_discarded() ? json::object() : detail}});
-  }
-  out["events"] = events;
-  return out;
+// InvalidArgument listing the options when `option` is not one of them.
+Status CheckOption(const std::string& what, const Decision& d, const std::string& option) {
+  if (std::find(d.options.begin(), d.options.end(), option) != d.options.end()) return Status::OK();
+  std::string list;
+  for (const std::string& o : d.options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
+  return Status::InvalidArgument(what + ": option \"" + option + "\" is not one of " + list);
 }
 
 Status CheckNeedsLevel(const std::string& needs, const AutonomyLevels& levels) {
@@ -248,6 +104,41 @@ Status NonEmpty(const std::string& value, const std::string& what) {
   return Status::OK();
 }
 
+// How an owner's answer relates to Pulse's recommendation.
+struct AnswerKind {
+  std::string kind;        // dismissed | accepted | changed | answered
+  std::string rec_status;  // what becomes of the recommendation ("" when none)
+  bool overruled = false;  // the owner went against Pulse
+};
+
+AnswerKind ClassifyAnswer(const AnswerInput& in, const std::string& chosen, const std::optional<Recommendation>& rec,
+                          bool over_pulse_default) {
+  if (in.dismiss) return {"dismissed", "dismissed", over_pulse_default};
+  if (rec && (in.accept || chosen == rec->Chosen())) return {"accepted", "accepted", false};
+  if (rec) return {"changed", rec->status == "applied" ? "overruled" : "changed", true};
+  return {"answered", "", false};
+}
+
+// The owner-answer line in goal memory: question, chosen option, note,
+// accepted or overruled Pulse.
+std::string OwnerAnswerLine(const Decision& d, const AnswerInput& in, const std::string& chosen,
+                            const std::string& kind, const std::optional<Recommendation>& rec,
+                            bool over_pulse_default) {
+  std::string line = "\"" + d.question + "\" → " + (in.dismiss ? std::string("dismissed") : chosen);
+  if (!in.note.empty()) line += " (note: " + in.note + ")";
+  if (over_pulse_default) {
+    line += kind == "accepted" ? "; confirmed Pulse's applied default"
+                               : "; overruled Pulse's applied default (" + (rec ? rec->Chosen() : std::string()) + ")";
+  } else if (!rec) {
+    line += "; no Pulse recommendation";
+  } else if (kind == "accepted") {
+    line += "; accepted Pulse's recommendation";
+  } else {
+    line += "; overruled Pulse (recommended " + rec->Chosen() + ")";
+  }
+  return line;
+}
+
 // Writes a memory line and commits; on a failed commit puts goal.md back.
 Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection section, MemorySource source,
                         const std::string& line) {
@@ -262,34 +153,14 @@ Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection secti
 Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
   if (session.empty()) return false;
   if (HasUnattendedPrefix(session)) return true;
-  // Session tables other modules keep (guarded Pulse turn sessions): any
-  // pulse_*session* table with a session or session_id column.
-  PULSE_ASSIGN_OR_RETURN(Statement tables, db.Prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'pulse\\_%session%' ESCAPE '\\'"));
-  std::vector<std::string> names;
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, tables.Step());
-    if (!row) break;
-    names.push_back(tables.Text(0));
-  }
-  for (const std::string& name : names) {
-    std::string quoted = "\"" + name + "\"";  // names come from sqlite_master and hold no quotes we made
-    if (name.find('"') != std::string::npos) continue;
-    PULSE_ASSIGN_OR_RETURN(Statement cols, db.Prepare("PRAGMA table_info(" + quoted + ")"));
-    std::string column;
-    while (true) {
-      PULSE_ASSIGN_OR_RETURN(bool row, cols.Step());
-      if (!row) break;
-      std::string c = cols.Text(1);
-      if (c == "session_id" || c == "session") column = c;
-    }
-    if (column.empty()) continue;
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT 1 FROM " + quoted + " WHERE \"" + column + "\" = ? LIMIT 1"));
-    q.Bind(1, session);
-    PULSE_ASSIGN_OR_RETURN(bool found, q.Step());
-    if (found) return true;
-  }
-  return false;
+  // A session the database knows as a Pulse turn (the guard's tool
+  // sessions) or as a background agent (the agent log).
+  Result<ToolSession> turn = LoadToolSession(db, session);
+  if (turn.ok()) return true;
+  if (turn.status().code() != Code::kNotFound) return turn.status();
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT 1 FROM background_agent_log WHERE session_id = ? LIMIT 1"));
+  q.Bind(1, session);
+  return q.Step();
 }
 
 Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req) {
@@ -351,11 +222,7 @@ Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
     if (d.options.empty()) {
       return Status::InvalidArgument(what + " has no options; recommend a free-text answer (--text)");
     }
-    if (std::find(d.options.begin(), d.options.end(), *in.option) == d.options.end()) {
-      std::string list;
-      for (const std::string& o : d.options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
-      return Status::InvalidArgument(what + ": option \"" + *in.option + "\" is not one of " + list);
-    }
+    PULSE_RETURN_IF_ERROR(CheckOption(what, d, *in.option));
   } else {
     PULSE_RETURN_IF_ERROR(NonEmpty(*in.text, what + ": recommended text"));
     if (!d.options.empty()) {
@@ -424,7 +291,7 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
     return Status::Conflict(what + " was already answered by the owner at " + d.answered_at.value_or("?") +
                             "; nothing changed");
   }
-  PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(ctx.db, d.id));
+  PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, d.id));
   std::optional<std::string> option = in.option, text = in.text;
   if (in.accept) {
     if (!rec) return Status::InvalidArgument(what + " has no Pulse recommendation to accept; answer with an option or text");
@@ -432,33 +299,17 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
     text = rec->text;
   } else if (in.option) {
     if (d.options.empty()) return Status::InvalidArgument(what + " has no options; answer with text");
-    if (std::find(d.options.begin(), d.options.end(), *in.option) == d.options.end()) {
-      std::string list;
-      for (const std::string& o : d.options) list += (list.empty() ? "\"" : ", \"") + o + "\"";
-      return Status::InvalidArgument(what + ": option \"" + *in.option + "\" is not one of " + list);
-    }
+    PULSE_RETURN_IF_ERROR(CheckOption(what, d, *in.option));
   } else if (in.text) {
     PULSE_RETURN_IF_ERROR(NonEmpty(*in.text, what + ": answer text"));
   }
   if (!in.note.empty() && !IsUtf8Line(in.note)) return Status::InvalidArgument(what + ": note is not valid UTF-8 text");
 
   std::string chosen = option ? *option : text.value_or("");
-  std::string kind, rec_status;
-  bool overruled = false;
-  if (in.dismiss) {
-    kind = "dismissed";
-    rec_status = "dismissed";
-    overruled = over_pulse_default;
-  } else if (rec && (in.accept || chosen == rec->Chosen())) {
-    kind = "accepted";
-    rec_status = "accepted";
-  } else if (rec) {
-    kind = "changed";
-    rec_status = rec->status == "applied" ? "overruled" : "changed";
-    overruled = true;
-  } else {
-    kind = "answered";
-  }
+  const AnswerKind k = ClassifyAnswer(in, chosen, rec, over_pulse_default);
+  const std::string& kind = k.kind;
+  const std::string& rec_status = k.rec_status;
+  const bool overruled = k.overruled;
 
   PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
       "UPDATE pulse_decisions SET status = ?, answer_option = ?, answer_text = ?, answer_note = ?,"
@@ -480,25 +331,13 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
                                  {{"kind", kind}, {"chosen", in.dismiss ? json(nullptr) : json(chosen)},
                                   {"note", in.note}, {"overruled_pulse", overruled}}));
 
-  // The owner-answer line: question, chosen option, note, accepted or overruled Pulse.
-  std::string line = "\"" + d.question + "\" → " + (in.dismiss ? std::string("dismissed") : chosen);
-  if (!in.note.empty()) line += " (note: " + in.note + ")";
-  if (over_pulse_default) {
-    line += kind == "accepted" ? "; confirmed Pulse's applied default"
-                               : "; overruled Pulse's applied default (" + rec->Chosen() + ")";
-  } else if (!rec) {
-    line += "; no Pulse recommendation";
-  } else if (kind == "accepted") {
-    line += "; accepted Pulse's recommendation";
-  } else {
-    line += "; overruled Pulse (recommended " + rec->Chosen() + ")";
-  }
+  std::string line = OwnerAnswerLine(d, in, chosen, kind, rec, over_pulse_default);
   PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kOwner, MemorySource::kOwnerAnswer, line));
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
   return DecisionJson(ctx.db, after, now);
 }
 
-Result<json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
+Result<json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
   const std::string what = "decision " + std::to_string(decision_id);
   PULSE_RETURN_IF_ERROR(NonEmpty(result, what + ": result"));
   int64_t now = ctx.env.NowSeconds();
@@ -513,52 +352,11 @@ Result<json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std:
   upd.Bind(1, result).Bind(2, FormatTime(now)).Bind(3, d.id);
   PULSE_RETURN_IF_ERROR(upd.Run());
   PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "outcome", "pulse",
-                                 {{"result", result}, {"previous", OptJson(d.outcome)}}));
+                                 {{"result", result}, {"previous", d.outcome ? json(*d.outcome) : json(nullptr)}}));
   std::string line = "\"" + d.question + "\" → " + d.Chosen() + ": " + result;
   PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kResult, line));
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
   return DecisionJson(ctx.db, after, now);
-}
-
-Result<json> ListDecisions(DecisionContext& ctx, const std::string& status) {
-  std::string filter = status.empty() ? "all" : status;
-  if (filter != "all" && filter != "pending" && filter != "answered" && filter != "dismissed") {
-    return Status::InvalidArgument("status \"" + status + "\" is not pending, answered, dismissed or all");
-  }
-  int64_t now = ctx.env.NowSeconds();
-  std::string sql = std::string("SELECT ") + kDecisionColumns + " FROM pulse_decisions";
-  if (filter != "all") sql += " WHERE status = ?";
-  sql += " ORDER BY id";
-  PULSE_ASSIGN_OR_RETURN(Statement q, ctx.db.Prepare(sql));
-  if (filter != "all") q.Bind(1, filter);
-  std::vector<Decision> rows;
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    rows.push_back(ReadDecision(q));
-  }
-  json decisions = json::array();
-  for (const Decision& d : rows) {
-    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, d, now));
-    decisions.push_back(std::move(j));
-  }
-  // Answered more than a day ago and no result yet, whatever the filter.
-  PULSE_ASSIGN_OR_RETURN(Statement due, ctx.db.Prepare(
-      std::string("SELECT ") + kDecisionColumns +
-      " FROM pulse_decisions WHERE status = 'answered' AND outcome IS NULL AND answered_at < ? ORDER BY answered_at, id"));
-  due.Bind(1, FormatTime(now - kSecondsPerDay));
-  json outcomes_due = json::array();
-  std::vector<Decision> due_rows;
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, due.Step());
-    if (!row) break;
-    due_rows.push_back(ReadDecision(due));
-  }
-  for (const Decision& d : due_rows) {
-    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, d, now));
-    outcomes_due.push_back(std::move(j));
-  }
-  return json{{"decisions", decisions}, {"outcomes_due", outcomes_due}};
 }
 
 Result<json> ApplyDueDefaults(DecisionContext& ctx) {
@@ -585,7 +383,7 @@ Result<json> ApplyDueDefaults(DecisionContext& ctx) {
     Transaction tx(ctx.db);
     PULSE_RETURN_IF_ERROR(tx.Begin());
     PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, id));
-    PULSE_ASSIGN_OR_RETURN(std::optional<Rec> rec, CurrentRecommendation(ctx.db, id));
+    PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, id));
     if (d.status != "pending" || !rec || rec->status != "open" || !rec->safe_default_by) continue;  // raced
     // The levels may have changed since the recommendation was accepted.
     Status level = CheckNeedsLevel(rec->needs, ctx.levels);

@@ -1,6 +1,6 @@
 // Decisions: questions only the owner can answer, Pulse's recommendation on
 // each, the owner's answer, and what came of it (the decision log), all in
-// the workflow database (seed 002, phase 3; answer=act from its "Left" note).
+// the workflow database.
 //
 // Rules:
 // - A Recommendation is stored apart from the answer (pulse_recommendations);
@@ -41,10 +41,42 @@ Status EnsureDecisionsSchema(Db& db);
 // Sessions that may recommend but never answer for the owner: ids starting
 // "schedule-" (Pulse's own conversation and every scheduled turn), "pulse-",
 // "bg-" or "background-", and any session the database knows as a Pulse turn
-// or background agent (a `session`/`session_id` column in a pulse_*session*
-// table or the agent log). The empty session is the owner (the CLI, the
-// owner-token HTTP routes).
+// (a guarded tool session) or a background agent (the agent log). The empty
+// session is the owner (the CLI, the owner-token HTTP routes).
 Result<bool> IsUnattendedSession(Db& db, const std::string& session);
+
+// A question for the owner, as stored, with the answer and the outcome when
+// there are any.
+struct Decision {
+  int64_t id = 0;
+  std::string question;
+  std::vector<std::string> options;
+  std::string blocks, raised_by, status, created_at;  // status: pending | answered | dismissed
+  std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, answered_at, outcome, outcome_at;
+  std::string answer_note, answer_session;
+  bool overruled_pulse = false;
+  std::string Chosen() const { return answer_option ? *answer_option : answer_text.value_or(""); }
+};
+
+// Pulse's recommendation on a decision, as stored.
+struct Recommendation {
+  int64_t id = 0;
+  std::optional<std::string> option, text;
+  std::string why, evidence, confidence, blocks, needs, session, recommended_at;
+  std::string status;  // open | accepted | changed | dismissed | overruled | superseded
+  std::optional<std::string> safe_default_by, resolved_at;
+  std::string Chosen() const { return option ? *option : text.value_or(""); }
+};
+
+// NotFound naming the id when there is no such decision.
+Result<Decision> LoadDecision(Db& db, int64_t id);
+// The decision as every caller sees it: with its current recommendation,
+// the answer, the outcome, its events and (pending) how long it waited.
+Result<nlohmann::json> DecisionJson(Db& db, const Decision& decision, int64_t now);
+// Pending decisions, oldest first.
+Result<std::vector<Decision>> PendingDecisions(Db& db);
+// The decision's current recommendation: the newest not superseded.
+Result<std::optional<Recommendation>> CurrentRecommendation(Db& db, int64_t decision_id);
 
 struct DecisionRequest {
   std::string question;
@@ -88,7 +120,7 @@ struct DecisionContext {
 Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req);
 Result<nlohmann::json> Recommend(DecisionContext& ctx, const RecommendationInput& in);
 Result<nlohmann::json> Answer(DecisionContext& ctx, const AnswerInput& in);
-Result<nlohmann::json> RecordOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
+Result<nlohmann::json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
 // status: pending | answered | dismissed | all (empty: all).
 // {decisions:[...], outcomes_due:[...]}
 Result<nlohmann::json> ListDecisions(DecisionContext& ctx, const std::string& status);

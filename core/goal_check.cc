@@ -68,11 +68,102 @@ Result<std::optional<int64_t>> OneTime(Statement& q) {
 
 json Alarm::ToJson() const {
   json out = fields.is_object() ? fields : json::object();
-  out["kind"] = kind;
-  if (kind != "goal_work_without_reading" && kind != "schedules_paused") out["days"] = OrNull(days);
+  out["kind"] = AlarmKindName(kind);
+  if (kind != AlarmKind::kGoalWorkWithoutReading && kind != AlarmKind::kSchedulesPaused) out["days"] = OrNull(days);
   out["message"] = message;
   return out;
 }
+
+namespace {
+
+// The primary metric's readings the rule needs: the latest, the first, the
+// last two by a run, and the few from outside a run since then.
+Status GatherReadings(Db& db, const PrimaryMetric& m, int64_t now, const std::string& now_text, GoalFacts* f) {
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ? AND at <= ?"
+        " ORDER BY at DESC, source DESC, run_id DESC LIMIT 1"));
+    q.Bind(1, m.name).Bind(2, now_text);
+    PULSE_ASSIGN_OR_RETURN(f->latest_reading, OneReading(q));
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ?"
+        " ORDER BY at, source, run_id LIMIT 1"));
+    q.Bind(1, m.name);
+    PULSE_ASSIGN_OR_RETURN(f->first_reading, OneReading(q));
+    // The first reading can only be a future one when every reading is.
+    if (f->first_reading && f->first_reading->at > now) f->first_reading.reset();
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations"
+        " WHERE metric = ? AND source = 'workflow_run' AND at <= ? ORDER BY at DESC LIMIT 2"));
+    q.Bind(1, m.name).Bind(2, now_text);
+    for (int i = 0; i < 2; ++i) {
+      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
+      if (!r) break;
+      f->last_two_by_run.push_back(std::move(*r));
+    }
+  }
+  const std::string last_by_run = f->last_two_by_run.empty() ? std::string() : FormatTime(f->last_two_by_run[0].at);
+  {
+    // Bounded: the card lists the latest few; older ones are in goal.readings.
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT at, value, source, run_id FROM pulse_goal_observations"
+        " WHERE metric = ? AND source IN ('builder_chat', 'manual') AND at > ? AND at <= ?"
+        " ORDER BY at DESC LIMIT 20"));
+    q.Bind(1, m.name).Bind(2, last_by_run).Bind(3, now_text);
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
+      if (!r) break;
+      f->outside_run_readings.push_back(std::move(*r));
+    }
+    std::sort(f->outside_run_readings.begin(), f->outside_run_readings.end(),
+              [](const Reading& a, const Reading& b) { return a.at < b.at; });
+  }
+  return Status::OK();
+}
+
+// The goal route's runs since its last reading and since its last completion.
+Status GatherGoalRuns(Db& db, const PrimaryMetric& m, const std::string& now_text, GoalFacts* f) {
+  const std::string last_by_run = f->last_two_by_run.empty() ? std::string() : FormatTime(f->last_two_by_run[0].at);
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT count(*) FROM goal_run_facts WHERE route = ? AND finished_at > ? AND finished_at <= ?"
+        " AND primary_reading = 0"));
+    q.Bind(1, m.route).Bind(2, last_by_run).Bind(3, now_text);
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    f->goal_runs_without_reading = row ? q.Int64(0) : 0;
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT finished_at FROM goal_run_facts WHERE route = ? AND completed = 1 AND finished_at <= ?"
+        " ORDER BY finished_at DESC LIMIT 1"));
+    q.Bind(1, m.route).Bind(2, now_text);
+    PULSE_ASSIGN_OR_RETURN(f->last_goal_completed_at, OneTime(q));
+  }
+  {
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+        "SELECT route, completed, count(*) FROM goal_run_facts WHERE finished_at > ? AND finished_at <= ?"
+        " GROUP BY route, completed"));
+    q.Bind(1, f->last_goal_completed_at ? FormatTime(*f->last_goal_completed_at) : std::string()).Bind(2, now_text);
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+      if (!row) break;
+      std::string route = q.Text(0);
+      if (route == m.route) {
+        // Completed goal runs cannot follow the last one; the rest failed.
+        if (q.Int64(1) == 0) f->failed_goal_runs += q.Int64(2);
+      } else {
+        f->runs_since_by_route[route.empty() ? "(no route)" : route] += q.Int64(2);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
 
 Result<GoalFacts> GatherGoalFacts(Db& db, const WorkflowConfig& config, int64_t now) {
   GoalFacts f;
@@ -97,87 +188,14 @@ Result<GoalFacts> GatherGoalFacts(Db& db, const WorkflowConfig& config, int64_t 
   if (!config.primary_metric) return f;
   const PrimaryMetric& m = *config.primary_metric;
 
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ? AND at <= ?"
-        " ORDER BY at DESC, source DESC, run_id DESC LIMIT 1"));
-    q.Bind(1, m.name).Bind(2, now_text);
-    PULSE_ASSIGN_OR_RETURN(f.latest_reading, OneReading(q));
-  }
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT at, value, source, run_id FROM pulse_goal_observations WHERE metric = ?"
-        " ORDER BY at, source, run_id LIMIT 1"));
-    q.Bind(1, m.name);
-    PULSE_ASSIGN_OR_RETURN(f.first_reading, OneReading(q));
-    // The first reading can only be a future one when every reading is.
-    if (f.first_reading && f.first_reading->at > now) f.first_reading.reset();
-  }
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT at, value, source, run_id FROM pulse_goal_observations"
-        " WHERE metric = ? AND source = 'workflow_run' AND at <= ? ORDER BY at DESC LIMIT 2"));
-    q.Bind(1, m.name).Bind(2, now_text);
-    for (int i = 0; i < 2; ++i) {
-      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
-      if (!r) break;
-      f.last_two_by_run.push_back(std::move(*r));
-    }
-  }
-  const std::string last_by_run = f.last_two_by_run.empty() ? std::string() : FormatTime(f.last_two_by_run[0].at);
-  {
-    // Bounded: the card lists the latest few; older ones are in goal.readings.
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT at, value, source, run_id FROM pulse_goal_observations"
-        " WHERE metric = ? AND source IN ('builder_chat', 'manual') AND at > ? AND at <= ?"
-        " ORDER BY at DESC LIMIT 20"));
-    q.Bind(1, m.name).Bind(2, last_by_run).Bind(3, now_text);
-    while (true) {
-      PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
-      if (!r) break;
-      f.outside_run_readings.push_back(std::move(*r));
-    }
-    std::sort(f.outside_run_readings.begin(), f.outside_run_readings.end(),
-              [](const Reading& a, const Reading& b) { return a.at < b.at; });
-  }
+  PULSE_RETURN_IF_ERROR(GatherReadings(db, m, now, now_text, &f));
   if (m.route.empty()) return f;
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT count(*) FROM goal_run_facts WHERE route = ? AND finished_at > ? AND finished_at <= ?"
-        " AND primary_reading = 0"));
-    q.Bind(1, m.route).Bind(2, last_by_run).Bind(3, now_text);
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    f.goal_runs_without_reading = row ? q.Int64(0) : 0;
-  }
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT finished_at FROM goal_run_facts WHERE route = ? AND completed = 1 AND finished_at <= ?"
-        " ORDER BY finished_at DESC LIMIT 1"));
-    q.Bind(1, m.route).Bind(2, now_text);
-    PULSE_ASSIGN_OR_RETURN(f.last_goal_completed_at, OneTime(q));
-  }
-  {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT route, completed, count(*) FROM goal_run_facts WHERE finished_at > ? AND finished_at <= ?"
-        " GROUP BY route, completed"));
-    q.Bind(1, f.last_goal_completed_at ? FormatTime(*f.last_goal_completed_at) : std::string()).Bind(2, now_text);
-    while (true) {
-      PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-      if (!row) break;
-      std::string route = q.Text(0);
-      if (route == m.route) {
-        // Completed goal runs cannot follow the last one; the rest failed.
-        if (q.Int64(1) == 0) f.failed_goal_runs += q.Int64(2);
-      } else {
-        f.runs_since_by_route[route.empty() ? "(no route)" : route] += q.Int64(2);
-      }
-    }
-  }
+  PULSE_RETURN_IF_ERROR(GatherGoalRuns(db, m, now_text, &f));
   return f;
 }
 
-std::string DecideGoalStatus(const PrimaryMetric& m, const StatusInputs& in) {
-  if (!in.measured_by_run_recently || !in.latest) return "not_measured";
+GoalStatus DecideGoalStatus(const PrimaryMetric& m, const StatusInputs& in) {
+  if (!in.measured_by_run_recently || !in.latest) return GoalStatus::kNotMeasured;
   const double v = in.latest->value;
   auto toward = [&](double delta) { return m.increase ? delta > 0 : delta < 0; };
   const bool reached = m.target && (m.increase ? v >= *m.target : v <= *m.target);
@@ -203,106 +221,87 @@ std::string DecideGoalStatus(const PrimaryMetric& m, const StatusInputs& in) {
       // Signed differences make it direction-aware: for a decrease both are
       // negative when on the way down.
       double progress = (v - *baseline) / denom;
-      if (progress >= 1) return in.any_alarm ? "at_risk" : "on_track";
-      if (progress >= 0.8) return "at_risk";
-      return "off_track";
+      if (progress >= 1) return in.any_alarm ? GoalStatus::kAtRisk : GoalStatus::kOnTrack;
+      if (progress >= 0.8) return GoalStatus::kAtRisk;
+      return GoalStatus::kOffTrack;
     }
     // The reading sits at the baseline's own time: no line yet, use the trend.
   }
-  if (reached) return in.any_alarm ? "at_risk" : "on_track";
-  if (in.last_two_by_run.size() < 2) return "at_risk";  // one reading shows no direction yet
+  if (reached) return in.any_alarm ? GoalStatus::kAtRisk : GoalStatus::kOnTrack;
+  if (in.last_two_by_run.size() < 2) return GoalStatus::kAtRisk;  // one reading shows no direction yet
   double delta = in.last_two_by_run[0].value - in.last_two_by_run[1].value;
-  if (delta == 0) return "at_risk";
-  if (toward(delta)) return in.any_alarm ? "at_risk" : "on_track";
-  return "off_track";
+  if (delta == 0) return GoalStatus::kAtRisk;
+  if (toward(delta)) return in.any_alarm ? GoalStatus::kAtRisk : GoalStatus::kOnTrack;
+  return GoalStatus::kOffTrack;
 }
 
-GoalCheck EvaluateGoalCheck(const std::string& workflow, const WorkflowConfig& config, const GoalFacts& f,
-                            int64_t now) {
-  GoalCheck c;
-  c.workflow = workflow;
-  c.checked_at = now;
-  if (!config.primary_metric) {
-    c.status = "no_goal";
-    c.fingerprint = "no_goal";
-    return c;
-  }
-  const PrimaryMetric& m = *config.primary_metric;
-  const GoalCheckSettings& s = config.goal_check;
-  const bool paused = config.AllSchedulesPaused();
-  c.has_goal = true;
-  c.metric_name = m.name;
-  c.target = m.target;
-  if (f.latest_reading) {
-    c.value = f.latest_reading->value;
-    c.last_measured_at = f.latest_reading->at;
-  }
-  std::optional<int64_t> last_by_run;
-  if (!f.last_two_by_run.empty()) last_by_run = f.last_two_by_run[0].at;
-  c.last_measured_by_run_at = last_by_run;
-  c.outside_run_readings = f.outside_run_readings;
+namespace {
 
-  // Not measured by a workflow run within N days. A reading exactly N days
-  // old is still within them.
-  bool measured_recently = last_by_run && !Exceeds(*last_by_run, now, s.not_measured_days);
-  if (!measured_recently) {
-    Alarm a;
-    a.kind = "not_measured";
-    if (last_by_run) {
-      a.days = WholeDaysBetween(*last_by_run, now);
-      a.message = "not measured by a workflow run for " + Days(*a.days) + " (last reading " +
-                  FormatShortDay(*last_by_run) + ")";
-    } else {
-      a.message = "never measured by a workflow run";
-    }
-    c.alarms.push_back(std::move(a));
+// Not measured by a workflow run within N days. A reading exactly N days
+// old is still within them.
+std::optional<Alarm> NotMeasuredAlarm(std::optional<int64_t> last_by_run, int days, int64_t now) {
+  if (last_by_run && !Exceeds(*last_by_run, now, days)) return std::nullopt;
+  Alarm a;
+  a.kind = AlarmKind::kNotMeasured;
+  if (last_by_run) {
+    a.days = WholeDaysBetween(*last_by_run, now);
+    a.message = "not measured by a workflow run for " + Days(*a.days) + " (last reading " +
+                FormatShortDay(*last_by_run) + ")";
+  } else {
+    a.message = "never measured by a workflow run";
   }
+  return a;
+}
 
-  if (!m.route.empty() && f.goal_runs_without_reading > 0) {
-    Alarm a;
-    a.kind = "goal_work_without_reading";
-    a.fields["runs"] = f.goal_runs_without_reading;
-    a.message = m.route + " ran " + Times(f.goal_runs_without_reading) +
-                (last_by_run ? " since " + FormatShortDay(*last_by_run) : std::string()) + " without a reading";
-    c.alarms.push_back(std::move(a));
-  }
+std::optional<Alarm> WithoutReadingAlarm(const PrimaryMetric& m, const GoalFacts& f,
+                                         std::optional<int64_t> last_by_run) {
+  if (m.route.empty() || f.goal_runs_without_reading <= 0) return std::nullopt;
+  Alarm a;
+  a.kind = AlarmKind::kGoalWorkWithoutReading;
+  a.fields["runs"] = f.goal_runs_without_reading;
+  a.message = m.route + " ran " + Times(f.goal_runs_without_reading) +
+              (last_by_run ? " since " + FormatShortDay(*last_by_run) : std::string()) + " without a reading";
+  return a;
+}
 
+std::optional<Alarm> NotCompletedAlarm(const PrimaryMetric& m, const GoalFacts& f, int days, int64_t now) {
   int64_t runs_since = f.failed_goal_runs;
   for (const auto& [route, n] : f.runs_since_by_route) runs_since += n;
-  bool goal_work_stale = !f.last_goal_completed_at || Exceeds(*f.last_goal_completed_at, now, s.not_measured_days);
-  if (!m.route.empty() && runs_since > 0 && goal_work_stale) {
-    Alarm a;
-    a.kind = "goal_work_not_completed";
-    json by_route = json::object();
-    std::vector<std::pair<std::string, int64_t>> ordered(f.runs_since_by_route.begin(), f.runs_since_by_route.end());
-    std::stable_sort(ordered.begin(), ordered.end(),
-                     [](const auto& x, const auto& y) { return x.second > y.second; });
-    std::string parts;
-    for (const auto& [route, n] : ordered) {
-      by_route[route] = n;
-      parts += (parts.empty() ? "" : ", ") + route + " \u00d7" + std::to_string(n);
-    }
-    std::string work = WorkName(m.route);
-    if (f.failed_goal_runs > 0) {
-      parts += (parts.empty() ? "" : ", ") + CountWord(f.failed_goal_runs) + " failed " + work +
-               (f.failed_goal_runs == 1 ? " run" : " runs");
-    }
-    a.fields["runs_since"] = by_route;
-    a.fields["failed_goal_runs"] = f.failed_goal_runs;
-    std::string runs = std::to_string(runs_since) + (runs_since == 1 ? " run" : " runs");
-    if (f.last_goal_completed_at) {
-      a.days = WholeDaysBetween(*f.last_goal_completed_at, now);
-      a.message = work + " work has not completed for " + Days(*a.days) + " (the " + runs + " since: " + parts + ")";
-    } else {
-      a.message = work + " work has never completed (the " + runs + " so far: " + parts + ")";
-    }
-    c.alarms.push_back(std::move(a));
+  bool stale = !f.last_goal_completed_at || Exceeds(*f.last_goal_completed_at, now, days);
+  if (m.route.empty() || runs_since <= 0 || !stale) return std::nullopt;
+  Alarm a;
+  a.kind = AlarmKind::kGoalWorkNotCompleted;
+  json by_route = json::object();
+  std::vector<std::pair<std::string, int64_t>> ordered(f.runs_since_by_route.begin(), f.runs_since_by_route.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::string parts;
+  for (const auto& [route, n] : ordered) {
+    by_route[route] = n;
+    parts += (parts.empty() ? "" : ", ") + route + " \u00d7" + std::to_string(n);
   }
+  std::string work = WorkName(m.route);
+  if (f.failed_goal_runs > 0) {
+    parts += (parts.empty() ? "" : ", ") + CountWord(f.failed_goal_runs) + " failed " + work +
+             (f.failed_goal_runs == 1 ? " run" : " runs");
+  }
+  a.fields["runs_since"] = by_route;
+  a.fields["failed_goal_runs"] = f.failed_goal_runs;
+  std::string runs = std::to_string(runs_since) + (runs_since == 1 ? " run" : " runs");
+  if (f.last_goal_completed_at) {
+    a.days = WholeDaysBetween(*f.last_goal_completed_at, now);
+    a.message = work + " work has not completed for " + Days(*a.days) + " (the " + runs + " since: " + parts + ")";
+  } else {
+    a.message = work + " work has never completed (the " + runs + " so far: " + parts + ")";
+  }
+  return a;
+}
 
-  bool no_run = !f.last_run_at || Exceeds(*f.last_run_at, now, s.no_run_days);
-  if (no_run) {
-    Alarm a;
-    a.kind = "no_run";
+// No run for N days; or, when runs are recent, the pause on its own.
+std::optional<Alarm> RunAlarm(const WorkflowConfig& config, const GoalFacts& f, int64_t now) {
+  const bool paused = config.AllSchedulesPaused();
+  Alarm a;
+  if (!f.last_run_at || Exceeds(*f.last_run_at, now, config.goal_check.no_run_days)) {
+    a.kind = AlarmKind::kNoRun;
     a.fields["schedules_paused"] = paused;
     if (f.last_run_at) {
       a.days = WholeDaysBetween(*f.last_run_at, now);
@@ -311,51 +310,123 @@ GoalCheck EvaluateGoalCheck(const std::string& workflow, const WorkflowConfig& c
       a.message = "no run recorded yet";
     }
     if (paused) a.message += " with schedules paused";
-    c.alarms.push_back(std::move(a));
-  } else if (paused) {
-    // The pause on its own (runs are recent, so no_run does not carry it).
-    Alarm a;
-    a.kind = "schedules_paused";
-    json ids = json::array();
-    std::string names;
-    for (const Schedule& sch : config.schedules) {
-      ids.push_back(sch.id);
-      names += (names.empty() ? "" : ", ") + sch.id;
-    }
-    a.fields["schedules"] = ids;
-    a.message = "schedules all paused (" + names + ")";
-    c.alarms.push_back(std::move(a));
+    return a;
   }
+  if (!paused) return std::nullopt;
+  a.kind = AlarmKind::kSchedulesPaused;
+  json ids = json::array();
+  std::string names;
+  for (const Schedule& sch : config.schedules) {
+    ids.push_back(sch.id);
+    names += (names.empty() ? "" : ", ") + sch.id;
+  }
+  a.fields["schedules"] = ids;
+  a.message = "schedules all paused (" + names + ")";
+  return a;
+}
 
-  StatusInputs in;
-  in.measured_by_run_recently = measured_recently;
-  in.latest = f.latest_reading;
-  in.first = f.first_reading;
-  in.last_two_by_run = f.last_two_by_run;
-  in.any_alarm = std::any_of(c.alarms.begin(), c.alarms.end(), [](const Alarm& a) { return a.kind != "not_measured"; });
-  c.status = DecideGoalStatus(m, in);
-
-  // Said once, then quiet: while paused, a check is quiet when the latest
-  // recorded check already reported this pause and no run, reading or alarm
-  // kind changed since. Days counting up are not news.
+// Said once, then quiet: equal fingerprints mean no run, reading, alarm kind
+// or pause changed in between. Days counting up are not news.
+std::string Fingerprint(const GoalCheck& c, const GoalFacts& f, bool paused) {
   std::vector<std::string> kinds;
-  for (const Alarm& a : c.alarms) kinds.push_back(a.kind);
+  for (const Alarm& a : c.alarms) kinds.push_back(AlarmKindName(a.kind));
   std::sort(kinds.begin(), kinds.end());
   std::string kinds_text;
   for (const std::string& k : kinds) kinds_text += (kinds_text.empty() ? "" : ",") + k;
-  c.fingerprint = "paused=" + std::string(paused ? "1" : "0") + ";alarms=" + kinds_text +
-                  ";runs=" + std::to_string(f.max_run_rowid) + ";readings=" + std::to_string(f.max_reading_rowid);
+  return "paused=" + std::string(paused ? "1" : "0") + ";alarms=" + kinds_text +
+         ";runs=" + std::to_string(f.max_run_rowid) + ";readings=" + std::to_string(f.max_reading_rowid);
+}
+
+}  // namespace
+
+GoalCheck EvaluateGoalCheck(const std::string& workflow, const WorkflowConfig& config, const GoalFacts& f,
+                            int64_t now) {
+  GoalCheck c;
+  c.workflow = workflow;
+  c.checked_at = now;
+  if (!config.primary_metric) {
+    c.status = GoalStatus::kNoGoal;
+    c.fingerprint = "no_goal";
+    return c;
+  }
+  const PrimaryMetric& m = *config.primary_metric;
+  const int not_measured_days = config.goal_check.not_measured_days;
+  const bool paused = config.AllSchedulesPaused();
+  c.has_goal = true;
+  c.metric_name = m.name;
+  c.target = m.target;
+  if (f.latest_reading) {
+    c.value = f.latest_reading->value;
+    c.last_measured_at = f.latest_reading->at;
+  }
+  if (!f.last_two_by_run.empty()) c.last_measured_by_run_at = f.last_two_by_run[0].at;
+  c.outside_run_readings = f.outside_run_readings;
+
+  for (std::optional<Alarm> a : {NotMeasuredAlarm(c.last_measured_by_run_at, not_measured_days, now),
+                                 WithoutReadingAlarm(m, f, c.last_measured_by_run_at),
+                                 NotCompletedAlarm(m, f, not_measured_days, now), RunAlarm(config, f, now)}) {
+    if (a) c.alarms.push_back(std::move(*a));
+  }
+
+  StatusInputs in;
+  in.measured_by_run_recently = !c.HasAlarm(AlarmKind::kNotMeasured);
+  in.latest = f.latest_reading;
+  in.first = f.first_reading;
+  in.last_two_by_run = f.last_two_by_run;
+  in.any_alarm = std::any_of(c.alarms.begin(), c.alarms.end(), [](const Alarm& a) { return a.kind != AlarmKind::kNotMeasured; });
+  c.status = DecideGoalStatus(m, in);
+
+  // While paused, a check is quiet when the latest recorded check already
+  // reported this pause and nothing changed since.
+  c.fingerprint = Fingerprint(c, f, paused);
   c.pause_reported = paused;
   c.quiet = paused && f.last_recorded && f.last_recorded->pause_reported &&
             f.last_recorded->fingerprint == c.fingerprint;
   return c;
 }
 
+const char* GoalStatusName(GoalStatus status) {
+  switch (status) {
+    case GoalStatus::kOnTrack: return "on_track";
+    case GoalStatus::kAtRisk: return "at_risk";
+    case GoalStatus::kOffTrack: return "off_track";
+    case GoalStatus::kNotMeasured: return "not_measured";
+    case GoalStatus::kNoGoal: return "no_goal";
+  }
+  return "no_goal";
+}
+
+const char* GoalStatusWords(GoalStatus status) {
+  switch (status) {
+    case GoalStatus::kOnTrack: return "on track";
+    case GoalStatus::kAtRisk: return "at risk";
+    case GoalStatus::kOffTrack: return "off track";
+    case GoalStatus::kNotMeasured: return "not measured";
+    case GoalStatus::kNoGoal: return "no goal";
+  }
+  return "no goal";
+}
+
+const char* AlarmKindName(AlarmKind kind) {
+  switch (kind) {
+    case AlarmKind::kNotMeasured: return "not_measured";
+    case AlarmKind::kGoalWorkWithoutReading: return "goal_work_without_reading";
+    case AlarmKind::kGoalWorkNotCompleted: return "goal_work_not_completed";
+    case AlarmKind::kNoRun: return "no_run";
+    case AlarmKind::kSchedulesPaused: return "schedules_paused";
+  }
+  return "not_measured";
+}
+
+bool GoalCheck::HasAlarm(AlarmKind kind) const {
+  return std::any_of(alarms.begin(), alarms.end(), [kind](const Alarm& a) { return a.kind == kind; });
+}
+
 json GoalCheck::ToJson() const {
   json out;
   out["workflow"] = workflow;
   out["checked_at"] = FormatTime(checked_at);
-  out["status"] = status;
+  out["status"] = GoalStatusName(status);
   if (has_goal) {
     out["metric"] = {{"name", metric_name},
                      {"value", value ? NumberJson(*value) : json(nullptr)},
@@ -387,7 +458,7 @@ Result<GoalCheck> RunGoalCheck(Db& db, const WorkflowConfig& config, const std::
   PULSE_ASSIGN_OR_RETURN(GoalFacts facts, GatherGoalFacts(db, config, now));
   GoalCheck check = EvaluateGoalCheck(workflow, config, facts, now);
   PULSE_RETURN_IF_ERROR(
-      StoreCheck(db, now, check.status, check.ToJson().dump(), check.fingerprint, check.pause_reported));
+      StoreCheck(db, now, GoalStatusName(check.status), check.ToJson().dump(), check.fingerprint, check.pause_reported));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return check;
 }
@@ -408,6 +479,28 @@ CheckDue DecideCheckDue(const CheckDueInputs& in) {
   d.report_only = in.paused;
   d.reason = in.paused ? "paused_report_only" : "due";
   return d;
+}
+
+Result<CheckDue> GoalCheckDue(Db& db, const WorkflowConfig& config, const std::string& workflow,
+                              const CheckLoad& load, int64_t now) {
+  CheckDueInputs in;
+  in.pulse_pass_active = load.pulse_pass_active;
+  in.running_checks = load.running_checks;
+  in.cap = load.cap;
+  in.now = now;
+  in.has_goal = config.HasGoal();
+  in.pulse_enabled = config.pulse_enabled;
+  in.paused = config.AllSchedulesPaused();
+  if (in.has_goal) {
+    PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
+    if (last) {
+      PULSE_ASSIGN_OR_RETURN(in.last_check_at, ParseTime(last->checked_at));
+    }
+    // The pause counts as reported when a check now would be quiet.
+    PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(db, config, workflow, now, false));
+    in.pause_already_reported = check.quiet;
+  }
+  return DecideCheckDue(in);
 }
 
 }  // namespace pulse

@@ -1,5 +1,5 @@
 // GoalCheck: the goal status, the key number and the silence alarms
-// (seed 002, phase 1; CONTRACT.md `pulse check --json`).
+// (CONTRACT.md `pulse check --json`).
 //
 // The check is split in two so the rule is testable without SQL:
 //  - GatherGoalFacts reads only what the rule needs, each through an index
@@ -24,10 +24,20 @@
 
 namespace pulse {
 
-// One finding. Kinds are exactly: not_measured, goal_work_without_reading,
-// goal_work_not_completed, no_run, schedules_paused.
+// The goal's status, in the check document's words (GoalStatusName).
+enum class GoalStatus { kOnTrack, kAtRisk, kOffTrack, kNotMeasured, kNoGoal };
+const char* GoalStatusName(GoalStatus status);  // "on_track", ...
+// The owner's words: "on track", "not measured".
+const char* GoalStatusWords(GoalStatus status);
+
+// The silence alarms (AlarmKindName: not_measured, goal_work_without_reading,
+// goal_work_not_completed, no_run, schedules_paused).
+enum class AlarmKind { kNotMeasured, kGoalWorkWithoutReading, kGoalWorkNotCompleted, kNoRun, kSchedulesPaused };
+const char* AlarmKindName(AlarmKind kind);
+
+// One finding.
 struct Alarm {
-  std::string kind;
+  AlarmKind kind = AlarmKind::kNotMeasured;
   std::optional<int64_t> days;          // null when "never"
   nlohmann::json fields = nlohmann::json::object();  // kind-specific (runs, runs_since, ...)
   std::string message;
@@ -56,7 +66,7 @@ Result<GoalFacts> GatherGoalFacts(Db& db, const WorkflowConfig& config, int64_t 
 struct GoalCheck {
   std::string workflow;
   int64_t checked_at = 0;
-  std::string status;  // on_track | at_risk | off_track | not_measured | no_goal
+  GoalStatus status = GoalStatus::kNoGoal;
   bool has_goal = false;
   std::string metric_name;
   std::optional<double> value;
@@ -71,6 +81,7 @@ struct GoalCheck {
   std::string fingerprint;
   bool pause_reported = false;
 
+  bool HasAlarm(AlarmKind kind) const;
   // Exactly the contract's `pulse check --json` document.
   nlohmann::json ToJson() const;
 };
@@ -88,7 +99,7 @@ struct StatusInputs {
   std::vector<Reading> last_two_by_run;  // newest first
   bool any_alarm = false;
 };
-std::string DecideGoalStatus(const PrimaryMetric& metric, const StatusInputs& in);
+GoalStatus DecideGoalStatus(const PrimaryMetric& metric, const StatusInputs& in);
 
 // Gathers, evaluates and, when `record`, stores the check (one transaction).
 Result<GoalCheck> RunGoalCheck(Db& db, const WorkflowConfig& config, const std::string& workflow, int64_t now,
@@ -112,5 +123,16 @@ struct CheckDue {
   std::string reason;
 };
 CheckDue DecideCheckDue(const CheckDueInputs& in);
+
+// What the scheduler knows that the database does not.
+struct CheckLoad {
+  bool pulse_pass_active = false;
+  int running_checks = 0;
+  int cap = 1;
+};
+// DecideCheckDue over this workflow's database: the last recorded check, and
+// whether a check now would be quiet (the pause already reported).
+Result<CheckDue> GoalCheckDue(Db& db, const WorkflowConfig& config, const std::string& workflow,
+                              const CheckLoad& load, int64_t now);
 
 }  // namespace pulse

@@ -398,6 +398,12 @@ Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, co
   return counts;
 }
 
+Result<ImportCounts> ImportScheduleRunsFile(Env& env, Db& db, const WorkflowConfig& config, const std::string& path) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, ReadScheduleRunsFile(env, path));
+  if (runs.empty()) return ImportCounts{};
+  return ImportScheduleRuns(db, config, runs, env.NowSeconds());
+}
+
 Result<FinalizeOutcome> FinalizeRun(Db& db, const WorkflowConfig& config, const RunRecord& run,
                                     const std::vector<RunRecord>& older, int64_t now) {
   PULSE_RETURN_IF_ERROR(ValidateRun(run, "run"));

@@ -1,4 +1,4 @@
-// Goal facts: the rows the goal check reads (seed 002, phase 1).
+// Goal facts: the rows the goal check reads.
 //  - pulse_goal_observations: metric readings with their source. Only
 //    readings whose source is `workflow_run` count as the workflow measuring
 //    its goal; builder-chat and manual readings are kept and reported as
@@ -97,6 +97,10 @@ struct ImportCounts {
 // Imports older runs; runs already known (from either source) are left alone.
 Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
                                         int64_t now);
+// schedule-runs.json at `path` when the workflow has one (nothing otherwise),
+// imported before a goal check reads, so the command line's `pulse check`
+// and the server's goal check turn see the same runs.
+Result<ImportCounts> ImportScheduleRunsFile(Env& env, Db& db, const WorkflowConfig& config, const std::string& path);
 
 // The whole after-run hook in one transaction: the older runs of
 // schedule-runs.json (if any) and this run's own facts are recorded together

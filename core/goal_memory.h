@@ -1,4 +1,4 @@
-// GoalMemory: the workflow's goal memory, memory/goal.md (seed 002, phase 3).
+// GoalMemory: the workflow's goal memory, memory/goal.md.
 //
 // Format: "## <section>" headings for the five sections below, one entry per
 // line: "- YYYY-MM-DD [owner answer | result | Pulse inference | builder answer] text".
@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ enum class MemorySection { kOwner, kDecisions, kLessons, kBets, kWaiting };
 enum class MemorySource { kOwnerAnswer, kResult, kPulseInference, kBuilderAnswer };
 
 const char* MemorySectionTitle(MemorySection s);   // "Owner preferences and answers"
+const char* MemorySectionKey(MemorySection s);    // "owner"
+const std::vector<MemorySection>& AllMemorySections();
 const char* MemorySourceLabel(MemorySource s);     // "owner answer"
 // Accepts the title or a short key (owner, decisions, lessons, bets, waiting),
 // case-insensitively; InvalidArgument naming the value otherwise.
@@ -78,18 +81,27 @@ struct MemoryWrite {
   int dropped = 0;            // consolidation only
 };
 
+// Goal memory as it reads now.
+struct MemoryView {
+  std::string text;
+  std::vector<MemoryEntry> entries;  // in the five known sections, hand_written set
+  int unparsed_lines = 0;
+  bool from_file = false;  // goal.md natively; the database copy in the browser
+  // Set when goal.md and the database copy were both edited since they last
+  // matched: the database's text (text is the file's).
+  std::optional<std::string> split_database_text;
+};
+
 class GoalMemory {
  public:
   // `file_path`: memory/goal.md; empty in the browser (the database mirror only).
   GoalMemory(Db& db, Env& env, std::string file_path);
 
   // The current text (file natively, else the mirror), the mirror brought up
-  // to date. Errors: an unreadable goal.md (a directory, not UTF-8, I/O), or a
-  // file and mirror both edited since they last matched (Conflict).
-  Result<std::string> Load();
-  // show: {text, hash, entries, entry_count, sections, limit, consolidate_past,
-  //        consolidate_due, over_limit, unparsed_lines, storage, rules}
-  Result<nlohmann::json> Show();
+  // to date, with its entries. Errors: an unreadable goal.md (a directory,
+  // not UTF-8, I/O). A file and mirror both edited since they last matched
+  // is not an error here: the view carries both (split_database_text).
+  Result<MemoryView> View();
 
   // Adds one entry dated today (Env clock) at the end of its section.
   Result<MemoryWrite> Add(MemorySection section, MemorySource source, const std::string& text);

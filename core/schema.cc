@@ -41,6 +41,28 @@ Status ApplyMigrations(Db& db, const char* component, const std::vector<Migratio
   return Status::OK();
 }
 
+// The outbox table is in every workflow database (the Pulse tab reads it
+// from the browser copy too); only the server writes to it (agent/outbox.h).
+Status EnsureOutboxSchema(Db& db) {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       "CREATE TABLE IF NOT EXISTS pulse_outbox ("
+       " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       " kind TEXT NOT NULL,"
+       " title TEXT NOT NULL DEFAULT '',"
+       " text TEXT NOT NULL,"
+       " payload_json TEXT NOT NULL DEFAULT '{}',"
+       " pulse_run_id TEXT NOT NULL DEFAULT '',"
+       " created_at TEXT NOT NULL,"
+       " delivered_at TEXT NOT NULL DEFAULT '',"
+       " delivery_error TEXT NOT NULL DEFAULT '',"
+       " attempts INTEGER NOT NULL DEFAULT 0);"
+       "CREATE INDEX IF NOT EXISTS pulse_outbox_undelivered ON pulse_outbox(delivered_at, id);"
+       "CREATE INDEX IF NOT EXISTS pulse_outbox_run ON pulse_outbox(pulse_run_id, id);"},
+  };
+  return ApplyMigrations(db, "outbox", kMigrations);
+}
+
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));

@@ -44,7 +44,6 @@ class [[nodiscard]] Status {
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
   // "<message>" for errors, "OK" otherwise.
-  std::string ToString() const { return ok() ? "OK" : message_; }
   // Prefixes the message with context ("workflow.json: " + message).
   Status WithContext(const std::string& context) const {
     return ok() ? *this : Status(code_, context + ": " + message_);

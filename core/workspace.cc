@@ -52,13 +52,6 @@ Result<std::vector<std::string>> ListWorkflows(Env& env, const std::string& work
   return out;
 }
 
-Result<WorkflowConfig> LoadWorkflowConfig(Env& env, const WorkflowPaths& paths) {
-  if (!env.IsDirectory(paths.dir)) return Status::NotFound(paths.dir + ": no such workflow");
-  Result<std::string> text = env.ReadFile(paths.workflow_json);
-  if (!text.ok()) return text.status();
-  return ParseWorkflowConfig(*text, paths.workflow_json);
-}
-
 Result<OpenedWorkflow> OpenWorkflow(Env& env, const std::string& workspace, const std::string& name,
                                     const OpenWorkflowOptions& options) {
   OpenedWorkflow w;

@@ -40,9 +40,6 @@ Result<WorkflowPaths> ResolveWorkflow(const std::string& workspace, const std::s
 // Slugs of every <workspace>/Workflow/* folder holding a workflow.json, sorted.
 Result<std::vector<std::string>> ListWorkflows(Env& env, const std::string& workspace);
 
-// Reads and parses workflow.json (NotFound / InvalidArgument naming the file).
-Result<WorkflowConfig> LoadWorkflowConfig(Env& env, const WorkflowPaths& paths);
-
 // An open workflow: its configuration and its database, schema ensured and
 // configuration snapshot stored, so the database alone answers every question.
 struct OpenedWorkflow {

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "core/agent_log.h"
-#include "core/api.h"
+#include "core/api/agent_log.h"
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "core/time_util.h"
 #include "server-shim/cli.h"
 
@@ -201,7 +203,7 @@ void PrintTable(const json& rows) {
 std::optional<json> CallOnWorkflow(State& state, const char* method, const json& args) {
   Result<OpenedWorkflow> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return std::nullopt; }
-  ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+  ApiContext ctx = ServerContext(*w, *state.env);
   Result<json> out = CallApi(ctx, method, args);
   if (!out.ok()) { state.exit_code = Fail(out.status()); return std::nullopt; }
   return *out;

@@ -3,7 +3,8 @@
 // the same API methods the server and the browser use.
 #include <memory>
 
-#include "core/api.h"
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "server-shim/cli.h"
 
 namespace pulse::cli {
@@ -28,12 +29,13 @@ Status CheckUtf8(const char* flag, const std::string& value) {
 // Runs one API method on the workflow named by the flags.
 Result<json> Call(State& state, const char* method, const json& args) {
   PULSE_ASSIGN_OR_RETURN(OpenedWorkflow w, OpenFromFlags(state));
-  ApiContext ctx{w.db.get(), state.env.get(), w.paths.name, w.config, w.paths.dir};
+  ApiContext ctx = ServerContext(w, *state.env);
   return CallApi(ctx, method, args);
 }
 
 void SetupGuard(CLI::App& app, State& state) {
-  auto flags = std::make_shared<GuardFlags>();
+  static GuardFlags guard_flags;  // CLI11 binds to the fields; Setup runs once per process
+  GuardFlags* flags = &guard_flags;
   CLI::App* sub = app.add_subcommand("guard", "the autonomy decision for one tool call in one turn kind (exit 0 either way)");
   AddCommonOptions(sub, state);
   sub->add_option("--turn", flags->turn, "goal_check, goal_work, goal_work_receipt, ask_pulse, run_failed, builder_question, builder_fix, workflow_step");

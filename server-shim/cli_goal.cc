@@ -1,5 +1,5 @@
 // `pulse observe`, `pulse finalize-run`, `pulse check`: file reading and
-// printing only; the rules are the goal.* API methods (core/goal_api.cc).
+// printing only; the rules are the goal.* API methods (core/api/goal.cc).
 //
 // schedule-runs.json (runs older than Pulse's own records) is imported, when
 // present, by both finalize-run (in the same transaction as the run's own
@@ -9,7 +9,8 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/api.h"
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "server-shim/cli.h"
@@ -18,13 +19,6 @@ namespace pulse::cli {
 namespace {
 
 using nlohmann::json;
-
-// Imports schedule-runs.json when the workflow has one.
-Result<json> ImportScheduleRunsFile(ApiContext& ctx, const std::string& path) {
-  PULSE_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, ReadScheduleRunsFile(*ctx.env, path));
-  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRuns(*ctx.db, ctx.config, runs, ctx.env->NowSeconds()));
-  return json{{"imported", counts.imported}, {"already", counts.already}};
-}
 
 struct ObserveFlags {
   std::string metric, value, at, source, run_id;
@@ -45,7 +39,7 @@ void SetupObserve(CLI::App& app, State& state) {
     if (!value.ok()) { state.exit_code = Fail(value.status()); return; }
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    ApiContext ctx = ServerContext(*w, *state.env);
     json args = {{"metric", f.metric}, {"value", *value}, {"source", f.source}};
     if (!f.at.empty()) args["at"] = f.at;
     if (!f.run_id.empty()) args["run_id"] = f.run_id;
@@ -61,19 +55,19 @@ void SetupObserve(CLI::App& app, State& state) {
 }
 
 void SetupFinalize(CLI::App& app, State& state) {
-  static std::string run_dir;
+  static struct { std::string run_dir; } f;
   CLI::App* sub = app.add_subcommand("finalize-run", "the after-run hook: record a finished run's goal facts");
   AddCommonOptions(sub, state);
-  sub->add_option("--run-dir", run_dir, "the run's folder (holds run.json and route_selection.json)")->required();
+  sub->add_option("--run-dir", f.run_dir, "the run's folder (holds run.json and route_selection.json)")->required();
   sub->callback([&state] {
     Result<Env*> env = GetEnv(state);
     if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
     // Every input is read and checked before anything is written.
-    Result<RunRecord> run = ReadRunFolder(**env, run_dir);
+    Result<RunRecord> run = ReadRunFolder(**env, f.run_dir);
     if (!run.ok()) { state.exit_code = Fail(run.status()); return; }
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    ApiContext ctx = ServerContext(*w, *state.env);
     json args = {{"route", run->route},
                  {"run", {{"run_id", run->run_id}, {"started_at", FormatTime(run->started_at)},
                           {"finished_at", FormatTime(run->finished_at)}, {"status", run->status},
@@ -89,7 +83,7 @@ void SetupFinalize(CLI::App& app, State& state) {
       args["schedule_runs_source"] = older;
     }
     Result<json> out = CallApi(ctx, "goal.record_run", args);
-    if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(run_dir)); return; }
+    if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(f.run_dir)); return; }
     if (state.globals.json) {
       PrintJson(*out);
     } else {
@@ -129,17 +123,17 @@ void PrintCheck(const json& c) {
 }
 
 void SetupCheck(CLI::App& app, State& state) {
-  static bool record = false;
+  static struct { bool record = false; } f;
   CLI::App* sub = app.add_subcommand("check", "the goal check: status, key number, last measured, alarms");
   AddCommonOptions(sub, state);
-  sub->add_flag("--record", record, "store the check (what makes \"paused: said once, then quiet\" work)");
+  sub->add_flag("--record", f.record, "store the check (what makes \"paused: said once, then quiet\" work)");
   sub->callback([&state] {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
-    Result<json> imported = ImportScheduleRunsFile(ctx, w->paths.schedule_runs);
+    ApiContext ctx = ServerContext(*w, *state.env);
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*state.env, *w->db, w->config, w->paths.schedule_runs);
     if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
-    Result<json> out = CallApi(ctx, "goal.check", json{{"record", record}});
+    Result<json> out = CallApi(ctx, "goal.check", json{{"record", f.record}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     // A bad goal status is a finding, not an error: exit 0.
     if (state.globals.json) PrintJson(*out);

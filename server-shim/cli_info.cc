@@ -1,6 +1,7 @@
 // `pulse info`: the workflow's configuration as Pulse reads it, and the API
 // methods the core offers. Also proves a workflow opens cleanly.
-#include "core/api.h"
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "server-shim/cli.h"
 
 namespace pulse::cli {
@@ -15,7 +16,7 @@ void Setup(CLI::App& app, State& state) {
       state.exit_code = Fail(w.status());
       return;
     }
-    ApiContext ctx{w->db.get(), state.env.get(), w->paths.name, w->config, w->paths.dir};
+    ApiContext ctx = ServerContext(*w, *state.env);
     Result<nlohmann::json> config = CallApi(ctx, "pulse.config", nlohmann::json::object());
     Result<nlohmann::json> methods = CallApi(ctx, "pulse.methods", nlohmann::json::object());
     if (!config.ok()) { state.exit_code = Fail(config.status()); return; }

@@ -1,10 +1,10 @@
 // POST /mcp: JSON-RPC 2.0 with initialize, ping, tools/list and tools/call
-// over Pulse's own tools (core "pulse.tools" / "pulse.tool_call"). The
-// session is the bearer token's, never anything in the request; every
-// tools/call passes the autonomy guard inside "pulse.tool_call". Responses
-// are plain application/json (no SSE stream); notifications get 202.
+// over Pulse's own tools (agent/pulse_tools.h). The session is the bearer
+// token's, never anything in the request; every tools/call passes the
+// autonomy guard in DispatchToolCall. Responses are plain application/json
+// (no SSE stream); notifications get 202.
+#include "agent/pulse_tools.h"
 #include "core/json_limits.h"
-#include "core/pulse_tools.h"
 #include "server-shim/mcp.h"
 
 #include <spdlog/spdlog.h>
@@ -33,118 +33,110 @@ json ToolText(const json& doc, bool is_error, const json& structured) {
   return out;
 }
 
-}  // namespace
+// One JSON-RPC request, checked: a method, an id (none for a
+// notification) and params that are an object.
+struct RpcCall {
+  std::string method;
+  json id;
+  json params;
+  bool notification = false;
+};
 
-void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find, const httplib::Request& req,
-               httplib::Response& res) {
-  std::string token = BearerToken(req);
-  if (token.empty()) {
-    ReplyJson(res, 401, RpcError(nullptr, -32001, "missing session token: send Authorization: Bearer <session token>"));
-    return;
-  }
-  Result<SessionRef> ref = find(token);
-  if (!ref.ok()) {
-    ReplyJson(res, 401, RpcError(nullptr, -32001, "unknown session token"));
-    return;
-  }
-
+// False with the reply written when the body is not a request we serve.
+bool ParseRpc(const httplib::Request& req, httplib::Response& res, RpcCall* call) {
   Result<json> parsed = ParseJsonBounded(req.body, "request body");
   if (!parsed.ok()) {
     ReplyJson(res, 400, RpcError(nullptr, -32700, "parse error: " + parsed.status().message()));
-    return;
+    return false;
   }
   json msg = std::move(parsed).value();
   if (msg.is_array()) {
     ReplyJson(res, 400, RpcError(nullptr, -32600, "invalid request: batches are not supported"));
-    return;
+    return false;
   }
   if (!msg.is_object() || JStr(msg, "jsonrpc") != "2.0" || !msg.contains("method") || !msg["method"].is_string()) {
     json id = msg.is_object() && msg.contains("id") ? msg["id"] : json(nullptr);
     if (!(id.is_string() || id.is_number_integer() || id.is_null())) id = nullptr;
     ReplyJson(res, 400, RpcError(id, -32600, "invalid request: expected a JSON-RPC 2.0 object with a \"method\""));
-    return;
+    return false;
   }
-  std::string method = msg["method"];
-  bool is_notification = !msg.contains("id");
-  json id = is_notification ? json(nullptr) : msg["id"];
-  if (!is_notification && !(id.is_string() || id.is_number_integer())) {
+  call->method = msg["method"];
+  call->notification = !msg.contains("id");
+  call->id = call->notification ? json(nullptr) : msg["id"];
+  if (!call->notification && !(call->id.is_string() || call->id.is_number_integer())) {
     ReplyJson(res, 400, RpcError(nullptr, -32600, "invalid request: \"id\" must be a string or an integer"));
-    return;
+    return false;
   }
-  json params = msg.contains("params") ? msg["params"] : json::object();
-  if (!params.is_object()) {
-    if (is_notification) { res.status = 202; return; }
-    ReplyJson(res, 200, RpcError(id, -32602, "invalid params: \"params\" must be an object"));
-    return;
-  }
-  if (is_notification) {
+  call->params = msg.contains("params") ? msg["params"] : json::object();
+  if (call->notification) {
     // notifications/initialized, notifications/cancelled, ...: accepted, no body.
     res.status = 202;
-    return;
+    return false;
   }
+  if (!call->params.is_object()) {
+    ReplyJson(res, 200, RpcError(call->id, -32602, "invalid params: \"params\" must be an object"));
+    return false;
+  }
+  return true;
+}
 
-  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(env, options.workspace, ref->workflow);
-  if (!oc.ok()) {
-    ReplyJson(res, 200, RpcError(id, -32603, "internal error: " + oc.status().message()));
-    return;
-  }
-  ApiContext& ctx = (*oc)->ctx;
+json Initialize(const RpcCall& call, const ApiContext& ctx, const ToolSession& session) {
+  std::string asked = JStr(call.params, "protocolVersion");
+  std::string version = kProtocolVersion;
+  for (const char* v : kSupportedVersions) if (asked == v) version = v;
+  return RpcResult(call.id,
+                   {{"protocolVersion", version},
+                    {"capabilities", {{"tools", {{"listChanged", false}}}}},
+                    {"serverInfo", {{"name", "pulse"}, {"title", "Pulse"}, {"version", PULSE_VERSION}}},
+                    {"instructions", "Pulse's own tools for workflow " + ctx.workflow +
+                                         ", held to the session's autonomy (turn " + TurnKindName(session.turn) + ")."}});
+}
 
-  if (method == "initialize") {
-    std::string asked = JStr(params, "protocolVersion");
-    std::string version = kProtocolVersion;
-    for (const char* v : kSupportedVersions) if (asked == v) version = v;
-    ReplyJson(res, 200, RpcResult(id, {{"protocolVersion", version},
-                                       {"capabilities", {{"tools", {{"listChanged", false}}}}},
-                                       {"serverInfo", {{"name", "pulse"}, {"title", "Pulse"}, {"version", PULSE_VERSION}}},
-                                       {"instructions", "Pulse's own tools for workflow " + ref->workflow + ", held to the session's autonomy (turn " + ref->turn + ")."}}));
+// tools/call: Pulse's own tools only, through the guarded dispatch.
+json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session) {
+  const json& params = call.params;
+  if (!params.contains("name") || !params["name"].is_string()) {
+    return RpcError(call.id, -32602, "invalid params: tools/call needs \"name\" (a string)");
+  }
+  json arguments = params.contains("arguments") ? params["arguments"] : json::object();
+  if (arguments.is_null()) arguments = json::object();
+  if (!arguments.is_object()) return RpcError(call.id, -32602, "invalid params: \"arguments\" must be an object");
+  std::string name = params["name"];
+  if (!IsPulseTool(name)) {
+    return RpcError(call.id, -32602, "unknown tool: " + name + " (this server offers Pulse's own tools; see tools/list)");
+  }
+  Result<ToolCallOutcome> out = DispatchToolCall(ctx, session, name, arguments);
+  if (!out.ok()) return RpcResult(call.id, ToolText(out.status().message(), true, ErrorToJson(out.status())));
+  json doc = out->ToJson();
+  if (!out->guard.allowed) {
+    spdlog::info("mcp: {} refused in session {}: {}", name, session.id, out->guard.reason);
+    return RpcResult(call.id, ToolText(out->guard.reason.empty() ? "refused" : out->guard.reason, true, doc));
+  }
+  return RpcResult(call.id, ToolText(out->executed ? out->result : doc, false, doc));
+}
+
+}  // namespace
+
+void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::Response& res) {
+  std::string token = BearerToken(req);
+  if (token.empty()) {
+    ReplyJson(res, 401, RpcError(nullptr, -32001, "missing session token: send Authorization: Bearer <session token>"));
     return;
   }
-  if (method == "ping") {
-    ReplyJson(res, 200, RpcResult(id, json::object()));
+  Result<FoundSession> found = find(token);
+  if (!found.ok()) {
+    ReplyJson(res, 401, RpcError(nullptr, -32001, "unknown session token"));
     return;
   }
-  if (method == "tools/list") {
-    Result<json> tools = CallApi(ctx, "pulse.tools", json::object());
-    if (!tools.ok()) {
-      ReplyJson(res, 200, RpcError(id, -32603, "internal error: " + tools.status().message()));
-      return;
-    }
-    ReplyJson(res, 200, RpcResult(id, {{"tools", (*tools)["tools"]}}));
-    return;
-  }
-  if (method == "tools/call") {
-    if (!params.contains("name") || !params["name"].is_string()) {
-      ReplyJson(res, 200, RpcError(id, -32602, "invalid params: tools/call needs \"name\" (a string)"));
-      return;
-    }
-    json arguments = params.contains("arguments") ? params["arguments"] : json::object();
-    if (arguments.is_null()) arguments = json::object();
-    if (!arguments.is_object()) {
-      ReplyJson(res, 200, RpcError(id, -32602, "invalid params: \"arguments\" must be an object"));
-      return;
-    }
-    std::string name = params["name"];
-    Result<json> known = CallApi(ctx, "pulse.tools", json{{"name", name}});
-    if (!known.ok() || (*known)["tools"].empty()) {
-      ReplyJson(res, 200, RpcError(id, -32602, "unknown tool: " + name + " (this server offers Pulse's own tools; see tools/list)"));
-      return;
-    }
-    Result<json> out = CallApi(ctx, "pulse.tool_call",
-                               json{{"token", token}, {"session", ref->session}, {"tool", name}, {"arguments", arguments}});
-    if (!out.ok()) {
-      ReplyJson(res, 200, RpcResult(id, ToolText(out.status().message(), true, json{{"error", out.status().message()}})));
-      return;
-    }
-    if (JBool(*out, "refused", false)) {
-      spdlog::info("mcp: {} refused in session {}: {}", name, ref->session, JStr(*out, "reason"));
-      ReplyJson(res, 200, RpcResult(id, ToolText(JStr(*out, "reason", "refused"), true, *out)));
-      return;
-    }
-    ReplyJson(res, 200, RpcResult(id, ToolText(out->contains("result") ? (*out)["result"] : *out, false, *out)));
-    return;
-  }
-  ReplyJson(res, 200, RpcError(id, -32601, "method not found: " + method));
+  RpcCall call;
+  if (!ParseRpc(req, res, &call)) return;
+  ApiContext& ctx = found->oc->ctx;
+  const ToolSession& session = found->session;
+  if (call.method == "initialize") return ReplyJson(res, 200, Initialize(call, ctx, session));
+  if (call.method == "ping") return ReplyJson(res, 200, RpcResult(call.id, json::object()));
+  if (call.method == "tools/list") return ReplyJson(res, 200, RpcResult(call.id, {{"tools", PulseToolDefinitions()}}));
+  if (call.method == "tools/call") return ReplyJson(res, 200, CallTool(call, ctx, session));
+  ReplyJson(res, 200, RpcError(call.id, -32601, "method not found: " + call.method));
 }
 
 }  // namespace pulse::serve

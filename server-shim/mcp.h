@@ -5,25 +5,25 @@
 #include <httplib.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 
-#include "core/env.h"
+#include "core/autonomy.h"
 #include "core/status.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
 
-struct SessionRef {
-  std::string workflow;
-  std::string session;
-  std::string turn;
-  bool open = false;
+// A session found from its bearer token (resolved once per request), with
+// its workflow opened for the rest of the request.
+struct FoundSession {
+  std::unique_ptr<OpenCtx> oc;
+  ToolSession session;
 };
 
 // NotFound when no workflow knows the token.
-using SessionFinder = std::function<Result<SessionRef>(const std::string& token)>;
+using SessionFinder = std::function<Result<FoundSession>(const std::string& token)>;
 
-void HandleMcp(Env& env, const ServeOptions& options, const SessionFinder& find, const httplib::Request& req,
-               httplib::Response& res);
+void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::Response& res);
 
 }  // namespace pulse::serve

@@ -1,7 +1,7 @@
 // `pulse serve`: the server shim. Only I/O lives here — HTTP, the scheduler
 // tick, runner processes, webhook delivery, files. Every rule it applies
-// (which check is due, what a turn does, what a tool call may do) is a core
-// API method, called through CallApi.
+// (which check is due, what a turn does, what a tool call may do) is in
+// core/ or agent/, reached through their typed calls or the API table.
 #pragma once
 
 #include <atomic>
@@ -20,7 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/api.h"
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "core/env.h"
 #include "core/status.h"
 #include "core/workspace.h"

@@ -14,13 +14,15 @@
 #include <cstdio>
 #include <iostream>
 
-#include "core/api_access.h"
+#include "agent/agent_api.h"
 #include "core/autonomy.h"
+#include "core/goal_check.h"
 #include "core/time_util.h"
-#include "core/pulse_tools.h"
+#include "agent/pulse_tools.h"
 #include "server-shim/http_server.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
+#include "server-shim/rest_routes.h"
 #include "server-shim/owner_token.h"
 #include "server-shim/sandbox.h"
 #include "server-shim/serve.h"
@@ -127,11 +129,19 @@ class App {
 
   // The workflow whose database knows `token`; with `session_id` (the tool
   // route's URL) only workflows that id can belong to are asked.
-  Result<SessionRef> FindSession(const std::string& token, const std::string& session_id = "");
+  Result<FoundSession> FindSession(const std::string& token, const std::string& session_id = "");
   void GenericCall(const httplib::Request& req, httplib::Response& res);
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
   void SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind);
+  // Install's parts: health, auth and the workflow list; the REST reads; the
+  // owner's writes and turns; the agent's tool route and MCP; 404s, static
+  // files and error handlers (the catch-all routes last).
+  void InstallService(HttpServer& s);
+  void InstallReads(HttpServer& s);
+  void InstallWrites(HttpServer& s);
+  void InstallAgent(HttpServer& s);
+  void InstallFallbacks(HttpServer& s);
 
   Env* env_;
   const ServeOptions& options_;
@@ -142,24 +152,8 @@ class App {
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
 };
 
-json QueryArgs(const httplib::Request& req, std::initializer_list<std::pair<const char*, const char*>> map) {
-  json args = json::object();
-  for (auto& [param, key] : map) {
-    if (req.has_param(param)) {
-      std::string v = req.get_param_value(param);
-      if (!v.empty()) args[key] = v;
-    }
-  }
-  return args;
-}
 
-// Decision ids are integers in the URL; other ids stay strings.
-json IdArg(const std::string& s) {
-  if (!s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoll(s);
-  return s;
-}
-
-Result<SessionRef> App::FindSession(const std::string& token, const std::string& session_id) {
+Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
   std::string cached;
   {
@@ -179,41 +173,39 @@ Result<SessionRef> App::FindSession(const std::string& token, const std::string&
   for (const std::string& wf : candidates) {
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
     if (!oc.ok()) continue;
-    Result<json> r = CallApi((*oc)->ctx, "session.resolve", json{{"token", token}});
-    if (!r.ok()) continue;
-    SessionRef ref;
-    ref.workflow = wf;
-    ref.session = JStr(*r, "session");
-    ref.turn = JStr(*r, "turn");
-    ref.open = JBool(*r, "open", false);
-    std::lock_guard<std::mutex> l(cache_mu_);
-    token_workflow_[token] = wf;
-    return ref;
+    Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
+    if (!session.ok()) continue;
+    {
+      std::lock_guard<std::mutex> l(cache_mu_);
+      token_workflow_[token] = wf;
+    }
+    return FoundSession{std::move(oc).value(), std::move(session).value()};
   }
   return Status::NotFound("unknown session token");
 }
 
+// POST /s/<session>/tools/custom/<tool>: the token is resolved once, proven
+// to be the URL's session, and the call goes straight to the dispatch.
 void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   std::string url_session = req.matches[1];
   std::string tool = req.matches[2];
   std::string token = BearerToken(req);
   if (token.empty()) return ReplyError(res, 401, "session token required: send Authorization: Bearer <session token>");
-  Result<SessionRef> ref = FindSession(token, url_session);
+  Result<FoundSession> found = FindSession(token, url_session);
   // The session comes from the URL and its token together; a token for
   // another session is as good as none.
-  if (!ref.ok() || ref->session != url_session) return ReplyError(res, 401, "wrong session token for session " + url_session);
+  if (!found.ok() || found->session.id != url_session) {
+    return ReplyError(res, 401, "wrong session token for session " + url_session);
+  }
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, ref->workflow);
-  if (!oc.ok()) return ReplyStatus(res, oc.status());
-  Result<json> out = CallApi((*oc)->ctx, "pulse.tool_call",
-                             json{{"token", token}, {"session", url_session}, {"tool", tool}, {"arguments", args}});
+  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args);
   if (!out.ok()) return ReplyStatus(res, out.status());
-  if (JBool(*out, "refused", false)) {
-    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, JStr(*out, "reason"));
-    return ReplyJson(res, 403, *out);
+  if (!out->guard.allowed) {
+    spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, out->guard.reason);
+    return ReplyJson(res, 403, out->ToJson());
   }
-  ReplyJson(res, 200, *out);
+  ReplyJson(res, 200, out->ToJson());
 }
 
 // POST /api/workflows/<wf>/call/<method>: any core method by name, the
@@ -223,12 +215,12 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
 // (sessions, turns, the tool route) is not offered.
 void App::GenericCall(const httplib::Request& req, httplib::Response& res) {
   std::string method = req.matches[2];
-  if (IsServerOnlyMethod(method)) return ReplyError(res, 403, "method " + method + " is not offered over HTTP");
-  if (!Api().Find(method)) return ReplyError(res, 404, "unknown method \"" + method + "\"");
+  const ApiMethod* m = ServerApi().Find(method);
+  if (!m) return ReplyError(res, 404, "unknown method \"" + method + "\"");
+  if (m->access == Access::kServer) return ReplyError(res, 403, "method " + method + " is not offered over HTTP");
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  bool read_only = IsReadOnlyCall(method, args);
-  if (read_only) {
+  if (m->AccessFor(args) == Access::kRead) {
     if (!AllowRead(req, res)) return;
   } else {
     if (!RequireOwner(req, res)) return;
@@ -281,8 +273,9 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     // The module's build directory also holds CMakeCache.txt, build.ninja,
     // compile_commands.json (paths, flags): only what the tab loads is served.
     // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {"pulse.mjs",        "pulse.wasm",      "sqljs-api.mjs",
-                                                     "opfs-pool.mjs",    "result-codes.mjs", "sqlite-header.mjs"};
+    static const std::set<std::string> kWasmFiles = {
+        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
@@ -306,7 +299,9 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   res.set_content(std::move(body).value(), ContentTypeFor(file).c_str());
 }
 
-void App::Install(HttpServer& s) {
+const std::string kWorkflow = R"(/api/workflows/([^/]+))";
+
+void App::InstallService(HttpServer& s) {
   s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
@@ -331,10 +326,11 @@ void App::Install(HttpServer& s) {
       } else {
         item["has_goal"] = (*oc)->ctx.config.HasGoal();
         item["schedules_paused"] = (*oc)->ctx.config.AllSchedulesPaused();
-        Result<json> check = CallApi((*oc)->ctx, "goal.check", json::object());
+        const ApiContext& ctx = (*oc)->ctx;
+        Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
         if (check.ok()) {
-          item["status"] = JStr(*check, "status");
-          item["goal_status"] = *check;
+          item["status"] = GoalStatusName(check->status);
+          item["goal_status"] = check->ToJson();
         } else {
           item["error"] = check.status().message();
         }
@@ -343,47 +339,26 @@ void App::Install(HttpServer& s) {
     }
     ReplyJson(res, 200, json{{"workflows", list}});
   });
-  const std::string wf = R"(/api/workflows/([^/]+))";
-  s.Get(wf, [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "pulse.config", json::object());
-  });
-  s.Get(wf + "/goal-status", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.check", json::object());
-  });
-  s.Get(wf + "/agent-log", [this](const httplib::Request& req, httplib::Response& res) {
-    json args = QueryArgs(req, {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}});
-    if (req.has_param("stuck_after_minutes")) {
-      try {
-        args["stuck_after_minutes"] = std::stoi(req.get_param_value("stuck_after_minutes"));
-      } catch (...) {
-        return ReplyError(res, 400, "stuck_after_minutes: expected a whole number");
-      }
-    }
-    if (req.has_param("include_running")) args["include_running"] = req.get_param_value("include_running") == "true";
-    Read(req, res, "agent_log.show", args);
-  });
-  s.Get(wf + "/decisions", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "decision.list", QueryArgs(req, {{"status", "status"}}));
-  });
-  s.Get(wf + "/readings", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.readings", json::object());
-  });
-  s.Get(wf + "/runs-by-route", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "goal.runs_by_route", QueryArgs(req, {{"since", "since"}}));
-  });
-  s.Get(wf + "/memory", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "memory.show", json::object());
-  });
-  s.Get(wf + "/outbox", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "outbox.list", json::object());
-  });
-  s.Get(wf + "/autonomy", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "autonomy.levels", json::object());
-  });
-  s.Get(wf + "/autonomy/decisions", [this](const httplib::Request& req, httplib::Response& res) {
-    Read(req, res, "autonomy.decisions", QueryArgs(req, {{"session", "session"}}));
-  });
+}
 
+void App::InstallReads(HttpServer& s) {
+  for (const RestRead& r : RestReads()) {
+    s.Get(kWorkflow + r.path, [this, &r](const httplib::Request& req, httplib::Response& res) {
+      json args = QueryArgs(req, r.query);
+      if (r.bool_query && req.has_param(r.bool_query)) args[r.bool_query] = req.get_param_value(r.bool_query) == "true";
+      if (r.int_query && req.has_param(r.int_query)) {
+        try {
+          args[r.int_query] = std::stoi(req.get_param_value(r.int_query));
+        } catch (...) {
+          return ReplyError(res, 400, std::string(r.int_query) + ": expected a whole number");
+        }
+      }
+      Read(req, res, r.method, args);
+    });
+  }
+}
+
+void App::InstallWrites(HttpServer& s) {
   // Owner writes: the token, then one core method.
   auto write = [this](const char* method, std::function<Status(const httplib::Request&, json&)> shape) {
     return [this, method, shape](const httplib::Request& req, httplib::Response& res) {
@@ -407,22 +382,28 @@ void App::Install(HttpServer& s) {
     body["id"] = IdArg(req.matches[2]);
     return Status::OK();
   };
-  s.Post(wf + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
-  s.Post(wf + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
-  s.Put(wf + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
-  s.Post(wf + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
-  s.Post(wf + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
-  s.Post(wf + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
+  s.Post(kWorkflow + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
+  s.Post(kWorkflow + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
+  s.Put(kWorkflow + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
+  s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
+  s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
+  s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
 
+}
+
+void App::InstallAgent(HttpServer& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    HandleMcp(*env_, options_, [this](const std::string& t) { return FindSession(t); }, req, res);
+    HandleMcp([this](const std::string& t) { return FindSession(t); }, req, res);
   });
   s.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST");
     ReplyError(res, 405, "/mcp takes POST (JSON-RPC 2.0); this server opens no SSE stream");
   });
+}
+
+void App::InstallFallbacks(HttpServer& s) {
   s.Get("/api/.*", [](const httplib::Request& req, httplib::Response& res) {
     ReplyError(res, 404, "no such API route: " + req.path);
   });
@@ -450,6 +431,14 @@ void App::Install(HttpServer& s) {
     spdlog::error("{} {}: {}", req.method, req.path, what);
     ReplyError(res, 500, "internal error: " + what);
   });
+}
+
+void App::Install(HttpServer& s) {
+  InstallService(s);
+  InstallReads(s);
+  InstallWrites(s);
+  InstallAgent(s);
+  InstallFallbacks(s);
 }
 
 }  // namespace

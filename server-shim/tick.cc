@@ -1,12 +1,14 @@
 // The scheduler tick and outbox delivery. Whether a goal check is due, and
-// whether a safe default is due, are core rules ("turn.check_due",
+// whether a safe default is due, are core rules (TurnCheckDue,
 // "decision.apply_due_defaults"); the tick only asks, starts what is due and
 // records what it started.
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/pulse_tools.h"
+#include "agent/pulse_turns.h"
+#include "core/goal_facts.h"
 #include "core/time_util.h"
-#include "core/pulse_tools.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -100,19 +102,21 @@ void Scheduler::TickOnce() {
     }
     ApiContext& ctx = (*oc)->ctx;
 
-    // 1. The daily goal check, when the core says it is due.
-    json due_args = {{"pulse_pass_active", turns_->ActiveOn(wf)},
-                     {"running_checks", turns_->RunningOfKind("goal_check")},
-                     {"cap", options_.max_checks}};
-    Result<json> due = CallApi(ctx, "turn.check_due", due_args);
+    // 1. The daily goal check, when the core says it is due. Older runs from
+    // schedule-runs.json come in first, as for `pulse check`, so the check
+    // deciding due-ness and quiet sees the runs the command line sees.
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
+    CheckLoad load{turns_->ActiveOn(wf), turns_->RunningOfKind("goal_check"), options_.max_checks};
+    Result<CheckDue> due = TurnCheckDue(ctx, load);
     if (!due.ok()) {
-      spdlog::warn("tick: {}: turn.check_due: {}", wf, due.status().message());
-    } else if (JBool(*due, "due", false)) {
+      spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
+    } else if (due->due) {
       TurnRequest req;
       req.workflow = wf;
       req.kind = "goal_check";
       req.trigger = "tick";
-      req.input = {{"report_only", JBool(*due, "report_only", false)}, {"due_reason", JStr(*due, "reason")}};
+      req.input = {{"report_only", due->report_only}, {"due_reason", due->reason}};
       Result<TurnTicket> t = turns_->Submit(req);
       if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
     }

@@ -7,7 +7,10 @@
 #include <chrono>
 #include <random>
 
-#include "core/pulse_tools.h"
+#include "agent/pulse_tools.h"
+#include "agent/pulse_turns.h"
+#include "core/agent_log.h"
+#include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
 #include "server-shim/serve.h"
@@ -19,17 +22,27 @@ using nlohmann::json;
 Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow) {
   auto oc = std::make_unique<OpenCtx>();
   PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
-  oc->ctx.db = oc->w.db.get();
-  oc->ctx.env = &env;
-  oc->ctx.workflow = oc->w.paths.name;
-  oc->ctx.config = oc->w.config;
-  oc->ctx.workflow_dir = oc->w.paths.dir;
+  oc->ctx = ServerContext(oc->w, env);
   return oc;
 }
 
 namespace {
 
 constexpr const char* kAgentPrefix = "pulse-turn-";
+
+// The turn's agent-log row, completed.
+Status CompleteAgent(OpenCtx& oc, const std::string& session, const std::string& agent, const std::string& status,
+                     const std::string& result, const std::string& error, const std::string& duration, int64_t now) {
+  AgentCompletion done;
+  done.session_id = session;
+  done.agent_id = agent;
+  done.status = status;
+  done.result = result;
+  done.error = error;
+  done.duration = duration;
+  done.at = now;
+  return AgentLogWriter(*oc.ctx.db).Completed(AgentLogWorkspacePath(oc.ctx.workflow), done, now);
+}
 
 std::string RandomHex(int n) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
@@ -91,13 +104,14 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
     }
   }
   PULSE_ASSIGN_OR_RETURN(std::unique_ptr<OpenCtx> oc, OpenForCall(*env_, options_.workspace, request.workflow));
-  PULSE_ASSIGN_OR_RETURN(json session, CallApi(oc->ctx, "session.open", json{{"turn", request.kind}}));
+  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(request.kind));
+  int64_t now = env_->NowSeconds();
+  PULSE_ASSIGN_OR_RETURN(OpenedSession session, OpenToolSession(*oc->ctx.db, oc->ctx.workflow, kind, "", now));
   TurnTicket t;
   t.workflow = request.workflow;
   t.kind = request.kind;
-  t.session = JStr(session, "session");
-  t.token = JStr(session, "token");
-  int64_t now = env_->NowSeconds();
+  t.session = session.session.id;
+  t.token = session.token;
   t.started_at = FormatTime(now);
   uint64_t n = ++counter_;
   t.pulse_run_id = "pr-" + Compact(t.started_at) + "-" + RandomHex(6) + "-" + std::to_string(n);
@@ -106,11 +120,15 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
                      (request.trigger.empty() ? "" : " (" + request.trigger + ")");
   // The row exists before the turn runs, so a turn that never gets to run
   // still leaves its record.
-  Result<json> started = CallApi(oc->ctx, "agent_log.started",
-                                 json{{"session", t.session}, {"agent", t.agent}, {"name", name},
-                                      {"kind", request.kind}, {"pulse_run_id", t.pulse_run_id},
-                                      {"at", t.started_at}});
-  if (!started.ok()) spdlog::warn("{}: agent log: {}", request.workflow, started.status().message());
+  AgentStart start;
+  start.session_id = t.session;
+  start.agent_id = t.agent;
+  start.name = name;
+  start.kind = request.kind;
+  start.pulse_run_id = t.pulse_run_id;
+  start.at = now;
+  Status started = AgentLogWriter(*oc->ctx.db).Started(AgentLogWorkspacePath(oc->ctx.workflow), start, now);
+  if (!started.ok()) spdlog::warn("{}: agent log: {}", request.workflow, started.message());
   spdlog::info("{}: turn {} accepted ({}, session {})", request.workflow, t.pulse_run_id, request.kind, t.session);
   std::lock_guard<std::mutex> l(mu_);
   Reap();
@@ -204,17 +222,25 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
 
+  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
+    // Runs older than Pulse's own records, imported as `pulse check` does,
+    // so the turn's goal check sees the runs the command line sees.
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
+  }
+
+  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
-    PULSE_ASSIGN_OR_RETURN(json out, CallApi(oc.ctx, "turn.rules", turn));
-    return json{{"result", JStr(out, "summary", out.dump())}};
+    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
+    PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
+    return json{{"result", report.summary}};
   }
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.
-  json context_args = turn;
-  context_args.erase("token");
-  PULSE_ASSIGN_OR_RETURN(json prepared, CallApi(oc.ctx, "turn.context", context_args));
+  PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
+                                                    JGet(request.input, "message", json())));
   json stdin_doc = prepared;
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
@@ -270,13 +296,11 @@ void TurnManager::Complete(const TurnTicket& t, const std::string& status, const
   }
   char dur[32];
   std::snprintf(dur, sizeof dur, "%.3fs", duration_ms / 1000.0);
-  Result<json> done = CallApi((*oc)->ctx, "agent_log.completed",
-                              json{{"session", t.session}, {"agent", t.agent}, {"status", status},
-                                   {"result", result}, {"error", error}, {"duration", dur},
-                                   {"at", FormatTime(env_->NowSeconds())}});
-  if (!done.ok()) spdlog::warn("{}: agent log: {}", t.workflow, done.status().message());
-  Result<json> closed = CallApi((*oc)->ctx, "session.close", json{{"session", t.session}});
-  if (!closed.ok()) spdlog::warn("{}: session.close: {}", t.workflow, closed.status().message());
+  const int64_t now = env_->NowSeconds();
+  Status done = CompleteAgent(**oc, t.session, t.agent, status, result, error, dur, now);
+  if (!done.ok()) spdlog::warn("{}: agent log: {}", t.workflow, done.message());
+  Result<std::vector<std::string>> closed = CloseToolSession(*(*oc)->ctx.db, t.session, now);
+  if (!closed.ok()) spdlog::warn("{}: closing session {}: {}", t.workflow, t.session, closed.status().message());
   if (error.empty()) {
     spdlog::info("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, std::string(Utf8Prefix(result, 200)));
   } else {
@@ -287,19 +311,20 @@ void TurnManager::Complete(const TurnTicket& t, const std::string& status, const
 void TurnManager::RecoverInterrupted(const std::string& workflow) {
   Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, workflow);
   if (!oc.ok()) return;
-  Result<json> rows = CallApi((*oc)->ctx, "agent_log.show", json{{"status", "running"}});
+  const int64_t now = env_->NowSeconds();
+  AgentLogQuery q;
+  q.status = "running";
+  Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);
   if (!rows.ok()) return;
-  for (const json& row : JGet(*rows, "rows", json::array())) {
-    std::string agent = JStr(row, "agent_id");
-    if (agent.rfind(kAgentPrefix, 0) != 0) continue;  // only turns this server started
-    std::string session = JStr(row, "session_id");
-    Result<json> done = CallApi(
-        (*oc)->ctx, "agent_log.completed",
-        json{{"session", session}, {"agent", agent}, {"status", "failed"},
-             {"error", "interrupted: the server stopped before this turn finished (recorded at restart)"},
-             {"at", FormatTime(env_->NowSeconds())}});
-    (void)CallApi((*oc)->ctx, "session.close", json{{"session", session}});
-    if (done.ok()) spdlog::warn("{}: turn {} was left running by an earlier server; recorded as interrupted", workflow, agent);
+  for (const AgentLogRow& row : *rows) {
+    if (row.agent_id.rfind(kAgentPrefix, 0) != 0) continue;  // only turns this server started
+    Status done = CompleteAgent(**oc, row.session_id, row.agent_id, "failed", "",
+                                "interrupted: the server stopped before this turn finished (recorded at restart)", "",
+                                now);
+    (void)CloseToolSession(*(*oc)->ctx.db, row.session_id, now);
+    if (done.ok()) {
+      spdlog::warn("{}: turn {} was left running by an earlier server; recorded as interrupted", workflow, row.agent_id);
+    }
   }
 }
 

@@ -12,6 +12,7 @@
 // Limits: one worker (tab) holds the pool at a time (a Web Lock plus the
 // handles' own exclusivity); one connection per copy; no WAL (no shared
 // memory); the pool grows by adding files before a database is opened.
+import { RESULT_CODES } from './result-codes.mjs';
 import { sqliteHeaderProblem } from './sqlite-header.mjs';
 
 const HEADER_SIZE = 4096;
@@ -21,14 +22,10 @@ const OFF_IMPORTED = 516;
 const OFF_SUM = 524;
 const HEADER_USED = 528;
 
-const SQLITE_OK = 0;
-const SQLITE_CANTOPEN = 14;
-const SQLITE_IOERR_READ = 266;
-const SQLITE_IOERR_SHORT_READ = 522;
-const SQLITE_IOERR_WRITE = 778;
-const SQLITE_IOERR_FSYNC = 1034;
-const SQLITE_IOERR_TRUNCATE = 1546;
-const SQLITE_IOERR_DELETE = 2570;
+const {
+  SQLITE_OK, SQLITE_CANTOPEN, SQLITE_IOERR_READ, SQLITE_IOERR_SHORT_READ, SQLITE_IOERR_WRITE, SQLITE_IOERR_FSYNC,
+  SQLITE_IOERR_TRUNCATE, SQLITE_IOERR_DELETE,
+} = RESULT_CODES;
 const SQLITE_OPEN_DELETEONCLOSE = 0x8;
 const SQLITE_OPEN_CREATE = 0x4;
 const SQLITE_OPEN_MAIN_DB = 0x100;
@@ -72,8 +69,7 @@ function checksum(bytes, n) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // Opens the pool (waiting briefly for a tab being closed or reloaded to let
-// go of it) and registers the VFS with `api.Module`. `api` is initPulse()'s
-// result.
+// go of it) and registers the VFS with `api`, initPulse()'s result (the module).
 export async function openOpfsPool(api, { directory = 'pulse-db-pool', initialCapacity = 6, waitMs = 2000 } = {}) {
   if (!opfsAvailable()) throw new Error(OPFS_UNAVAILABLE);
   let root;
@@ -91,8 +87,8 @@ export async function openOpfsPool(api, { directory = 'pulse-db-pool', initialCa
     pool.close();
     throw e;
   }
-  api.Module.pulseOpfs = pool.vfsMethods();
-  const rc = api.Module._pulse_opfs_register();
+  api.pulseOpfs = pool.vfsMethods();
+  const rc = api._pulse_opfs_register();
   if (rc !== SQLITE_OK) {
     pool.close();
     throw new Error(`could not register the OPFS VFS (SQLite code ${rc})`);
@@ -240,7 +236,7 @@ export class OpfsPool {
 
   // The synchronous file operations the C VFS calls through EM_JS.
   vfsMethods() {
-    const Module = this.api.Module;
+    const Module = this.api;
     const fail = (e, rc) => {
       this.lastError = `${e.name}: ${e.message}`;
       return rc;

@@ -67,6 +67,15 @@ function pulseText(event, key, what, fallback) {
   return v;
 }
 
+// The typed recorders' values (AgentStart, AgentCompletion in
+// pulse_bindings.cc): [field, default when absent].
+var PULSE_EVENTS = {
+  agentStarted: { what: 'agent_log.started', fields: [['session', ''], ['agent', ''], ['name', ''], ['kind', ''],
+    ['parent', ''], ['pulse_run_id', '']] },
+  agentCompleted: { what: 'agent_log.completed', fields: [['session', ''], ['agent', ''], ['status', 'completed'],
+    ['result', ''], ['error', ''], ['duration', '']] },
+};
+
 class Pulse {
   // `database`: a Database of this module, or null for the methods that
   // need none (pulse.version, autonomy.guard, ...).
@@ -118,34 +127,29 @@ class Pulse {
   // agent_log.started as a typed call (no JSON): {session, agent, name?,
   // kind?, parent?, pulse_run_id?, at?} -> {recorded, warning}.
   agentStarted(event, options) {
-    var what = 'agent_log.started';
-    var e = event || {};
-    var start = {
-      session: pulseText(e, 'session', what, ''), agent: pulseText(e, 'agent', what, ''),
-      name: pulseText(e, 'name', what, ''), kind: pulseText(e, 'kind', what, ''),
-      parent: pulseText(e, 'parent', what, ''), pulse_run_id: pulseText(e, 'pulse_run_id', what, ''),
-      at: pulseSeconds(e.at, what, 'at'),
-    };
-    var now = pulseSeconds(options && options.now, what, 'now');
-    var facade = this.recorderFor(what);
-    return pulseSettle(what, function () { return facade.agentStarted(start, now); });
+    return this.record('agentStarted', event, options);
   }
 
   // agent_log.completed as a typed call: {session, agent, status?, result?,
   // error?, duration? (text, or seconds as a number), at?} -> {recorded, warning}.
   agentCompleted(event, options) {
-    var what = 'agent_log.completed';
+    return this.record('agentCompleted', event, options);
+  }
+
+  // One event through the facade's typed recorder `kind`: every field of
+  // the Embind value is present (its type is checked here, its rules in the core).
+  record(kind, event, options) {
+    var spec = PULSE_EVENTS[kind];
     var e = event || {};
-    var done = {
-      session: pulseText(e, 'session', what, ''), agent: pulseText(e, 'agent', what, ''),
-      status: pulseText(e, 'status', what, 'completed'), result: pulseText(e, 'result', what, ''),
-      error: pulseText(e, 'error', what, ''),
-      duration: typeof e.duration === 'number' ? e.duration + 's' : pulseText(e, 'duration', what, ''),
-      at: pulseSeconds(e.at, what, 'at'),
-    };
-    var now = pulseSeconds(options && options.now, what, 'now');
-    var facade = this.recorderFor(what);
-    return pulseSettle(what, function () { return facade.agentCompleted(done, now); });
+    var value = { at: pulseSeconds(e.at, spec.what, 'at') };
+    for (var i = 0; i < spec.fields.length; i++) {
+      var key = spec.fields[i][0];
+      value[key] = key === 'duration' && typeof e.duration === 'number'
+        ? e.duration + 's' : pulseText(e, key, spec.what, spec.fields[i][1]);
+    }
+    var now = pulseSeconds(options && options.now, spec.what, 'now');
+    var facade = this.recorderFor(spec.what);
+    return pulseSettle(spec.what, function () { return facade[kind](value, now); });
   }
 
   // Frees the recorders' statements; the Pulse object stays usable.

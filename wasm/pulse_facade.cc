@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/env.h"
 #include "core/json_limits.h"
 
@@ -52,7 +52,7 @@ Status Facade::EnsureAgentLog() {
     return Status::OK();
   }
   PULSE_ASSIGN_OR_RETURN(ApiContext ctx, ContextFromDb(*db_, *DefaultEnv()));  // ensures the schema
-  PULSE_ASSIGN_OR_RETURN(writer_, AgentLogWriter::Create(*db_));
+  writer_ = std::make_unique<AgentLogWriter>(*db_);
   workspace_path_ = ctx.workflow.empty() ? "" : AgentLogWorkspacePath(ctx.workflow);
   return Status::OK();
 }

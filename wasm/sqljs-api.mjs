@@ -2,30 +2,33 @@
 // Statement over SQLite's C API (exported functions, called directly as
 // sql.js does), and the Pulse facade over the core's API table.
 //
-//   const { Database, Pulse } = await initPulse();            // browser/worker
-//   const { Database } = await initPulse({ wasmBinary });     // Node (pitfall 4)
+//   const SQL = await initPulse();                       // browser/worker
+//   const SQL = await initPulse({ wasmBinary });         // Node (pitfall 4)
+//   const db = new SQL.Database();  new SQL.Pulse(db).call(...)
 //
-// Behaviour follows sql.js 1.x (tests/node/sqljs_compat.test.mjs runs one
-// script against both and compares), with these deliberate differences:
-// `new Database(bytes)` checks the bytes at once and throws an Error naming
-// the problem for empty, truncated or non-SQLite input (sql.js opens them and
-// fails later, or treats empty as new); `export()` leaves prepared statements
-// usable (sql.js frees them); create_function, create_aggregate, updateHook,
-// iterateStatements and getNormalizedSQL are not provided.
+// As with sql.js's initSqlJs, the result is the Emscripten module itself
+// (stackSave, HEAPU8, ...) carrying the classes, and it is made once: later
+// calls return the same module whatever their options. A fresh, separate
+// instance: bindApi(await createPulseModule(options)).
+//
+// Behaviour follows sql.js 1.x: sql.js's own test suite passes unchanged
+// (tests/sqljs-suite/) and tests/node/sqljs_compat.test.mjs runs one script
+// against both and compares. Deliberate differences: `new Database(bytes)`
+// checks the bytes at once and throws an Error naming the problem for empty,
+// truncated or non-SQLite input (sql.js opens them and fails later, or
+// treats empty as new); `export()` leaves prepared statements usable (sql.js
+// frees them); of extension-functions.c only the functions SQLite lacks are
+// there (SQLite's own acos, ceil, log, ... stay, as with sql.js's
+// useOldExtensionFunctions: false).
 import createPulseModule from './pulse.mjs';
-import { RESULT_CODE_NAMES } from './result-codes.mjs';
+import { RESULT_CODES, RESULT_CODE_NAMES } from './result-codes.mjs';
 import { readSqliteHeader } from './sqlite-header.mjs';
+import { defineStatement, SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_TEXT } from './sqljs-statement.mjs';
+import { installUserFunctions } from './sqljs-functions.mjs';
 
-const SQLITE_OK = 0;
-const SQLITE_ROW = 100;
-const SQLITE_DONE = 101;
-const SQLITE_INTEGER = 1;
-const SQLITE_FLOAT = 2;
-const SQLITE_TEXT = 3;
-const SQLITE_BLOB = 4;
+const { SQLITE_NOTADB } = RESULT_CODES;
 const SQLITE_OPEN_READWRITE = 0x2;
 const SQLITE_OPEN_CREATE = 0x4;
-const SQLITE_TRANSIENT = -1;
 const STRING_SCRATCH_BYTES = 4096;
 
 // Checks that `bytes` look like a whole SQLite database file (the header
@@ -45,43 +48,51 @@ function toBytes(data) {
   throw new TypeError('new Database(data): data must be a Uint8Array, ArrayBuffer or array of bytes');
 }
 
-// Loads the module and returns the classes bound to it. Options:
-// wasmBinary (bytes, for Node), locateFile (where pulse.wasm is), and any
-// other Emscripten Module option.
-export async function initPulse(options = {}) {
-  const moduleOptions = { ...options };
-  if (!moduleOptions.wasmBinary && !moduleOptions.locateFile) {
-    moduleOptions.locateFile = (path) => new URL(path, import.meta.url).href;
+let loaded = null;
+
+// Loads the module once and returns it with the classes bound to it (later
+// calls: the same module). Options: wasmBinary (bytes, for Node), locateFile
+// (where pulse.wasm is), and any other Emscripten Module option.
+export function initPulse(options = {}) {
+  if (!loaded) {
+    const moduleOptions = { ...options };
+    if (!moduleOptions.wasmBinary && !moduleOptions.locateFile) {
+      moduleOptions.locateFile = (path) => new URL(path, import.meta.url).href;
+    }
+    loaded = createPulseModule(moduleOptions).then(bindApi);
+    // A failed load (say, a wrong path) may be retried.
+    loaded.catch(() => {
+      loaded = null;
+    });
   }
-  const Module = await createPulseModule(moduleOptions);
-  return bindApi(Module);
+  return loaded;
 }
 
-// The classes over an already-loaded module (one set per module instance).
-export function bindApi(Module) {
-  // Emscripten 3.1's Module._f is a wrapper that calls the wasm export
-  // through .apply and replaces itself only on Module; held in a local it
-  // would stay slow forever. Look up the export it forwards to instead.
-  const direct = (fn) => {
-    const m = /\["asm"\]\["([^"]+)"\]/.exec(Function.prototype.toString.call(fn));
-    const raw = m && Module.asm ? Module.asm[m[1]] : null;
-    return typeof raw === 'function' ? raw : fn;
-  };
+// The wasm exports themselves, by their C names with "_" in front. Emscripten
+// 3.1's Module._f is a stub that forwards through .apply until its first
+// call and then replaces itself only on Module: held in a local it would stay
+// slow. The link keeps export names unminified (wasm/CMakeLists.txt), so
+// Module.asm has them under their own names.
+function exportsOf(Module) {
   const fns = {};
   for (const key of Object.keys(Module)) {
     if (key.startsWith('_sqlite3_') || key.startsWith('_pulse_') || key === '_malloc' || key === '_free') {
-      fns[key] = direct(Module[key]);
+      const raw = Module.asm[key.slice(1)];
+      fns[key] = typeof raw === 'function' ? raw : Module[key];
     }
   }
+  return fns;
+}
+
+// Binds the classes to a loaded module (one set per module instance) and
+// returns the module carrying them.
+export function bindApi(Module) {
+  const fns = exportsOf(Module);
   const {
     _malloc, _free, _sqlite3_open_v2, _sqlite3_close_v2, _sqlite3_errmsg, _sqlite3_errstr,
     _sqlite3_extended_errcode, _sqlite3_exec, _sqlite3_changes, _sqlite3_prepare_v2, _sqlite3_step,
-    _sqlite3_reset, _sqlite3_clear_bindings, _sqlite3_finalize, _sqlite3_sql, _sqlite3_bind_text,
-    _sqlite3_bind_blob, _sqlite3_bind_double, _sqlite3_bind_int, _sqlite3_bind_int64,
-    _sqlite3_bind_parameter_index, _sqlite3_data_count, _sqlite3_column_count, _sqlite3_column_name,
-    _sqlite3_column_type, _sqlite3_column_double, _sqlite3_column_text, _sqlite3_column_blob,
-    _sqlite3_column_bytes, _sqlite3_malloc, _sqlite3_free, _pulse_db_from_bytes, _pulse_db_to_bytes, _pulse_export_begin, _pulse_export_page,
-    _pulse_export_end,
+    _sqlite3_finalize, _sqlite3_column_type, _sqlite3_column_double, _sqlite3_column_text,
+    _sqlite3_malloc, _pulse_db_from_bytes, _pulse_export_begin, _pulse_export_page, _pulse_export_end,
   } = fns;
   const { UTF8ToString, stringToUTF8, lengthBytesUTF8 } = Module;
 
@@ -105,6 +116,9 @@ export function bindApi(Module) {
     err.errcode = code;
     return err;
   }
+
+  const lib = { Module, fns, scratch, stringScratch, STRING_SCRATCH_BYTES, newCString };
+  const { Statement, StatementIterator } = defineStatement(lib);
 
   // Opens `filename` on `vfs` (0: default) and returns the connection.
   function openRaw(filename, flags, vfs) {
@@ -201,239 +215,46 @@ export function bindApi(Module) {
     }
   }
 
-  class Statement {
-    constructor(stmt, db) {
-      this.stmt = stmt;
-      this.db = db;
-      this.pos = 1;
-      this.allocatedmem = [];
-      // True while the statement is reset with no bindings: bind() can skip
-      // the reset sql.js always does (run() has just done it).
-      this.clean = true;
+  // The bytes given to new Database(bytes), opened after the header check.
+  // Its message stays ours, with SQLite's own words for the case added, so
+  // code that matches on those (as sql.js users do) still finds them.
+  function openGivenBytes(data) {
+    const bytes = toBytes(data);
+    try {
+      checkDatabaseBytes(bytes, 'the given database');
+    } catch (e) {
+      const err = new Error(`${e.message} (SQLite: file is not a database)`);
+      err.code = RESULT_CODE_NAMES[SQLITE_NOTADB];
+      err.errcode = SQLITE_NOTADB;
+      throw err;
     }
-
-    bind(values) {
-      if (!this.stmt) throw 'Statement closed';
-      if (!this.clean) this.reset();
-      this.clean = false;
-      if (Array.isArray(values)) return this.bindFromArray(values);
-      if (values != null && typeof values === 'object') return this.bindFromObject(values);
-      return true;
-    }
-
-    step() {
-      if (!this.stmt) throw 'Statement closed';
-      this.pos = 1;
-      this.clean = false;
-      const ret = _sqlite3_step(this.stmt);
-      if (ret === SQLITE_ROW) return true;
-      if (ret === SQLITE_DONE) return false;
-      throw this.db.handleError(ret);
-    }
-
-    getNumber(pos) {
-      if (pos == null) pos = this.pos++;
-      return _sqlite3_column_double(this.stmt, pos);
-    }
-
-    getBigInt(pos) {
-      if (pos == null) pos = this.pos++;
-      return BigInt(this.getString(pos));
-    }
-
-    getString(pos) {
-      if (pos == null) pos = this.pos++;
-      const ptr = _sqlite3_column_text(this.stmt, pos);
-      const size = _sqlite3_column_bytes(this.stmt, pos);
-      return UTF8ToString(ptr, size);
-    }
-
-    getBlob(pos) {
-      if (pos == null) pos = this.pos++;
-      const size = _sqlite3_column_bytes(this.stmt, pos);
-      const ptr = _sqlite3_column_blob(this.stmt, pos);
-      return Module.HEAPU8.slice(ptr, ptr + size);
-    }
-
-    get(params, config) {
-      config = config || {};
-      if (params != null && this.bind(params)) this.step();
-      const stmt = this.stmt;
-      const out = [];
-      const n = _sqlite3_data_count(stmt);
-      for (let i = 0; i < n; i++) {
-        switch (_sqlite3_column_type(stmt, i)) {
-          case SQLITE_INTEGER:
-            out.push(config.useBigInt ? this.getBigInt(i) : _sqlite3_column_double(stmt, i));
-            break;
-          case SQLITE_FLOAT:
-            out.push(_sqlite3_column_double(stmt, i));
-            break;
-          case SQLITE_TEXT:
-            out.push(this.getString(i));
-            break;
-          case SQLITE_BLOB:
-            out.push(this.getBlob(i));
-            break;
-          default:
-            out.push(null);
-        }
-      }
-      return out;
-    }
-
-    getColumnNames() {
-      const out = [];
-      const n = _sqlite3_column_count(this.stmt);
-      for (let i = 0; i < n; i++) out.push(UTF8ToString(_sqlite3_column_name(this.stmt, i)));
-      return out;
-    }
-
-    getAsObject(params, config) {
-      const values = this.get(params, config);
-      const names = this.getColumnNames();
-      const row = {};
-      for (let i = 0; i < names.length; i++) row[names[i]] = values[i];
-      return row;
-    }
-
-    getSQL() {
-      return UTF8ToString(_sqlite3_sql(this.stmt));
-    }
-
-    run(values) {
-      if (values != null) this.bind(values);
-      this.step();
-      return this.reset();
-    }
-
-    bindString(string, pos) {
-      if (pos == null) pos = this.pos++;
-      // Short strings go through one reused buffer and SQLite copies them
-      // (SQLITE_TRANSIENT): no malloc/free per value on the hot insert path.
-      if (string.length * 3 < STRING_SCRATCH_BYTES) {
-        const len = stringToUTF8(string, stringScratch, STRING_SCRATCH_BYTES);
-        this.db.handleError(_sqlite3_bind_text(this.stmt, pos, stringScratch, len, SQLITE_TRANSIENT));
-        return true;
-      }
-      const len = lengthBytesUTF8(string);
-      const p = _malloc(len + 1);
-      stringToUTF8(string, p, len + 1);
-      this.allocatedmem.push(p);
-      this.db.handleError(_sqlite3_bind_text(this.stmt, pos, p, len, 0));
-      return true;
-    }
-
-    bindBlob(array, pos) {
-      if (pos == null) pos = this.pos++;
-      const p = _malloc(array.length);
-      Module.HEAP8.set(array, p);
-      this.allocatedmem.push(p);
-      this.db.handleError(_sqlite3_bind_blob(this.stmt, pos, p, array.length, 0));
-      return true;
-    }
-
-    bindNumber(num, pos) {
-      if (pos == null) pos = this.pos++;
-      const rc = num === (num | 0) ? _sqlite3_bind_int(this.stmt, pos, num) : _sqlite3_bind_double(this.stmt, pos, num);
-      this.db.handleError(rc);
-      return true;
-    }
-
-    bindBigInt(num, pos) {
-      if (pos == null) pos = this.pos++;
-      if (BigInt.asIntN(64, num) !== num) {
-        throw new RangeError(`BigInt value is out of range for a 64-bit integer: ${num}`);
-      }
-      // 64-bit arguments arrive as (low, high) 32-bit halves in this build.
-      const rc = _sqlite3_bind_int64(this.stmt, pos, Number(BigInt.asIntN(32, num)), Number(num >> 32n));
-      this.db.handleError(rc);
-      return true;
-    }
-
-    bindNull(pos) {
-      if (pos == null) pos = this.pos++;
-      return _sqlite3_bind_blob(this.stmt, pos, 0, 0, 0) === SQLITE_OK;
-    }
-
-    bindValue(val, pos) {
-      if (pos == null) pos = this.pos++;
-      switch (typeof val) {
-        case 'string':
-          return this.bindString(val, pos);
-        case 'number':
-          return this.bindNumber(val + 0, pos);
-        case 'bigint':
-          return this.bindBigInt(val, pos);
-        case 'boolean':
-          return this.bindNumber(val + 0, pos);
-        case 'object':
-          if (val === null) return this.bindNull(pos);
-          if (val.length != null) return this.bindBlob(val, pos);
-          break;
-        default:
-          break;
-      }
-      throw `Wrong API use : tried to bind a value of an unknown type (${val}).`;
-    }
-
-    bindFromObject(valuesObj) {
-      for (const name of Object.keys(valuesObj)) {
-        const p = newCString(name);
-        const num = _sqlite3_bind_parameter_index(this.stmt, p);
-        _free(p);
-        if (num !== 0) this.bindValue(valuesObj[name], num);
-      }
-      return true;
-    }
-
-    bindFromArray(values) {
-      for (let i = 0; i < values.length; i++) this.bindValue(values[i], i + 1);
-      return true;
-    }
-
-    reset() {
-      this.freemem();
-      const ok = _sqlite3_clear_bindings(this.stmt) === SQLITE_OK && _sqlite3_reset(this.stmt) === SQLITE_OK;
-      this.clean = true;
-      return ok;
-    }
-
-    freemem() {
-      let p;
-      while ((p = this.allocatedmem.pop()) !== undefined) _free(p);
-    }
-
-    free() {
-      this.freemem();
-      const ok = _sqlite3_finalize(this.stmt) === SQLITE_OK;
-      this.db.statements.delete(this.stmt);
-      this.stmt = 0;
-      return ok;
-    }
+    return openFromBytes(bytes, 'the given database');
   }
 
   class Database {
     // new Database()            an empty in-memory database
     // new Database(bytes)       an in-memory copy of a database file (checked)
     constructor(data) {
-      this.statements = new Map();
-      this.filename = ':memory:';
-      if (data == null) {
-        this.db = openRaw(':memory:', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, null);
-      } else {
-        this.db = openFromBytes(toBytes(data), 'the given database');
-      }
+      const db = data == null ? openRaw(':memory:', SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, null) : openGivenBytes(data);
+      this.adopt(db, ':memory:');
     }
 
     // A Database over a file of a registered VFS (the OPFS pool uses this).
     static openFile(filename, { vfs, create = false } = {}) {
       const self = Object.create(Database.prototype);
-      self.statements = new Map();
-      self.filename = filename;
       const flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-      self.db = openRaw(filename, flags, vfs);
+      self.adopt(openRaw(filename, flags, vfs), filename);
       return self;
+    }
+
+    adopt(db, filename) {
+      this.db = db;
+      this.filename = filename;
+      this.statements = new Map(); // sqlite3_stmt* -> Statement
+      this.iterators = new Set(); // unfinished iterateStatements()
+      this.functions = new Map(); // "name/arity" -> table slots (sqljs-functions.mjs)
+      this.updateHookPointer = 0;
+      this.callbackError = null; // {error}: what an update hook threw
     }
 
     run(sql, params) {
@@ -448,12 +269,21 @@ export function bindApi(Module) {
       } else {
         const p = newCString(sql);
         try {
-          this.handleError(_sqlite3_exec(this.db, p, 0, 0, 0));
+          const rc = _sqlite3_exec(this.db, p, 0, 0, 0);
+          if (this.callbackError) this.throwCallbackError();
+          this.handleError(rc);
         } finally {
           _free(p);
         }
       }
       return this;
+    }
+
+    // The statements of `sql`, prepared one by one as the loop asks:
+    //   for (const stmt of db.iterateStatements(sql)) { stmt.step(); ... }
+    iterateStatements(sql) {
+      if (!this.db) throw new Error('Database closed');
+      return new StatementIterator(sql, this);
     }
 
     exec(sql, params, config) {
@@ -536,8 +366,10 @@ export function bindApi(Module) {
     close() {
       if (this.db === null) return;
       for (const stmt of [...this.statements.values()]) stmt.free();
+      for (const it of [...this.iterators]) it.finalize();
       this.handleError(_sqlite3_close_v2(this.db));
       this.db = null;
+      this.releaseCallbacks();
     }
 
     handleError(rc) {
@@ -569,5 +401,6 @@ export function bindApi(Module) {
     }
   }
 
-  return { Database, Statement, Pulse, Module, validateDatabaseBytes, checkDatabaseBytes };
+  installUserFunctions(Database, lib);
+  return Object.assign(Module, { Database, Statement, StatementIterator, Pulse, validateDatabaseBytes, checkDatabaseBytes });
 }

@@ -1,6 +1,8 @@
-// C helpers behind the sql.js-compatible Database (wasm/sqljs-api.mjs) for
-// the two SQLite calls whose 64-bit arguments the JS side cannot pass as
-// plain numbers in this build (WASM_BIGINT=0): database images in and out.
+// C helpers behind the sql.js-compatible Database (wasm/sqljs-api.mjs): the
+// two SQLite calls whose 64-bit arguments the JS side cannot pass as plain
+// numbers in this build (WASM_BIGINT=0), database images in and out; and the
+// heap figure the leak checks read.
+#include <malloc.h>
 #include <sqlite3.h>
 
 // Opens an in-memory connection over `n` bytes at `data`, which must come
@@ -25,3 +27,8 @@ unsigned char* pulse_db_to_bytes(sqlite3* db, int* n) {
   *n = p ? (int)size : (size == 0 ? 0 : -1);
   return p;
 }
+
+
+// Bytes of the heap in use (the allocator's own count): what the leak checks
+// of the JS callbacks compare before and after many calls.
+int pulse_heap_in_use(void) { return (int)mallinfo().uordblks; }

@@ -1,4 +1,4 @@
-// The durable background-agent log (issue 3, seed PLAT-114): one row per
+// The durable background-agent log: one row per
 // agent, the workflow-only boundary, best-effort writes under real faults,
 // read-back, versioned schema, retention, and a writer killed mid-stream.
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "core/agent_log.h"
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/db.h"
 #include "core/schema.h"
 #include "core/workspace.h"
@@ -242,11 +242,10 @@ TEST(AgentLog, LateOrRepeatedStartNeverReopensOrBlanksAFinishedRow) {
 TEST(AgentLog, InvalidEventsAreRefusedNotWritten) {
   Fixture f;
   auto db = OpenOrDie(f.db_path);
-  auto w = AgentLogWriter::Create(*db);
-  ASSERT_TRUE(w.ok());
-  EXPECT_EQ((*w)->Started("Workflow/demo", Start("", "a"), 0).code(), Code::kInvalidArgument);
-  EXPECT_EQ((*w)->Started("Workflow/demo", Start("s", ""), 0).code(), Code::kInvalidArgument);
-  Status running = (*w)->Completed("Workflow/demo", Done("s", "a", "running"), 0);
+  AgentLogWriter w(*db);
+  EXPECT_EQ(w.Started("Workflow/demo", Start("", "a"), 0).code(), Code::kInvalidArgument);
+  EXPECT_EQ(w.Started("Workflow/demo", Start("s", ""), 0).code(), Code::kInvalidArgument);
+  Status running = w.Completed("Workflow/demo", Done("s", "a", "running"), 0);
   EXPECT_EQ(running.code(), Code::kInvalidArgument);
   EXPECT_NE(running.message().find("not a finished status"), std::string::npos);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log"), 0);

@@ -8,7 +8,7 @@
 #include <tuple>
 #include <vector>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/autonomy.h"
 #include "core/schema.h"
 #include "core/sha256.h"
@@ -400,6 +400,18 @@ TEST(AutonomyBypass, ReasonsNamingDecodedPathsStayValidText) {
     std::string dumped;
     EXPECT_NO_THROW(dumped = DecisionToJson(d).dump()) << tool << " " << path;
     EXPECT_NE(d.reason.find('?'), std::string::npos) << d.reason;
+  }
+}
+
+
+// The Builder reads a fix the way a person does: look-alike and hidden
+// characters do not smuggle a deletion or a soul.md edit past the check.
+TEST(AutonomyBypass, AskBuilderFixTextIsFoldedBeforeItIsRead) {
+  for (const char* message : {"d\xd0\xb5lete step-4", "dele\xc2\xadte step-4", "edit S\xd0\x9eUL.md",
+                              "\xef\xbd\x84\xef\xbd\x85lete step-4", "mig\xe2\x80\x8brate the contract"}) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "ask_builder", {{"mode", "fix"}, {"message", message}});
+    EXPECT_FALSE(d.allowed) << message;
+    EXPECT_EQ(d.rule, GuardRule::kAskBuilderFixForbidden) << message;
   }
 }
 

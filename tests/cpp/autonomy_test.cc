@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/autonomy.h"
 #include "core/schema.h"
 #include "core/sha256.h"

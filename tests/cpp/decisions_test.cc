@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/decisions.h"
 #include "core/workspace.h"
 #include "tests/cpp/test_util.h"
@@ -321,16 +321,9 @@ TEST(Decisions, AnswerActSkipsADefaultOnceItsLevelIsHeldAgain) {
 
 TEST(Decisions, SessionsKnownToTheDatabaseAsPulseTurnsCannotAnswer) {
   Workflow wf;
-  std::string turn_session = "s-7f3a";
-  if (Api().Find("session.open")) {
-    // The autonomy module's guarded sessions (issue 5): the real thing.
-    json opened = wf.Ok("session.open", {{"turn", "goal_check"}});
-    turn_session = opened["session"];
-  } else {
-    // Before it is merged: a table of the same kind.
-    ASSERT_TRUE(wf.w->db->Exec("CREATE TABLE pulse_turn_sessions(session_id TEXT PRIMARY KEY, turn TEXT)").ok());
-    ASSERT_TRUE(wf.w->db->Exec("INSERT INTO pulse_turn_sessions VALUES('s-7f3a', 'goal_check')").ok());
-  }
+  // The autonomy module's guarded sessions.
+  json opened = wf.Ok("session.open", {{"turn", "goal_check"}});
+  std::string turn_session = opened["session"];
   EXPECT_TRUE(*IsUnattendedSession(*wf.w->db, turn_session));
   EXPECT_FALSE(*IsUnattendedSession(*wf.w->db, "owner-chat-1"));
   EXPECT_FALSE(*IsUnattendedSession(*wf.w->db, ""));

@@ -1,4 +1,4 @@
-// The goal check (seed 002, phase 1): the Substack case from the seed, the
+// The goal check: the Substack case from the seed, the
 // silence alarms, "said once, then quiet", the status rule and its edges,
 // and the daily check's due-ness. Fixed clock, real SQLite in a temp dir.
 #include <gtest/gtest.h>
@@ -68,7 +68,7 @@ TEST(GoalCheck, SubstackCaseFromTheSeedPrintsItsFiveFindings) {
   EXPECT_EQ(c.alarms[3].message, "no run for 7 days with schedules paused");
   ASSERT_EQ(c.outside_run_readings.size(), 1u);
   EXPECT_EQ(c.outside_run_readings[0].source, "builder_chat");
-  EXPECT_EQ(c.status, "not_measured");
+  EXPECT_EQ(c.status, GoalStatus::kNotMeasured);
 }
 
 TEST(GoalCheck, PauseIsSaidOnceThenQuietUntilARunEndsIt) {
@@ -119,7 +119,7 @@ TEST(GoalCheck, BuilderChatReadingIsNotTheWorkflowMeasuring) {
   g.Read(500, "2026-10-07T08:00:00Z", "builder_chat");
   g.Read(501, "2026-10-07T09:00:00Z", "manual");
   GoalCheck c = g.Check("2026-10-07T12:00:00Z");
-  EXPECT_EQ(c.status, "not_measured");
+  EXPECT_EQ(c.status, GoalStatus::kNotMeasured);
   const Alarm* a = FindAlarm(c, "not_measured");
   ASSERT_NE(a, nullptr);
   EXPECT_FALSE(a->days.has_value());
@@ -137,7 +137,7 @@ TEST(GoalCheck, NoReadingsEver) {
   g.Run("r1", "growth_funnel", "2026-10-07T09:00:00Z", "2026-10-07T09:30:00Z");
   g.Run("r2", "growth_funnel", "2026-10-07T10:00:00Z", "2026-10-07T10:30:00Z");
   GoalCheck c = g.Check("2026-10-07T12:00:00Z");
-  EXPECT_EQ(c.status, "not_measured");
+  EXPECT_EQ(c.status, GoalStatus::kNotMeasured);
   EXPECT_FALSE(c.value.has_value());
   EXPECT_FALSE(c.last_measured_at.has_value());
   json doc = c.ToJson();
@@ -160,14 +160,14 @@ TEST(GoalCheck, NoRunsEver) {
   EXPECT_EQ(a->ToJson()["schedules_paused"], false);
   EXPECT_EQ(FindAlarm(c, "goal_work_not_completed"), nullptr);
   EXPECT_EQ(FindAlarm(c, "goal_work_without_reading"), nullptr);
-  EXPECT_EQ(c.status, "at_risk");  // one reading shows no trend yet, and an alarm
+  EXPECT_EQ(c.status, GoalStatus::kAtRisk);  // one reading shows no trend yet, and an alarm
 }
 
 TEST(GoalCheck, NoPrimaryMetricIsNoGoalWithNoAlarms) {
   GoalDb g(R"({"schedules": [{"id": "daily", "enabled": false}]})");
   g.Run("r1", "research", "2026-09-01T09:00:00Z", "2026-09-01T09:30:00Z");
   GoalCheck c = g.Check("2026-10-07T12:00:00Z", true);
-  EXPECT_EQ(c.status, "no_goal");
+  EXPECT_EQ(c.status, GoalStatus::kNoGoal);
   EXPECT_TRUE(c.alarms.empty());
   json doc = c.ToJson();
   EXPECT_TRUE(doc["metric"].is_null());
@@ -182,13 +182,13 @@ TEST(GoalCheck, AReadingExactlyNDaysOldIsStillWithin) {
   g.Read(800, "2026-10-04T12:00:00Z", "workflow_run", "r1");
   GoalCheck exact = g.Check("2026-10-07T12:00:00Z");
   EXPECT_EQ(FindAlarm(exact, "not_measured"), nullptr);
-  EXPECT_NE(exact.status, "not_measured");
+  EXPECT_NE(exact.status, GoalStatus::kNotMeasured);
   GoalCheck later = g.Check("2026-10-07T12:00:01Z");
   const Alarm* a = FindAlarm(later, "not_measured");
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(a->days, 3);
   EXPECT_EQ(a->message, "not measured by a workflow run for 3 days (last reading 4 Oct)");
-  EXPECT_EQ(later.status, "not_measured");
+  EXPECT_EQ(later.status, GoalStatus::kNotMeasured);
   // The same boundary for no_run (finished 2026-10-04T12:30).
   EXPECT_EQ(FindAlarm(g.Check("2026-10-07T12:30:00Z"), "no_run"), nullptr);
   EXPECT_NE(FindAlarm(g.Check("2026-10-07T12:30:01Z"), "no_run"), nullptr);
@@ -233,7 +233,7 @@ TEST(GoalCheck, GoalWorkSkippedWhileOtherRoutesRan) {
   EXPECT_EQ(a->ToJson()["runs_since"], (json{{"publish_review", 2}}));
   // Two goal runs ran without a reading since 1 Oct.
   EXPECT_EQ(FindAlarm(c, "goal_work_without_reading")->message, "growth_funnel ran twice since 1 Oct without a reading");
-  EXPECT_EQ(c.status, "not_measured");
+  EXPECT_EQ(c.status, GoalStatus::kNotMeasured);
 }
 
 // ---- the status rule ----
@@ -272,42 +272,42 @@ TEST(GoalStatus, StraightLineThresholds) {
   // 0 -> 100 over 100 days: on day 50 the line expects 50.
   PrimaryMetric m = Metric(true, 100, 0, "2026-01-01T00:00:00Z", "2026-04-11T00:00:00Z");
   const std::string day50 = "2026-02-20T00:00:00Z";
-  EXPECT_EQ(DecideGoalStatus(m, In(R(50, day50))), "on_track");   // progress 1
-  EXPECT_EQ(DecideGoalStatus(m, In(R(50, day50), {}, true)), "at_risk");  // 1 with an alarm
-  EXPECT_EQ(DecideGoalStatus(m, In(R(40, day50))), "at_risk");    // 0.8
-  EXPECT_EQ(DecideGoalStatus(m, In(R(39.9, day50))), "off_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(80, day50))), "on_track");
+  EXPECT_EQ(DecideGoalStatus(m, In(R(50, day50))), GoalStatus::kOnTrack);   // progress 1
+  EXPECT_EQ(DecideGoalStatus(m, In(R(50, day50), {}, true)), GoalStatus::kAtRisk);  // 1 with an alarm
+  EXPECT_EQ(DecideGoalStatus(m, In(R(40, day50))), GoalStatus::kAtRisk);    // 0.8
+  EXPECT_EQ(DecideGoalStatus(m, In(R(39.9, day50))), GoalStatus::kOffTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(80, day50))), GoalStatus::kOnTrack);
   StatusInputs stale = In(R(80, day50));
   stale.measured_by_run_recently = false;
-  EXPECT_EQ(DecideGoalStatus(m, stale), "not_measured");
+  EXPECT_EQ(DecideGoalStatus(m, stale), GoalStatus::kNotMeasured);
 }
 
 TEST(GoalStatus, DirectionDecrease) {
   // Churn 10% -> 2% over 100 days: on day 50 the line expects 6%.
   PrimaryMetric m = Metric(false, 2, 10, "2026-01-01T00:00:00Z", "2026-04-11T00:00:00Z");
   const std::string day50 = "2026-02-20T00:00:00Z";
-  EXPECT_EQ(DecideGoalStatus(m, In(R(6, day50))), "on_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(5, day50))), "on_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(6.7, day50))), "at_risk");   // progress 0.825
-  EXPECT_EQ(DecideGoalStatus(m, In(R(7.5, day50))), "off_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(11, day50))), "off_track");  // moved away
+  EXPECT_EQ(DecideGoalStatus(m, In(R(6, day50))), GoalStatus::kOnTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(5, day50))), GoalStatus::kOnTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(6.7, day50))), GoalStatus::kAtRisk);   // progress 0.825
+  EXPECT_EQ(DecideGoalStatus(m, In(R(7.5, day50))), GoalStatus::kOffTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(11, day50))), GoalStatus::kOffTrack);  // moved away
   // No deadline: the trend of the last two run readings, direction-aware.
   PrimaryMetric open = Metric(false, 2, 10, "2026-01-01T00:00:00Z", std::nullopt);
-  EXPECT_EQ(DecideGoalStatus(open, In(R(7, day50), {R(7, day50), R(8, "2026-02-10")})), "on_track");
-  EXPECT_EQ(DecideGoalStatus(open, In(R(9, day50), {R(9, day50), R(8, "2026-02-10")})), "off_track");
-  EXPECT_EQ(DecideGoalStatus(open, In(R(2, day50), {R(2, day50), R(3, "2026-02-10")})), "on_track");  // reached
+  EXPECT_EQ(DecideGoalStatus(open, In(R(7, day50), {R(7, day50), R(8, "2026-02-10")})), GoalStatus::kOnTrack);
+  EXPECT_EQ(DecideGoalStatus(open, In(R(9, day50), {R(9, day50), R(8, "2026-02-10")})), GoalStatus::kOffTrack);
+  EXPECT_EQ(DecideGoalStatus(open, In(R(2, day50), {R(2, day50), R(3, "2026-02-10")})), GoalStatus::kOnTrack);  // reached
 }
 
 TEST(GoalStatus, NoDeadlineUsesTheLastTwoRunReadings) {
   PrimaryMetric m = Metric(true, 1000, 200, "2026-08-01T00:00:00Z", std::nullopt);
   const std::string a = "2026-10-01", b = "2026-10-05";
-  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b), {R(420, b), R(400, a)})), "on_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b), {R(420, b), R(400, a)}, true)), "at_risk");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(400, b), {R(400, b), R(400, a)})), "at_risk");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(380, b), {R(380, b), R(400, a)})), "off_track");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(1000, b), {R(1000, b), R(1200, a)})), "on_track");  // target reached
-  EXPECT_EQ(DecideGoalStatus(m, In(R(1000, b), {R(1000, b), R(1200, a)}, true)), "at_risk");
-  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b))), "at_risk");  // one reading: no direction yet
+  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b), {R(420, b), R(400, a)})), GoalStatus::kOnTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b), {R(420, b), R(400, a)}, true)), GoalStatus::kAtRisk);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(400, b), {R(400, b), R(400, a)})), GoalStatus::kAtRisk);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(380, b), {R(380, b), R(400, a)})), GoalStatus::kOffTrack);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(1000, b), {R(1000, b), R(1200, a)})), GoalStatus::kOnTrack);  // target reached
+  EXPECT_EQ(DecideGoalStatus(m, In(R(1000, b), {R(1000, b), R(1200, a)}, true)), GoalStatus::kAtRisk);
+  EXPECT_EQ(DecideGoalStatus(m, In(R(420, b))), GoalStatus::kAtRisk);  // one reading: no direction yet
 }
 
 TEST(GoalStatus, MissingBaselineIsTheFirstReading) {
@@ -315,13 +315,13 @@ TEST(GoalStatus, MissingBaselineIsTheFirstReading) {
   PrimaryMetric m = Metric(true, 200, std::nullopt, std::nullopt, "2026-04-11T00:00:00Z");
   StatusInputs in = In(R(150, "2026-02-20T00:00:00Z"));
   in.first = R(100, "2026-01-01T00:00:00Z");
-  EXPECT_EQ(DecideGoalStatus(m, in), "on_track");
+  EXPECT_EQ(DecideGoalStatus(m, in), GoalStatus::kOnTrack);
   in.latest = R(139, "2026-02-20T00:00:00Z");
-  EXPECT_EQ(DecideGoalStatus(m, in), "off_track");
+  EXPECT_EQ(DecideGoalStatus(m, in), GoalStatus::kOffTrack);
   // The first reading is the only one: no line yet, no trend yet.
   StatusInputs only = In(R(100, "2026-01-01T00:00:00Z"));
   only.first = only.latest;
-  EXPECT_EQ(DecideGoalStatus(m, only), "at_risk");
+  EXPECT_EQ(DecideGoalStatus(m, only), GoalStatus::kAtRisk);
 }
 
 TEST(GoalCheck, StatusFromTheDatabaseEndToEnd) {
@@ -330,12 +330,12 @@ TEST(GoalCheck, StatusFromTheDatabaseEndToEnd) {
   // The line from 200 (1 Aug) to 1000 (31 Dec) stands near 549 on 6 Oct, 555 on 7 Oct.
   g.Run("g1", "growth_funnel", "2026-10-06T09:00:00Z", "2026-10-06T09:30:00Z");
   g.Read(560, "2026-10-06T09:10:00Z", "workflow_run", "g1");
-  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, "on_track");
+  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, GoalStatus::kOnTrack);
   EXPECT_TRUE(g.Check("2026-10-07T12:00:00Z").alarms.empty());
   g.Read(500, "2026-10-07T09:10:00Z", "manual");  // the key number is the latest reading (progress 0.85)
-  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, "at_risk");
+  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, GoalStatus::kAtRisk);
   g.Read(300, "2026-10-07T10:10:00Z", "manual");
-  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, "off_track");
+  EXPECT_EQ(g.Check("2026-10-07T12:00:00Z").status, GoalStatus::kOffTrack);
 }
 
 TEST(GoalCheck, DirectionDecreaseAndNoDeadlineFromTheDatabase) {
@@ -344,25 +344,25 @@ TEST(GoalCheck, DirectionDecreaseAndNoDeadlineFromTheDatabase) {
                              R"( "baseline_at": "2026-09-01T00:00:00Z", "deadline": "2026-11-01T00:00:00Z")"));
   down.Run("g1", "growth_funnel", "2026-10-01T00:00:00Z", "2026-10-01T00:30:00Z");
   down.Read(290, "2026-10-01T00:00:00Z", "workflow_run", "g1");
-  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "on_track");
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, GoalStatus::kOnTrack);
   down.Read(340, "2026-10-01T00:00:00Z", "workflow_run", "g1");  // the same reading, corrected
-  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "at_risk");
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, GoalStatus::kAtRisk);
   down.Read(350, "2026-10-01T00:00:00Z", "workflow_run", "g1");
-  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, "off_track");
+  EXPECT_EQ(down.Check("2026-10-01T12:00:00Z").status, GoalStatus::kOffTrack);
 
   // No deadline: the last two readings by runs decide.
   GoalDb open(GoalConfigJson(R"(, "target": 1000, "baseline": 200)"));
   open.Run("g1", "growth_funnel", "2026-10-05T09:00:00Z", "2026-10-05T09:30:00Z");
   open.Read(400, "2026-10-05T09:10:00Z", "workflow_run", "g1");
-  EXPECT_EQ(open.Check("2026-10-05T12:00:00Z").status, "at_risk");  // one reading
+  EXPECT_EQ(open.Check("2026-10-05T12:00:00Z").status, GoalStatus::kAtRisk);  // one reading
   open.Run("g2", "growth_funnel", "2026-10-06T09:00:00Z", "2026-10-06T09:30:00Z");
   open.Read(410, "2026-10-06T09:10:00Z", "workflow_run", "g2");
-  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, "on_track");
+  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, GoalStatus::kOnTrack);
   open.Read(500, "2026-10-06T10:00:00Z", "builder_chat");  // not a run reading: the trend is unchanged
-  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, "on_track");
+  EXPECT_EQ(open.Check("2026-10-06T12:00:00Z").status, GoalStatus::kOnTrack);
   open.Run("g3", "growth_funnel", "2026-10-07T09:00:00Z", "2026-10-07T09:30:00Z");
   open.Read(405, "2026-10-07T09:10:00Z", "workflow_run", "g3");
-  EXPECT_EQ(open.Check("2026-10-07T12:00:00Z").status, "off_track");
+  EXPECT_EQ(open.Check("2026-10-07T12:00:00Z").status, GoalStatus::kOffTrack);
 }
 
 // ---- due-ness of the daily check ----

@@ -4,8 +4,9 @@
 
 #include <filesystem>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/goal_memory.h"
+#include "core/api/decisions.h"
 #include "core/schema.h"
 #include "core/workspace.h"
 #include "tests/cpp/test_util.h"
@@ -116,7 +117,7 @@ TEST(GoalMemory, HandEditsSurviveAddsAndNewEntriesGoToTheirSection) {
             "free text\n\n"
             "## Open bets\n"
             "- 2026-10-07 [Pulse inference] a referral link lifts signups\n");
-  auto shown = m.Show();
+  auto shown = GoalMemoryJson(m);
   ASSERT_TRUE(shown.ok()) << shown.status().message();
   EXPECT_EQ((*shown)["entry_count"], 3);
   // The owner's own entry is marked hand-written; Pulse's are not.
@@ -139,7 +140,7 @@ TEST(GoalMemory, ConsolidateKeepsAtMostSixtyAndNeverDropsOwnerLines) {
     f.env.Advance(kSecondsPerDay);
   }
   ASSERT_TRUE(f.Add(m, MemorySection::kLessons, MemorySource::kResult, "entry 69").ok());  // duplicate, newer
-  auto before = m.Show();
+  auto before = GoalMemoryJson(m);
   ASSERT_TRUE(before.ok());
   EXPECT_EQ((*before)["entry_count"], 72);
   EXPECT_TRUE((*before)["consolidate_due"].get<bool>());
@@ -162,7 +163,7 @@ TEST(GoalMemory, ConsolidateKeepsAtMostSixtyAndNeverDropsOwnerLines) {
   auto n = f.db->QueryInt64("SELECT count(*) FROM pulse_goal_memory_archive");
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(*n, 12);
-  auto after = m.Show();
+  auto after = GoalMemoryJson(m);
   EXPECT_FALSE((*after)["over_limit"].get<bool>());
 }
 
@@ -190,7 +191,7 @@ TEST(GoalMemory, OwnerSaveWithAStaleBaseHashIsRefusedAndNothingIsLost) {
   Fixture f;
   GoalMemory m(*f.db, f.env, f.path);
   ASSERT_TRUE(f.Add(m, MemorySection::kLessons, MemorySource::kResult, "first").ok());
-  auto shown = m.Show();
+  auto shown = GoalMemoryJson(m);
   std::string base = (*shown)["hash"];
   // Pulse adds while the owner has the editor open.
   ASSERT_TRUE(f.Add(m, MemorySection::kLessons, MemorySource::kResult, "second").ok());
@@ -205,7 +206,7 @@ TEST(GoalMemory, OwnerSaveWithAStaleBaseHashIsRefusedAndNothingIsLost) {
   EXPECT_NE(text.find("] second"), std::string::npos);
   EXPECT_EQ(text.find("owner's edit"), std::string::npos);
   // With the current hash the same edit goes through.
-  auto now = m.Show();
+  auto now = GoalMemoryJson(m);
   auto ok = m.Save((*now)["text"].get<std::string>() + "owner's edit\n", (*now)["hash"]);
   ASSERT_TRUE(ok.ok()) << ok.status().message();
   ASSERT_TRUE(tx.Commit().ok());
@@ -246,7 +247,7 @@ TEST(GoalMemory, UnreadableFilesAreClearErrorsAndNothingIsWritten) {
   EXPECT_NE(s.message().find("not valid UTF-8"), std::string::npos);
   EXPECT_NE(s.message().find("nothing was changed"), std::string::npos);
   EXPECT_EQ(ReadFileOrDie(f.path), bad);
-  EXPECT_FALSE(m.Show().ok());
+  EXPECT_FALSE(GoalMemoryJson(m).ok());
 }
 
 TEST(GoalMemory, Utf8Check) {
@@ -275,7 +276,7 @@ TEST(GoalMemory, DatabaseOnlyModeKeepsEverythingInTheMirror) {
   Fixture f;
   GoalMemory m(*f.db, f.env, "");  // the browser: no files
   ASSERT_TRUE(f.Add(m, MemorySection::kOwner, MemorySource::kOwnerAnswer, "weekly").ok());
-  auto shown = m.Show();
+  auto shown = GoalMemoryJson(m);
   ASSERT_TRUE(shown.ok());
   EXPECT_EQ((*shown)["storage"], "database");
   EXPECT_NE((*shown)["text"].get<std::string>().find("[owner answer] weekly"), std::string::npos);
@@ -291,7 +292,7 @@ TEST(GoalMemory, FileAndMirrorEditedApartIsAConflictNotAnOverwrite) {
   {
     // The browser edits the database copy...
     GoalMemory browser(*f.db, f.env, "");
-    auto s = browser.Show();
+    auto s = GoalMemoryJson(browser);
     Transaction tx(*f.db);
     ASSERT_TRUE(tx.Begin().ok());
     ASSERT_TRUE(browser.Save((*s)["text"].get<std::string>() + "browser edit\n", (*s)["hash"]).ok());
@@ -306,7 +307,7 @@ TEST(GoalMemory, FileAndMirrorEditedApartIsAConflictNotAnOverwrite) {
   EXPECT_EQ(s.code(), Code::kConflict);
   EXPECT_EQ(ReadFileOrDie(f.path), file);
   // Show still works and offers both; the owner keeps the database copy.
-  auto shown = m.Show();
+  auto shown = GoalMemoryJson(m);
   ASSERT_TRUE(shown.ok()) << shown.status().message();
   ASSERT_FALSE((*shown)["conflict"].is_null());
   EXPECT_EQ((*shown)["text"], file);
@@ -319,7 +320,7 @@ TEST(GoalMemory, FileAndMirrorEditedApartIsAConflictNotAnOverwrite) {
   ASSERT_TRUE(tx.Commit().ok());
   EXPECT_NE(ReadFileOrDie(f.path).find("merged by hand"), std::string::npos);
   EXPECT_TRUE(f.Add(m, MemorySection::kLessons, MemorySource::kResult, "more").ok());
-  EXPECT_TRUE((*m.Show())["conflict"].is_null());
+  EXPECT_TRUE((*GoalMemoryJson(m))["conflict"].is_null());
 }
 
 TEST(GoalMemory, MemoryNeverTouchesSoulMd) {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/db.h"
 #include "core/goal_check.h"
 #include "core/goal_facts.h"
@@ -96,7 +96,7 @@ class GoalDb {
 
 inline const Alarm* FindAlarm(const GoalCheck& c, const std::string& kind) {
   for (const Alarm& a : c.alarms) {
-    if (a.kind == kind) return &a;
+    if (AlarmKindName(a.kind) == kind) return &a;
   }
   return nullptr;
 }

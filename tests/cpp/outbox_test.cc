@@ -2,8 +2,9 @@
 // each delivery attempt is recorded, so undelivered ones are retried.
 #include <gtest/gtest.h>
 
-#include "core/api.h"
-#include "core/outbox.h"
+#include "core/api/api.h"
+#include "agent/agent_api.h"
+#include "agent/outbox.h"
 #include "core/schema.h"
 #include "tests/cpp/test_util.h"
 
@@ -27,6 +28,7 @@ struct Fixture {
     ctx.db = db.get();
     ctx.env = &env;
     ctx.workflow = "substack";
+    ctx.api = &ServerApi();
   }
 };
 

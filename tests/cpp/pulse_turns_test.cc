@@ -1,19 +1,21 @@
-// Pulse's tools and turn rules: the tool catalogue offered over MCP, the
-// rules runner's one batched recommendation, and the charters.
+// Pulse's turns: the charters, the rules runner's one batched
+// recommendation, when the daily check is due, and the built-in rules runner
+// on a real database with the goal, decisions, autonomy and agent-log modules.
+#include "agent/pulse_turns.h"
+
 #include <gtest/gtest.h>
 
-#include "core/api.h"
-#include "core/api_access.h"
-#include "core/pulse_tools.h"
-#include "core/pulse_turns.h"
-#include "core/tool_catalog.h"
+#include "agent/agent_api.h"
+#include "agent/pulse_tools.h"
 #include "core/workflow_config.h"
-#include "tests/cpp/test_util.h"
+#include "tests/cpp/agent_fixture.h"
 
 namespace pulse {
 namespace {
 
 using nlohmann::json;
+using testing::T;
+using testing::Workflow;
 
 WorkflowConfig Config(const std::string& text) {
   auto c = ParseWorkflowConfig(text, "workflow.json");
@@ -24,110 +26,180 @@ WorkflowConfig Config(const std::string& text) {
 const char* kSubstack = R"({"goal": {"primary_metric": {"name": "subscribers", "route": "growth_funnel", "target": 1000}},
   "schedules": [{"id": "daily", "cron": "0 9 * * *", "enabled": true}]})";
 
-TEST(PulseTools, OffersExactlyPulsesOwnToolsWithObjectSchemas) {
-  std::vector<std::string> names;
-  for (const json& t : PulseToolDefinitions()) {
-    names.push_back(t["name"]);
-    EXPECT_EQ(t["inputSchema"]["type"], "object") << t["name"];
-    EXPECT_FALSE(t["description"].get<std::string>().empty());
-  }
-  EXPECT_EQ(names, (std::vector<std::string>{"get_pulse_state", "record_pulse_goal_check", "record_pulse_recommendation",
-                                             "record_pulse_goal_memory", "record_pulse_decision_outcome"}));
-  EXPECT_TRUE(IsPulseTool("  Record_Pulse_Goal_Check "));
-  EXPECT_FALSE(IsPulseTool("update_step"));
-  // The guard's own normaliser: the name the guard decided on is the tool that runs.
-  EXPECT_EQ(NormalizeToolName(" Get_Pulse\tState"), "get_pulse_state");
-  EXPECT_TRUE(IsPulseTool("mcp__pulse__record_pulse_goal_check"));
-}
-
-TEST(PulseTools, ToolsMethodFindsOneByName) {
-  ApiContext ctx;
-  auto one = CallApi(ctx, "pulse.tools", json{{"name", "GET_PULSE_STATE"}});
-  ASSERT_TRUE(one.ok());
-  ASSERT_EQ((*one)["tools"].size(), 1u);
-  auto none = CallApi(ctx, "pulse.tools", json{{"name", "update_step"}});
-  ASSERT_TRUE(none.ok());
-  EXPECT_TRUE((*none)["tools"].empty());
-  auto all = CallApi(ctx, "pulse.tools", json::object());
-  EXPECT_EQ((*all)["tools"].size(), 5u);
-  EXPECT_EQ(CallApi(ctx, "pulse.tool_call", json{{"tool", "get_pulse_state"}}).status().code(), Code::kInvalidArgument);
+Alarm MakeAlarm(AlarmKind kind, const std::string& message) {
+  Alarm a;
+  a.kind = kind;
+  a.message = message;
+  return a;
 }
 
 TEST(PulseTurns, RecommendationBatchesTheAlarmsIntoOneDecision) {
-  json check = json::parse(R"J({
-    "workflow": "substack", "checked_at": "2026-10-07T12:00:00Z", "status": "not_measured",
-    "metric": {"name": "subscribers", "value": 412, "target": 1000,
-               "last_measured_at": "2026-10-07T08:10:00Z", "last_measured_by_run_at": "2026-09-17T09:30:00Z"},
-    "alarms": [
-      {"kind": "not_measured", "days": 20, "message": "not measured by a workflow run for 20 days (last reading 17 Sep)"},
-      {"kind": "goal_work_without_reading", "runs": 6, "message": "growth_funnel ran 6 times since 17 Sep without a reading"},
-      {"kind": "goal_work_not_completed", "days": 11, "message": "growth work has not completed for 11 days"},
-      {"kind": "no_run", "days": 7, "schedules_paused": true, "message": "no run for 7 days with schedules paused"}]})J");
-  json rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
-  EXPECT_EQ(rec["question"], "Substack Pulse: the goal is not measured. Which fix should come first?");
-  ASSERT_EQ(rec["options"].size(), 4u);
-  EXPECT_EQ(rec["options"][0], "Add a step to growth_funnel that records subscribers on every run");
-  EXPECT_EQ(rec["options"][1], "Make growth_funnel the next scheduled run and fix what stops it");
-  EXPECT_EQ(rec["options"][2], "Resume the paused schedules");
-  EXPECT_EQ(rec["options"][3], "Leave it as it is for now");
-  EXPECT_EQ(rec["option"], rec["options"][0]);
-  EXPECT_EQ(rec["confidence"], "high");
-  EXPECT_NE(rec["why"].get<std::string>().find("not measured by a workflow run for 20 days (last reading 17 Sep); "
-                                               "growth_funnel ran 6 times"),
+  GoalCheck check;
+  check.workflow = "substack";
+  check.checked_at = T("2026-10-07T12:00:00Z");
+  check.status = GoalStatus::kNotMeasured;
+  check.has_goal = true;
+  check.metric_name = "subscribers";
+  check.value = 412;
+  check.target = 1000;
+  check.last_measured_at = T("2026-10-07T08:10:00Z");
+  check.last_measured_by_run_at = T("2026-09-17T09:30:00Z");
+  check.alarms = {
+      MakeAlarm(AlarmKind::kNotMeasured, "not measured by a workflow run for 20 days (last reading 17 Sep)"),
+      MakeAlarm(AlarmKind::kGoalWorkWithoutReading, "growth_funnel ran 6 times since 17 Sep without a reading"),
+      MakeAlarm(AlarmKind::kGoalWorkNotCompleted, "growth work has not completed for 11 days"),
+      MakeAlarm(AlarmKind::kNoRun, "no run for 7 days with schedules paused")};
+  GoalRecommendation rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
+  EXPECT_EQ(rec.question, "Substack Pulse: the goal is not measured. Which fix should come first?");
+  ASSERT_EQ(rec.options.size(), 4u);
+  EXPECT_EQ(rec.options[0], "Add a step to growth_funnel that records subscribers on every run");
+  EXPECT_EQ(rec.options[1], "Make growth_funnel the next scheduled run and fix what stops it");
+  EXPECT_EQ(rec.options[2], "Resume the paused schedules");
+  EXPECT_EQ(rec.options[3], "Leave it as it is for now");
+  EXPECT_EQ(rec.option, rec.options[0]);
+  EXPECT_EQ(rec.confidence, "high");
+  EXPECT_NE(rec.why.find("not measured by a workflow run for 20 days (last reading 17 Sep); "
+                         "growth_funnel ran 6 times"),
             std::string::npos);
-  EXPECT_EQ(rec["evidence"], "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)");
+  EXPECT_EQ(rec.evidence, "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)");
 }
 
 TEST(PulseTurns, APausedWorkflowOrNoAlarmsGetsLessConfidence) {
-  json check = json::parse(R"({"status": "off_track", "alarms": [],
-    "metric": {"name": "subscribers", "value": 300, "target": 1000}})");
-  json rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
-  EXPECT_EQ(rec["confidence"], "medium");
-  EXPECT_EQ(rec["options"][0], "Review the plan for growth_funnel with Pulse and change what does not move subscribers");
-  EXPECT_NE(rec["why"].get<std::string>().find("off track"), std::string::npos);
+  GoalCheck check;
+  check.status = GoalStatus::kOffTrack;
+  check.has_goal = true;
+  check.metric_name = "subscribers";
+  check.value = 300;
+  check.target = 1000;
+  GoalRecommendation rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
+  EXPECT_EQ(rec.confidence, "medium");
+  EXPECT_EQ(rec.options[0], "Review the plan for growth_funnel with Pulse and change what does not move subscribers");
+  EXPECT_NE(rec.why.find("off track"), std::string::npos);
 
-  json paused = json::parse(R"({"status": "not_measured", "alarms": [{"kind": "not_measured", "message": "m"}]})");
+  GoalCheck paused;
+  paused.status = GoalStatus::kNotMeasured;
+  paused.alarms = {MakeAlarm(AlarmKind::kNotMeasured, "m")};
   WorkflowConfig c = Config(R"({"goal": {"primary_metric": {"name": "subscribers"}},
     "schedules": [{"id": "daily", "enabled": false}]})");
-  EXPECT_EQ(BuildGoalRecommendation(paused, c, "substack")["confidence"], "medium");
+  EXPECT_EQ(BuildGoalRecommendation(paused, c, "substack").confidence, "medium");
 }
 
 TEST(PulseTurns, ChartersPerTurnKind) {
-  auto check = TurnCharter("goal_check", false);
+  auto check = TurnCharter(TurnKind::kGoalCheck, false);
   ASSERT_TRUE(check.ok());
   EXPECT_NE(check->find("record_pulse_goal_check(verdict=\"on_track\") and stop"), std::string::npos);
   EXPECT_EQ(check->find("report-only"), std::string::npos);
-  auto paused = TurnCharter("goal_check", true);
+  auto paused = TurnCharter(TurnKind::kGoalCheck, true);
   EXPECT_NE(paused->find("report-only"), std::string::npos);
-  EXPECT_NE(TurnCharter("goal_work", false)->find("Goal Work"), std::string::npos);
-  EXPECT_NE(TurnCharter("ask_pulse", false)->find("owner wrote"), std::string::npos);
-  EXPECT_EQ(TurnCharter("run_anything", false).status().code(), Code::kNotFound);
+  EXPECT_NE(TurnCharter(TurnKind::kGoalWork, false)->find("Goal Work"), std::string::npos);
+  EXPECT_NE(TurnCharter(TurnKind::kAskPulse, false)->find("owner wrote"), std::string::npos);
+  EXPECT_EQ(TurnCharter(TurnKind::kRunFailed, false).status().code(), Code::kNotFound);
   EXPECT_EQ(PulseName("substack"), "Substack Pulse");
-  EXPECT_EQ(StatusWords("not_measured"), "not measured");
+  EXPECT_STREQ(GoalStatusWords(GoalStatus::kNotMeasured), "not measured");
 }
 
-}  // namespace
-}  // namespace pulse
+TEST(RulesRunner, NotOnTrackRecordsRaisesOneDecisionAndOneSummary) {
+  Workflow f;
+  f.NotMeasured();
+  json s = f.Session("goal_check");
+  json out = f.Rules(s, "goal_check", "pr-1");
+  EXPECT_EQ(out["outcome"], "reported");
+  EXPECT_EQ(out["status"], "not_measured");
+  json pending = f.Call("decision.list", {{"status", "pending"}})["decisions"];
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0]["raised_by"], "pulse");
+  EXPECT_EQ(pending[0]["question"], "Substack Pulse: the goal is not measured. Which fix should come first?");
+  ASSERT_TRUE(pending[0]["recommendation"].is_object());
+  EXPECT_EQ(pending[0]["recommendation"]["option"], "Add a step to growth_funnel that records subscribers on every run");
+  // change=ask: the decisions module refuses the safe default; the
+  // recommendation stands without it.
+  EXPECT_TRUE(pending[0]["recommendation"]["safe_default_by"].is_null());
+  EXPECT_EQ(out["safe_default"], false);
+  json outbox = f.Call("outbox.list", json::object())["messages"];
+  ASSERT_EQ(outbox.size(), 1u);
+  EXPECT_EQ(outbox[0]["kind"], "pulse_summary");
+  EXPECT_EQ(outbox[0]["pulse_run_id"], "pr-1");
+  EXPECT_EQ(outbox[0]["title"], "Substack Pulse: not measured");
+  EXPECT_NE(outbox[0]["text"].get<std::string>().find("not measured by a workflow run for 20 days"), std::string::npos);
+  // Every tool call of the runner went through the guard, on its session.
+  json guarded = f.Call("autonomy.decisions", {{"session", s["session"]}})["decisions"];
+  ASSERT_GE(guarded.size(), 2u);
+  EXPECT_EQ(guarded[0]["tool"], "record_pulse_goal_check");
+  EXPECT_EQ(guarded[1]["tool"], "record_pulse_recommendation");
 
-namespace pulse {
-namespace {
+  // The next day: recorded again, a second message, but no second decision
+  // while Pulse's first is pending.
+  f.env.Set(T("2026-10-08T12:00:00Z"));
+  json again = f.Rules(f.Session("goal_check"), "goal_check", "pr-2");
+  EXPECT_EQ(again["decision_reused"], true);
+  EXPECT_EQ(again["decision_id"], pending[0]["id"]);
+  EXPECT_EQ(f.Call("decision.list", {{"status", "pending"}})["decisions"].size(), 1u);
+  EXPECT_EQ(f.Call("outbox.list", json::object())["messages"].size(), 2u);
+  EXPECT_NE(again["summary"].get<std::string>().find("Still waiting on you"), std::string::npos);
+}
 
-TEST(ApiAccess, ReadsAreNamedAndEverythingElseIsAWrite) {
-  EXPECT_TRUE(IsReadOnlyCall("goal.check", json::object()));
-  EXPECT_TRUE(IsReadOnlyCall("goal.check", json{{"record", false}}));
-  EXPECT_FALSE(IsReadOnlyCall("goal.check", json{{"record", true}}));
-  EXPECT_FALSE(IsReadOnlyCall("goal.check", json{{"record", "yes"}}));
-  EXPECT_TRUE(IsReadOnlyCall("memory.show", json::object()));
-  EXPECT_TRUE(IsReadOnlyCall("decision.list", json{{"status", "all"}}));
-  EXPECT_FALSE(IsReadOnlyCall("decision.answer", json::object()));
-  EXPECT_FALSE(IsReadOnlyCall("memory.save", json::object()));
-  EXPECT_FALSE(IsReadOnlyCall("goal.observe", json::object()));
-  EXPECT_FALSE(IsReadOnlyCall("some.future_method", json::object()));
-  EXPECT_TRUE(IsServerOnlyMethod("session.open"));
-  EXPECT_TRUE(IsServerOnlyMethod("pulse.tool_call"));
-  EXPECT_TRUE(IsServerOnlyMethod("agent_log.started"));
-  EXPECT_FALSE(IsServerOnlyMethod("decision.answer"));
-  EXPECT_FALSE(IsServerOnlyMethod("goal.readings"));
+TEST(RulesRunner, WithChangeAutoTheSafeDefaultIsKept) {
+  Workflow f("auto");
+  f.NotMeasured();
+  json out = f.Rules(f.Session("goal_check"), "goal_check", "pr-1");
+  EXPECT_EQ(out["safe_default"], true) << out.dump();
+  json pending = f.Call("decision.list", {{"status", "pending"}})["decisions"];
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_EQ(pending[0]["recommendation"]["safe_default_by"], "2026-10-09T12:00:00Z");
+}
+
+TEST(RulesRunner, OnTrackRecordsAndStops) {
+  Workflow f;
+  f.OnTrack();
+  json out = f.Rules(f.Session("goal_check"), "goal_check", "pr-1");
+  EXPECT_EQ(out["outcome"], "on_track") << out.dump();
+  EXPECT_EQ(f.Call("decision.list", {{"status", "all"}})["decisions"].size(), 0u);
+  EXPECT_EQ(f.Call("outbox.list", json::object())["messages"].size(), 0u);
+  // Recorded: the goal module says today's check is done.
+  json due = f.Call("goal.check_due", {{"pulse_pass_active", false}, {"running_checks", 0}, {"cap", 2}});
+  EXPECT_EQ(due["due"], false);
+  EXPECT_EQ(due["reason"], "checked_today");
+}
+
+TEST(RulesRunner, AMessageGetsAReplyFromTheFacts) {
+  Workflow f;
+  f.NotMeasured();
+  json out = f.Call("turn.rules", {{"kind", "ask_pulse"}, {"session", f.Session("ask_pulse")["session"]},
+                                   {"pulse_run_id", "pr-3"}, {"message", "How are we doing?"}});
+  EXPECT_EQ(out["outcome"], "replied");
+  json outbox = f.Call("outbox.list", json::object())["messages"];
+  ASSERT_EQ(outbox.size(), 1u);
+  EXPECT_EQ(outbox[0]["kind"], "pulse_reply");
+  EXPECT_EQ(outbox[0]["payload"]["message"], "How are we doing?");
+  EXPECT_EQ(outbox[0]["text"].get<std::string>().rfind("Goal: not measured", 0), 0u);
+  EXPECT_EQ(CallApi(f.ctx, "turn.rules", json{{"kind", "run_failed"}}).status().code(), Code::kInvalidArgument);
+
+  // With Pulse's decision pending (its recommendation has an option and a
+  // null text) the reply names it.
+  f.Rules(f.Session("goal_check"), "goal_check", "pr-4");
+  json again = f.Call("turn.rules", {{"kind", "ask_pulse"}, {"session", f.Session("ask_pulse")["session"]},
+                                     {"pulse_run_id", "pr-5"}, {"message", "And now?"}});
+  EXPECT_NE(again["summary"].get<std::string>().find("Waiting on you: decision"), std::string::npos) << again.dump();
+  EXPECT_NE(again["summary"].get<std::string>().find("Pulse recommends: Add a step to growth_funnel"), std::string::npos);
+}
+
+TEST(TurnCheckDue, OneGoalCheckTurnADayEvenWhenNothingWasRecorded) {
+  Workflow f;
+  f.NotMeasured();
+  json args = {{"pulse_pass_active", false}, {"running_checks", 0}, {"cap", 2}};
+  EXPECT_EQ(f.Call("turn.check_due", args)["due"], true);
+  // A turn started (say an external runner that crashed before recording).
+  f.Call("agent_log.started", {{"session", "schedule-x"}, {"agent", "pulse-turn-goal_check-1"}, {"kind", "goal_check"},
+                               {"pulse_run_id", "pr-1"}, {"at", "2026-10-07T09:00:00Z"}});
+  json due = f.Call("turn.check_due", args);
+  EXPECT_EQ(due["due"], false);
+  EXPECT_NE(due["reason"].get<std::string>().find("already started today"), std::string::npos);
+  // The next day it is due again.
+  f.env.Set(T("2026-10-08T09:00:00Z"));
+  EXPECT_EQ(f.Call("turn.check_due", args)["due"], true);
+  // Beside a running pass, never.
+  args["pulse_pass_active"] = true;
+  EXPECT_EQ(f.Call("turn.check_due", args)["due"], false);
 }
 
 }  // namespace

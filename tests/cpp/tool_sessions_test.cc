@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/autonomy.h"
 #include "core/schema.h"
 #include "core/sha256.h"

@@ -227,14 +227,16 @@ test('/wasm/ serves the module\'s files only, never the build directory\'s', asy
   const { tmp, ws } = setup('pulse-harden-wasm-');
   const wasm = join(tmp.dir, 'wasm');
   mkdirSync(join(wasm, 'CMakeFiles'), { recursive: true });
-  for (const f of ['pulse.mjs', 'sqljs-api.mjs', 'opfs-pool.mjs', 'result-codes.mjs', 'sqlite-header.mjs']) writeFileSync(join(wasm, f), 'export {};\n');
+  const modules = ['pulse.mjs', 'sqljs-api.mjs', 'sqljs-statement.mjs', 'sqljs-functions.mjs', 'sqljs-worker.mjs',
+    'opfs-pool.mjs', 'result-codes.mjs', 'sqlite-header.mjs'];
+  for (const f of modules) writeFileSync(join(wasm, f), 'export {};\n');
   writeFileSync(join(wasm, 'pulse.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
   for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log']) {
     writeFileSync(join(wasm, f), `/home/someone/secret-path ${f}`);
   }
   const s = await startServer(ws, ['--no-tick', '--wasm-root', wasm]);
   try {
-    for (const f of ['pulse.mjs', 'pulse.wasm', 'sqljs-api.mjs', 'opfs-pool.mjs', 'result-codes.mjs', 'sqlite-header.mjs']) {
+    for (const f of [...modules, 'pulse.wasm']) {
       assert.equal((await request(`${s.url}wasm/${f}`)).status, 200, f);
     }
     for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log', '']) {

@@ -1,0 +1,326 @@
+#include "agent/pulse_tools.h"
+
+#include <algorithm>
+
+#include "core/agent_log.h"
+#include "core/api/agent_log.h"
+#include "core/api/autonomy.h"
+#include "core/api/decisions.h"
+#include "core/api/goal.h"
+#include "core/goal_check.h"
+#include "core/time_util.h"
+#include "core/tool_catalog.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+std::string JStr(const json& doc, const char* key, const std::string& fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+bool JBool(const json& doc, const char* key, bool fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+json JGet(const json& doc, const char* key, const json& fallback) {
+  if (!doc.is_object()) return fallback;
+  auto it = doc.find(key);
+  return it != doc.end() && !it->is_null() ? *it : fallback;
+}
+
+const json& PulseToolDefinitions() {
+  static const json kTools = json::parse(R"JSON([
+  {"name": "get_pulse_state",
+   "title": "Pulse state",
+   "description": "Reads the workflow's Pulse state. view=goal_status: the goal check document (status, key number, last measured, alarms). view=goal_work: the goal status plus readings, runs by route, pending decisions, goal memory and autonomy levels. view=agent_log: the durable background-agent log, oldest first (filter by session, pulse_run_id, status, since).",
+   "inputSchema": {"type": "object",
+     "properties": {
+       "view": {"type": "string", "enum": ["goal_status", "goal_work", "agent_log"]},
+       "session": {"type": "string", "description": "agent_log: only this session"},
+       "pulse_run_id": {"type": "string", "description": "agent_log: only this Pulse run"},
+       "status": {"type": "string", "description": "agent_log: only rows with this status (running, completed, ...)"},
+       "since": {"type": "string", "description": "agent_log: rows updated at or after this RFC 3339 time"}},
+     "required": ["view"], "additionalProperties": false}},
+  {"name": "record_pulse_goal_check",
+   "title": "Record the goal check",
+   "description": "Records today's goal check: the core computes the status from the database and stores it (this is what keeps a reported pause quiet). Pass your verdict; the stored check is returned.",
+   "inputSchema": {"type": "object",
+     "properties": {
+       "verdict": {"type": "string", "enum": ["on_track", "at_risk", "off_track", "not_measured", "no_goal"]},
+       "note": {"type": "string"}},
+     "additionalProperties": false}},
+  {"name": "record_pulse_recommendation",
+   "title": "Recommend on a decision",
+   "description": "Attaches Pulse's recommendation to a pending decision (decision_id), or opens one batched decision request for the owner with the recommendation when no decision_id is given. Pulse recommends; only the owner answers.",
+   "inputSchema": {"type": "object",
+     "properties": {
+       "decision_id": {"type": ["integer", "string"]},
+       "question": {"type": "string", "description": "for a new decision"},
+       "options": {"type": "array", "items": {"type": "string"}},
+       "blocks": {"type": "string"},
+       "option": {"type": "string", "description": "the recommended option (one of options)"},
+       "text": {"type": "string", "description": "a free-text recommended answer when there are no options"},
+       "why": {"type": "string"},
+       "evidence": {"type": "string"},
+       "confidence": {"type": "string", "enum": ["low", "medium", "high"]},
+       "safe_default_by": {"type": "string", "description": "RFC 3339; applied then when answer=act and nobody answered"}},
+     "required": ["why", "confidence"], "additionalProperties": false}},
+  {"name": "record_pulse_goal_memory",
+   "title": "Add to goal memory",
+   "description": "Adds one dated line to the workflow's goal memory (memory/goal.md).",
+   "inputSchema": {"type": "object",
+     "properties": {
+       "section": {"type": "string", "description": "e.g. lessons, open bets, decisions and outcomes"},
+       "text": {"type": "string"},
+       "source": {"type": "string", "description": "default: Pulse inference"}},
+     "required": ["section", "text"], "additionalProperties": false}},
+  {"name": "record_pulse_decision_outcome",
+   "title": "Record a decision's outcome",
+   "description": "Records what came of an answered decision (the decision log's result).",
+   "inputSchema": {"type": "object",
+     "properties": {
+       "id": {"type": ["integer", "string"]},
+       "result": {"type": "string"}},
+     "required": ["id", "result"], "additionalProperties": false}}
+])JSON");
+  return kTools;
+}
+
+bool IsPulseTool(std::string_view name) {
+  std::string name_space;
+  std::string n = NormalizeToolName(name, &name_space);
+  if (!name_space.empty()) return false;
+  for (const json& t : PulseToolDefinitions()) {
+    if (t["name"] == n) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// A part of a composite view: the document, or {"error": ...} so one
+// missing piece does not hide the rest.
+json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
+
+Result<json> GoalStatusView(ApiContext& ctx) {
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false));
+  return check.ToJson();
+}
+
+Result<json> AgentLogView(ApiContext& ctx, const Args& a) {
+  AgentLogQuery q;
+  std::string session, run, status;
+  PULSE_RETURN_IF_ERROR(a.OptString("session", &session));
+  PULSE_RETURN_IF_ERROR(a.OptString("pulse_run_id", &run));
+  PULSE_RETURN_IF_ERROR(a.OptString("status", &status));
+  PULSE_RETURN_IF_ERROR(a.OptTime("since", &q.since));
+  if (!session.empty()) q.session_id = session;
+  if (!run.empty()) q.pulse_run_id = run;
+  if (!status.empty()) q.status = status;
+  q.stuck_after_minutes = ConfiguredStuckAfter(ctx.config);
+  PULSE_ASSIGN_OR_RETURN(std::vector<AgentLogRow> rows, ReadAgentLog(*ctx.db, q, ctx.env->NowSeconds()));
+  return AgentLogShowJson(rows, q.stuck_after_minutes);
+}
+
+Result<json> GetPulseState(ApiContext& ctx, const Args& a) {
+  std::string view;
+  PULSE_RETURN_IF_ERROR(a.Text("view", &view));
+  if (view == "goal_status") return GoalStatusView(ctx);
+  if (view == "agent_log") return AgentLogView(ctx, a);
+  if (view == "goal_work") {
+    PULSE_ASSIGN_OR_RETURN(json status, GoalStatusView(ctx));
+    ContextDecisions decisions(ctx);
+    return json{{"goal_status", status},
+                {"readings", Part(GoalReadingsJson(*ctx.db, ctx.config))},
+                {"runs_by_route", Part(RunsByRouteJson(*ctx.db, ctx.config, 0, ctx.env->NowSeconds()))},
+                {"decisions", Part(ListDecisions(decisions.get(), "pending"))},
+                {"memory", Part(MemoryShowJson(ctx))},
+                {"autonomy", AutonomyLevelsJson(ctx.config)}};
+  }
+  return a.Error("view", "must be goal_status, goal_work or agent_log, not \"" + view + "\"");
+}
+
+Result<json> RecordGoalCheck(ApiContext& ctx, const Args& a) {
+  std::string verdict, note;
+  PULSE_RETURN_IF_ERROR(a.OptString("verdict", &verdict));
+  PULSE_RETURN_IF_ERROR(a.OptString("note", &note));
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
+  json out = {{"recorded", true}, {"check", check.ToJson()}};
+  if (!verdict.empty()) {
+    out["verdict"] = verdict;
+    // The stored status is the core's; a different reading by the agent is
+    // reported back, not stored over it.
+    out["verdict_matches"] = GoalStatusName(check.status) == verdict;
+  }
+  if (!note.empty()) out["note"] = note;
+  return out;
+}
+
+Status ReadRecommendation(const Args& a, const std::string& session, RecommendationInput* in) {
+  PULSE_RETURN_IF_ERROR(a.OptString("option", &in->option));
+  PULSE_RETURN_IF_ERROR(a.OptString("text", &in->text));
+  PULSE_RETURN_IF_ERROR(a.Text("why", &in->why));
+  PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in->evidence));
+  PULSE_RETURN_IF_ERROR(a.Text("confidence", &in->confidence));
+  PULSE_RETURN_IF_ERROR(a.OptString("safe_default_by", &in->safe_default_by));
+  in->session = session;
+  return Status::OK();
+}
+
+// What a new decision needs, checked before it exists so a bad call leaves
+// nothing behind.
+Status ReadNewDecision(const Args& a, const RecommendationInput& in, DecisionRequest* req) {
+  PULSE_RETURN_IF_ERROR(a.Text("question", &req->question));
+  if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
+    return a.Error("confidence", "must be low, medium or high");
+  }
+  PULSE_RETURN_IF_ERROR(a.OptStringList("options", &req->options));
+  if (in.option && !in.option->empty() && a.Has("options") &&
+      std::find(req->options.begin(), req->options.end(), *in.option) == req->options.end()) {
+    return a.Fail("option \"" + *in.option + "\" is not among the options");
+  }
+  PULSE_RETURN_IF_ERROR(a.OptString("blocks", &req->blocks));
+  req->raised_by = "pulse";
+  return Status::OK();
+}
+
+Result<json> RecordRecommendation(ApiContext& ctx, const std::string& session, const Args& a) {
+  RecommendationInput in;
+  PULSE_RETURN_IF_ERROR(ReadRecommendation(a, session, &in));
+  DecisionRequest req;
+  if (a.Has("decision_id")) {
+    PULSE_RETURN_IF_ERROR(a.Id("decision_id", &in.decision_id));
+    if (in.decision_id <= 0) return Status::NotFound("decision " + std::to_string(in.decision_id) + ": no such decision");
+  } else {
+    PULSE_RETURN_IF_ERROR(ReadNewDecision(a, in, &req));
+  }
+  PULSE_ASSIGN_OR_RETURN(RecommendationOutcome out, RaiseRecommendation(ctx, req, in));
+  json doc = out.ToJson();
+  // The id as the caller wrote it ("7" stays a string).
+  if (!out.created) doc["decision_id"] = *a.Find("decision_id");
+  return doc;
+}
+
+Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
+  std::string section, text, source;
+  PULSE_RETURN_IF_ERROR(a.Text("section", &section));
+  PULSE_RETURN_IF_ERROR(a.Text("text", &text));
+  PULSE_RETURN_IF_ERROR(a.OptString("source", &source));
+  if (source.empty()) source = "Pulse inference";
+  PULSE_ASSIGN_OR_RETURN(MemorySection parsed_section, ParseMemorySection(section));
+  PULSE_ASSIGN_OR_RETURN(MemorySource parsed_source, ParseMemorySource(source));
+  // Owner lines are written only where an owner's answer is recorded
+  // (decision.answer); Pulse's memory tool never speaks for the owner.
+  if (parsed_source == MemorySource::kOwnerAnswer) {
+    return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer; only the owner's own "
+                           "answer to a decision writes owner lines (use pulse_inference, result or builder_answer)");
+  }
+  return AddGoalMemoryEntry(ctx, parsed_section, parsed_source, text);
+}
+
+Result<json> RecordOutcomeTool(ApiContext& ctx, const Args& a) {
+  int64_t id = 0;
+  std::string result;
+  PULSE_RETURN_IF_ERROR(a.Id("id", &id));
+  PULSE_RETURN_IF_ERROR(a.Text("result", &result));
+  ContextDecisions decisions(ctx);
+  return RecordDecisionOutcome(decisions.get(), id, result);
+}
+
+}  // namespace
+
+Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const std::string& tool,
+                              const json& args) {
+  std::string name = NormalizeToolName(tool);
+  if (!args.is_object()) return Status::InvalidArgument(name + ": arguments must be a JSON object");
+  if (!ctx.db || !ctx.env) return Status::InvalidArgument(name + ": needs a workflow database");
+  Args a(name, args);
+  if (!IsPulseTool(tool)) return Status::NotFound("\"" + tool + "\" is not one of Pulse's own tools");
+  if (name == "get_pulse_state") return GetPulseState(ctx, a);
+  if (name == "record_pulse_goal_check") return RecordGoalCheck(ctx, a);
+  if (name == "record_pulse_recommendation") return RecordRecommendation(ctx, session, a);
+  if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, a);
+  return RecordOutcomeTool(ctx, a);
+}
+
+json RecommendationOutcome::ToJson() const {
+  json out = {{"decision_id", decision_id}, {"created", created}};
+  if (!safe_default_refused.empty()) out["safe_default_refused"] = safe_default_refused;
+  out["recommendation"] = recommendation;
+  return out;
+}
+
+Result<RecommendationOutcome> RaiseRecommendation(ApiContext& ctx, const DecisionRequest& request,
+                                                  RecommendationInput in) {
+  ContextDecisions decisions(ctx);
+  RecommendationOutcome out;
+  if (in.decision_id == 0) {
+    PULSE_ASSIGN_OR_RETURN(in.decision_id, CreateDecision(decisions.get(), request));
+    out.created = true;
+  }
+  out.decision_id = in.decision_id;
+  Result<json> made = Recommend(decisions.get(), in);
+  if (!made.ok() && out.created && made.status().code() == Code::kRefused && in.safe_default_by) {
+    // The decisions module accepts a safe default only with high confidence
+    // and when applying it needs no level held at ask. The decision exists
+    // now, so the recommendation is kept without the safe default and the
+    // refusal is reported.
+    out.safe_default_refused = made.status().message();
+    in.safe_default_by.reset();
+    made = Recommend(decisions.get(), in);
+  }
+  if (!made.ok() && out.created) {
+    return made.status().WithContext("record_pulse_recommendation: decision " + std::to_string(out.decision_id) +
+                                     " was opened but");
+  }
+  PULSE_ASSIGN_OR_RETURN(out.recommendation, std::move(made));
+  return out;
+}
+
+json ToolCallOutcome::ToJson() const {
+  json out = {{"tool", tool}, {"allowed", guard.allowed}, {"reason", guard.reason}, {"rule", GuardRuleName(guard.rule)}};
+  if (guard.level != GuardLevel::kNone) out["level"] = GuardLevelName(guard.level);
+  if (!guard.allowed) {
+    out["refused"] = true;
+    return out;
+  }
+  if (!executed) {
+    out["executed"] = false;
+    out["note"] = "allowed by the autonomy guard and recorded; this tool runs on the workflow platform, which is "
+                  "outside Pulse, so Pulse itself does not execute it";
+    return out;
+  }
+  out["executed"] = true;
+  out["tool"] = NormalizeToolName(tool);
+  out["result"] = result;
+  return out;
+}
+
+Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,
+                                       const json& args) {
+  if (!session.open()) {
+    GuardDecision refused;
+    refused.rule = GuardRule::kSessionClosed;
+    refused.reason = "session " + session.id + " is closed; its tools are no longer available";
+    return refused;
+  }
+  return GuardSessionCall(*ctx.db, ctx.config, session, tool, args, ctx.env->NowSeconds());
+}
+
+Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& session, const std::string& tool,
+                                         const json& args) {
+  ToolCallOutcome out;
+  out.tool = tool;
+  PULSE_ASSIGN_OR_RETURN(out.guard, GuardSessionTool(ctx, session, tool, args));
+  if (!out.guard.allowed || !IsPulseTool(tool)) return out;
+  PULSE_ASSIGN_OR_RETURN(out.result, ExecutePulseTool(ctx, session.id, tool, args));
+  out.executed = true;
+  return out;
+}
+
+}  // namespace pulse

@@ -1,0 +1,354 @@
+#include "agent/pulse_turns.h"
+
+#include <cctype>
+
+#include "agent/outbox.h"
+#include "agent/pulse_tools.h"
+#include "core/agent_log.h"
+#include "core/api/autonomy.h"
+#include "core/api/decisions.h"
+#include "core/decisions.h"
+#include "core/time_util.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+namespace {
+
+const char* kCharterCommon =
+    "You are Pulse, the goal owner of workflow \"{wf}\". You hold its goal and its memory; you recommend, only the "
+    "owner answers. Use only Pulse's tools over MCP (MCP_API_URL with the bearer token in MCP_API_TOKEN); your tools "
+    "are held to pulse.autonomy by the server, and a refused call means: raise a decision request instead. Never "
+    "script tool-API calls from a shell.";
+
+const char* kCharterCheck =
+    " This is the daily goal check, one short turn. 1. get_pulse_state(view=\"goal_status\"). 2. On track: "
+    "record_pulse_goal_check(verdict=\"on_track\") and stop. 3. Otherwise record_pulse_goal_check with your verdict, "
+    "then make at most one batched decision for the owner with record_pulse_recommendation (question, options, the "
+    "option you recommend, why, evidence, confidence, and safe_default_by only when applying it needs no level held at "
+    "ask) unless one you raised is still pending, and finish with a one-paragraph summary on stdout (it becomes the "
+    "pulse_summary message).";
+
+const char* kCharterWork =
+    " This is Goal Work, the strategic review. Start with the goal check (step 0: get_pulse_state(view=\"goal_work\")); "
+    "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory "
+    "(consolidate when memory passes 45 entries); record results of answered decisions with "
+    "record_pulse_decision_outcome.";
+
+const char* kCharterAsk =
+    " The owner wrote to you (context.message). Answer from the facts (get_pulse_state), briefly, on stdout. Record "
+    "anything the owner tells you about preferences with record_pulse_goal_memory (source \"owner answer\").";
+
+const char* kReportOnly =
+    " All of this workflow's schedules are paused: this is a report-only turn. Run, Outward and Change are all held; "
+    "report, do not act.";
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
+  return s;
+}
+
+json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+// "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)"
+std::string KeyNumber(const GoalCheck& check) {
+  if (!check.has_goal) return "";
+  std::string s = check.metric_name + " " + (check.value ? Num(*check.value) : "unmeasured");
+  if (check.target) s += " of " + Num(*check.target);
+  std::string last = check.last_measured_at ? FormatShortDay(*check.last_measured_at) : "";
+  std::string by_run = check.last_measured_by_run_at ? FormatShortDay(*check.last_measured_by_run_at) : "";
+  if (!last.empty()) {
+    s += " (last measured " + last;
+    if (!by_run.empty() && by_run != last) s += "; by a workflow run " + by_run;
+    s += ")";
+  }
+  return s;
+}
+
+std::string WithKeyNumber(const std::string& head, const GoalCheck& check) {
+  std::string key = KeyNumber(check);
+  return key.empty() ? head : head + " — " + key;
+}
+
+}  // namespace
+
+std::string PulseName(const std::string& workflow) {
+  std::string w = workflow;
+  if (!w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
+  return w + " Pulse";
+}
+
+Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
+  std::string c = kCharterCommon;
+  if (kind == TurnKind::kGoalCheck) c += kCharterCheck;
+  else if (kind == TurnKind::kGoalWork) c += std::string(kCharterCheck) + kCharterWork;
+  else if (kind == TurnKind::kAskPulse) c += kCharterAsk;
+  else return Status::NotFound(std::string("no charter for turn kind \"") + TurnKindName(kind) +
+                               "\" (goal_check, goal_work, ask_pulse)");
+  if (report_only) c += kReportOnly;
+  return c;
+}
+
+GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
+                                           const std::string& workflow) {
+  std::string metric = config.primary_metric ? config.primary_metric->name : "the primary metric";
+  std::string route = config.primary_metric && !config.primary_metric->route.empty() ? config.primary_metric->route
+                                                                                      : "the goal route";
+  GoalRecommendation rec;
+  auto add = [&](const std::string& o) {
+    for (const std::string& x : rec.options) if (x == o) return;
+    rec.options.push_back(o);
+  };
+  if (check.HasAlarm(AlarmKind::kNotMeasured) || check.HasAlarm(AlarmKind::kGoalWorkWithoutReading)) {
+    add("Add a step to " + route + " that records " + metric + " on every run");
+  }
+  if (check.HasAlarm(AlarmKind::kGoalWorkNotCompleted)) add("Make " + route + " the next scheduled run and fix what stops it");
+  if (check.HasAlarm(AlarmKind::kNoRun) || check.HasAlarm(AlarmKind::kSchedulesPaused)) add("Resume the paused schedules");
+  if (rec.options.empty()) add("Review the plan for " + route + " with Pulse and change what does not move " + metric);
+  add("Leave it as it is for now");
+
+  for (const Alarm& a : check.alarms) {
+    if (!rec.why.empty()) rec.why += "; ";
+    rec.why += a.message.empty() ? AlarmKindName(a.kind) : a.message;
+  }
+  if (rec.why.empty()) rec.why = metric + " is " + GoalStatusWords(check.status) + " against the line to the target";
+  rec.evidence = KeyNumber(check);
+  if (rec.evidence.empty()) rec.evidence = "goal check of " + FormatTime(check.checked_at);
+  rec.question = PulseName(workflow) + ": the goal is " + GoalStatusWords(check.status) + ". Which fix should come first?";
+  rec.option = rec.options[0];
+  // A paused workflow's check is report-only: Pulse is less sure the owner
+  // wants anything running.
+  rec.confidence = !check.alarms.empty() && !config.AllSchedulesPaused() ? "high" : "medium";
+  rec.blocks = "the goal: " + metric;
+  return rec;
+}
+
+Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
+  const int64_t now = ctx.env->NowSeconds();
+  PULSE_ASSIGN_OR_RETURN(CheckDue due, GoalCheckDue(*ctx.db, ctx.config, ctx.workflow, load, now));
+  if (!due.due) return due;
+  AgentLogQuery q;
+  q.since = StartOfDay(now);
+  PULSE_ASSIGN_OR_RETURN(std::vector<AgentLogRow> rows, ReadAgentLog(*ctx.db, q, now));
+  const std::string today = FormatTime(StartOfDay(now));
+  for (const AgentLogRow& r : rows) {
+    if (r.kind != "goal_check" || r.started_at.empty() || r.started_at < today) continue;
+    CheckDue already;
+    already.report_only = due.report_only;
+    already.reason = "a goal check turn already started today at " + r.started_at + " (" + r.pulse_run_id + ")";
+    return already;
+  }
+  return due;
+}
+
+Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const json& message) {
+  report_only = report_only || ctx.config.AllSchedulesPaused();
+  PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
+  charter = Replace(charter, "{wf}", ctx.workflow);
+  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false);
+  ContextDecisions decisions(ctx);
+  json context = {{"workflow", ctx.workflow},
+                  {"now", FormatTime(ctx.env->NowSeconds())},
+                  {"report_only", report_only},
+                  {"goal_status", check.ok() ? check->ToJson() : Part(check.status())},
+                  {"pending_decisions", Part(ListDecisions(decisions.get(), "pending"))},
+                  {"memory", Part(MemoryShowJson(ctx))},
+                  {"autonomy", AutonomyLevelsJson(ctx.config)}};
+  if (!message.is_null()) context["message"] = message;
+  return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}};
+}
+
+json RulesReport::ToJson() const {
+  json calls = json::array();
+  for (const RulesToolCall& c : tools) calls.push_back({{"tool", c.tool}, {"allowed", c.allowed}, {"reason", c.reason}});
+  json out = {{"outcome", outcome}, {"summary", summary}, {"tools", calls}};
+  if (status) {
+    out["status"] = GoalStatusName(*status);
+    out["pulse_run_id"] = pulse_run_id;
+  }
+  if (decision_id) out["decision_id"] = *decision_id;
+  if (decision_reused) out["decision_reused"] = true;
+  if (safe_default) out["safe_default"] = *safe_default;
+  if (!safe_default_refused.empty()) out["safe_default_refused"] = safe_default_refused;
+  if (outbox_id) out["outbox_id"] = *outbox_id;
+  if (memory_consolidated) out["memory_consolidated"] = *memory_consolidated;
+  return out;
+}
+
+namespace {
+
+// The rules runner asks the autonomy guard before each step, as any agent's
+// tool call does, logs the answer in its report, and then does the step
+// through the typed call the tool stands for.
+class GuardedRunner {
+ public:
+  GuardedRunner(ApiContext& ctx, const RulesTurn& turn, RulesReport* report)
+      : ctx_(ctx), turn_(turn), report_(report) {}
+
+  Result<GuardDecision> Ask(const std::string& tool, const json& args) {
+    PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx_.db, turn_.session));
+    PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx_, session, tool, args));
+    report_->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
+    return d;
+  }
+
+  const std::string& session() const { return turn_.session; }
+
+ private:
+  ApiContext& ctx_;
+  const RulesTurn& turn_;
+  RulesReport* report_;
+};
+
+// The newest pending decision Pulse raised, if any.
+Result<std::optional<Decision>> PendingFromPulse(Db& db) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<Decision> pending, PendingDecisions(db));
+  for (const Decision& d : pending) {
+    std::string by = d.raised_by;
+    for (char& c : by) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (by.rfind("pulse", 0) == 0) return std::optional<Decision>(d);
+  }
+  return std::optional<Decision>();
+}
+
+json RecommendationArgs(const GoalRecommendation& rec, const std::optional<std::string>& safe_default_by) {
+  json args = {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
+               {"evidence", rec.evidence}, {"confidence", rec.confidence}, {"blocks", rec.blocks}};
+  if (safe_default_by) args["safe_default_by"] = *safe_default_by;
+  return args;
+}
+
+// Raises the one batched decision (or names the one still pending); returns
+// the line the summary ends with.
+Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const GoalCheck& check, RulesReport* out) {
+  PULSE_ASSIGN_OR_RETURN(std::optional<Decision> pending, PendingFromPulse(*ctx.db));
+  if (pending) {
+    out->decision_id = pending->id;
+    out->decision_reused = true;
+    return "Still waiting on you: decision " + std::to_string(pending->id) + " (" + pending->question + ").";
+  }
+  GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
+  std::optional<std::string> safe_default_by;
+  if (rec.confidence == "high") safe_default_by = FormatTime(ctx.env->NowSeconds() + 2 * kSecondsPerDay);
+  PULSE_ASSIGN_OR_RETURN(GuardDecision allowed,
+                         call.Ask("record_pulse_recommendation", RecommendationArgs(rec, safe_default_by)));
+  if (!allowed.allowed) return "No decision raised: " + allowed.reason + ".";
+  DecisionRequest request{rec.question, rec.options, rec.blocks, "pulse"};
+  RecommendationInput input;
+  input.option = rec.option;
+  input.why = rec.why;
+  input.evidence = rec.evidence;
+  input.confidence = rec.confidence;
+  input.safe_default_by = safe_default_by;
+  input.session = call.session();
+  PULSE_ASSIGN_OR_RETURN(RecommendationOutcome made, RaiseRecommendation(ctx, request, input));
+  out->decision_id = made.decision_id;
+  out->safe_default = safe_default_by.has_value() && made.safe_default_refused.empty();
+  out->safe_default_refused = made.safe_default_refused;
+  return "Decision " + std::to_string(made.decision_id) + " is waiting on you: " + rec.question +
+         " Pulse recommends: " + rec.option +
+         (*out->safe_default ? " (safe default at " + *safe_default_by +
+                                   ": applied then if nobody answers and pulse.autonomy.answer is act)"
+                             : "") +
+         ".";
+}
+
+Result<int64_t> SendToOwner(ApiContext& ctx, const char* kind, const std::string& title, const std::string& text,
+                            const json& payload, const std::string& run_id) {
+  OutboxMessage m;
+  m.kind = kind;
+  m.title = title;
+  m.text = text;
+  m.payload = payload;
+  m.pulse_run_id = run_id;
+  return AddOutboxMessage(*ctx.db, m, ctx.env->NowSeconds());
+}
+
+Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
+  RulesReport out;
+  out.pulse_run_id = turn.pulse_run_id;
+  GuardedRunner call(ctx, turn, &out);
+  PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_goal_check", json::object()));
+  if (!allowed.allowed) return Status::Refused("record_pulse_goal_check was refused: " + allowed.reason);
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
+  out.status = check.status;
+  const std::string head = PulseName(ctx.workflow) + ": " + GoalStatusWords(check.status);
+  if (check.status == GoalStatus::kOnTrack || check.status == GoalStatus::kNoGoal) {
+    out.outcome = GoalStatusName(check.status);
+    out.summary = WithKeyNumber(head, check) + ". Recorded; nothing to do.";
+    return out;
+  }
+  if (check.quiet) {
+    out.outcome = "quiet";
+    out.summary = head + "; the pause was reported already and nothing changed since. Recorded; no message.";
+    return out;
+  }
+  PULSE_ASSIGN_OR_RETURN(std::string decision_line, RaiseDecision(ctx, call, check, &out));
+  std::string text = WithKeyNumber(head, check) + ".\n";
+  for (const Alarm& a : check.alarms) text += "- " + (a.message.empty() ? AlarmKindName(a.kind) : a.message) + "\n";
+  text += decision_line;
+  json payload = {{"check", check.ToJson()}};
+  if (out.decision_id) payload["decision_id"] = *out.decision_id;
+  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_summary", head, text, payload, turn.pulse_run_id));
+  out.outcome = "reported";
+  out.summary = text;
+  return out;
+}
+
+Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
+  if (turn.message.empty()) return Status::InvalidArgument("turn.rules: ask_pulse needs \"message\"");
+  RulesReport out;
+  GuardedRunner call(ctx, turn, &out);
+  PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("get_pulse_state", json{{"view", "goal_status"}}));
+  std::string reply;
+  if (!allowed.allowed) {
+    reply = "I could not read the goal status: " + allowed.reason;
+  } else {
+    PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false));
+    reply = WithKeyNumber(std::string("Goal: ") + GoalStatusWords(check.status), check) + ".";
+    for (const Alarm& a : check.alarms) reply += "\n- " + a.message;
+    PULSE_ASSIGN_OR_RETURN(std::optional<Decision> pending, PendingFromPulse(*ctx.db));
+    if (pending) {
+      reply += "\nWaiting on you: decision " + std::to_string(pending->id) + " — " + pending->question;
+      PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(*ctx.db, pending->id));
+      if (rec && !rec->Chosen().empty()) reply += " Pulse recommends: " + rec->Chosen() + ".";
+    }
+  }
+  reply += "\n(This reply comes from Pulse's built-in rules runner, which answers from the facts only; start "
+           "`pulse serve --runner CMD` with an agent for a conversation.)";
+  const std::string& m = turn.message;
+  std::string title = "Reply to: " + (m.size() > 60 ? m.substr(0, 60) + "…" : m);
+  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_reply", title, reply, json{{"message", m}},
+                                                    turn.pulse_run_id));
+  out.outcome = "replied";
+  out.summary = reply;
+  return out;
+}
+
+}  // namespace
+
+Result<RulesReport> RunRulesTurn(ApiContext& ctx, const RulesTurn& turn) {
+  if (turn.kind == TurnKind::kAskPulse) return RulesAsk(ctx, turn);
+  if (turn.kind != TurnKind::kGoalCheck && turn.kind != TurnKind::kGoalWork) {
+    return Status::InvalidArgument(std::string("turn.rules: the built-in runner handles goal_check, goal_work and "
+                                               "ask_pulse, not \"") + TurnKindName(turn.kind) + "\"");
+  }
+  PULSE_ASSIGN_OR_RETURN(RulesReport out, RulesCheck(ctx, turn));
+  if (turn.kind == TurnKind::kGoalWork) {
+    // Goal Work also keeps the memory within its bound.
+    Result<json> memory = MemoryShowJson(ctx);
+    if (memory.ok() && (*memory)["entries"].is_array() && (*memory)["entries"].size() > static_cast<size_t>(kGoalMemoryConsolidatePast)) {
+      out.memory_consolidated = ConsolidateGoalMemory(ctx).ok();
+    }
+  }
+  return out;
+}
+
+}  // namespace pulse

@@ -1,0 +1,89 @@
+// Pulse's background turns as rules: when the daily goal check is due (on top
+// of the goal module's GoalCheckDue), what a turn is told (its charter and
+// context, for an external runner), and the built-in rules runner that needs
+// no model. The server only schedules threads and processes around these.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/api.h"
+#include "core/autonomy.h"
+#include "core/goal_check.h"
+#include "core/status.h"
+
+namespace pulse {
+
+// The charter an agent gets for a turn kind (goal_check, goal_work,
+// ask_pulse); NotFound for other kinds.
+Result<std::string> TurnCharter(TurnKind kind, bool report_only);
+
+// The one batched decision the rules runner raises for a check that is not
+// on track.
+struct GoalRecommendation {
+  std::string question;
+  std::vector<std::string> options;
+  std::string option;  // the recommended one: options[0]
+  std::string why;
+  std::string evidence;
+  std::string confidence;  // high with alarms and schedules running, else medium
+  std::string blocks;
+};
+// Pure: depends only on the check and the workflow's configuration.
+GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
+                                           const std::string& workflow);
+
+// The owner-facing name: "Substack Pulse".
+std::string PulseName(const std::string& workflow);
+
+// GoalCheckDue, and not when a goal check turn already started today (the
+// agent log), so a restart or a runner that never recorded its check does
+// not start a second one on the same day.
+Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load);
+
+// What an external runner reads on stdin: {charter, context, tools}.
+Result<nlohmann::json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const nlohmann::json& message);
+
+// One turn of the built-in rules runner.
+struct RulesTurn {
+  TurnKind kind = TurnKind::kGoalCheck;
+  std::string session;  // the turn's open tool session
+  std::string pulse_run_id;
+  std::string message;  // ask_pulse: what the owner wrote
+};
+
+// One guarded tool call the runner made.
+struct RulesToolCall {
+  std::string tool;
+  bool allowed = false;
+  std::string reason;
+};
+
+struct RulesReport {
+  std::string outcome;  // on_track, no_goal, quiet, reported, replied
+  std::optional<GoalStatus> status;
+  std::string pulse_run_id;
+  std::string summary;
+  std::optional<int64_t> decision_id;
+  bool decision_reused = false;
+  std::optional<bool> safe_default;
+  std::string safe_default_refused;
+  std::optional<int64_t> outbox_id;
+  std::optional<bool> memory_consolidated;
+  std::vector<RulesToolCall> tools;
+
+  nlohmann::json ToJson() const;
+};
+
+// On track (or no goal, or a quiet pause): records the check and stops;
+// otherwise records it, raises at most one batched decision with a
+// recommendation (none while one from Pulse is pending) and stores one
+// pulse_summary in the outbox. ask_pulse: one pulse_reply from the facts.
+// Every step goes through the autonomy guard like any agent's tool call.
+Result<RulesReport> RunRulesTurn(ApiContext& ctx, const RulesTurn& turn);
+
+}  // namespace pulse
