@@ -76,7 +76,7 @@ TEST(Utf8, PrefixAndSuffixNeverCutACharacter) {
 TEST(Utf8, DatabaseNeverStoresOrReturnsIllFormedText) {
   testing::TempDir dir;
   auto db = Db::Open(dir.Join("t.sqlite"));
-  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  ASSERT_TRUE(db.ok()) << db.status().message();
   ASSERT_TRUE((*db)->Exec("CREATE TABLE t(v TEXT)").ok());
   auto put = (*db)->Prepare("INSERT INTO t VALUES (?)");
   ASSERT_TRUE(put.ok());
