@@ -43,7 +43,6 @@ class [[nodiscard]] Status {
   bool ok() const { return code_ == Code::kOk; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
-  // "<message>" for errors, "OK" otherwise.
   // Prefixes the message with context ("workflow.json: " + message).
   Status WithContext(const std::string& context) const {
     return ok() ? *this : Status(code_, context + ": " + message_);
