@@ -6,6 +6,7 @@
 #include "core/api/agent_log.h"
 #include "core/api/autonomy.h"
 #include "core/api/decisions.h"
+#include "core/api/facts.h"
 #include "core/api/goal.h"
 #include "core/goal_check.h"
 #include "core/time_util.h"
@@ -108,8 +109,7 @@ namespace {
 json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
 
 Result<json> GoalStatusView(ApiContext& ctx) {
-  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false));
-  return check.ToJson();
+  return GoalStatusDocument(ctx, false);
 }
 
 Result<json> AgentLogView(ApiContext& ctx, const Args& a) {

@@ -7,6 +7,7 @@
 #include "core/agent_log.h"
 #include "core/api/autonomy.h"
 #include "core/api/decisions.h"
+#include "core/api/facts.h"
 #include "core/decisions.h"
 #include "core/time_util.h"
 
@@ -28,7 +29,12 @@ const char* kCharterCheck =
     "then make at most one batched decision for the owner with record_pulse_recommendation (question, options, the "
     "option you recommend, why, evidence, confidence, and safe_default_by only when applying it needs no level held at "
     "ask) unless one you raised is still pending, and finish with a one-paragraph summary on stdout (it becomes the "
-    "pulse_summary message).";
+    "pulse_summary message). goal_status.facts says what happened since the last check: a plan change with "
+    "touches_goal (the goal route's steps or the metric) is a question for the Builder: ask_builder(kind=question, "
+    "builder_session_id = its session when builder_chat) before judging it; owner_answers are the owner's answers; "
+    "spend compares two weeks (there is no budget) and cost_spikes name their route and whether it is the goal's; "
+    "error_rate.spike and run_health are the failures; with needs_reauth, say in the summary what to re-connect "
+    "(each login hint names the run and the text).";
 
 const char* kCharterWork =
     " This is Goal Work, the strategic review. Start with the goal check (step 0: get_pulse_state(view=\"goal_work\")); "
@@ -152,12 +158,12 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
   report_only = report_only || ctx.config.AllSchedulesPaused();
   PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
   charter = Replace(charter, "{wf}", ctx.workflow);
-  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false);
+  Result<json> check = GoalStatusDocument(ctx, false);
   ContextDecisions decisions(ctx);
   json context = {{"workflow", ctx.workflow},
                   {"now", FormatTime(ctx.env->NowSeconds())},
                   {"report_only", report_only},
-                  {"goal_status", check.ok() ? check->ToJson() : Part(check.status())},
+                  {"goal_status", Part(check)},
                   {"pending_decisions", Part(ListDecisions(decisions.get(), "pending"))},
                   {"memory", Part(MemoryShowJson(ctx))},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
@@ -277,12 +283,15 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   GuardedRunner call(ctx, turn, &out);
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_goal_check", json::object()));
   if (!allowed.allowed) return Status::Refused("record_pulse_goal_check was refused: " + allowed.reason);
+  // The facts run from the previous recorded check: gathered before this one is stored.
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+  const std::string reauth = facts.needs_reauth() ? "\n" + NeedsReauthLine(facts) : "";
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
   out.status = check.status;
   const std::string head = PulseName(ctx.workflow) + ": " + GoalStatusWords(check.status);
   if (check.status == GoalStatus::kOnTrack || check.status == GoalStatus::kNoGoal) {
     out.outcome = GoalStatusName(check.status);
-    out.summary = WithKeyNumber(head, check) + ". Recorded; nothing to do.";
+    out.summary = WithKeyNumber(head, check) + ". Recorded; nothing to do." + reauth;
     return out;
   }
   if (check.quiet) {
@@ -293,8 +302,8 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   PULSE_ASSIGN_OR_RETURN(std::string decision_line, RaiseDecision(ctx, call, check, &out));
   std::string text = WithKeyNumber(head, check) + ".\n";
   for (const Alarm& a : check.alarms) text += "- " + (a.message.empty() ? AlarmKindName(a.kind) : a.message) + "\n";
-  text += decision_line;
-  json payload = {{"check", check.ToJson()}};
+  text += decision_line + reauth;
+  json payload = {{"check", check.ToJson()}, {"needs_reauth", facts.needs_reauth()}};
   if (out.decision_id) payload["decision_id"] = *out.decision_id;
   PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_summary", head, text, payload, turn.pulse_run_id));
   out.outcome = "reported";

@@ -109,9 +109,20 @@ class PosixEnv : public Env {
     if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path + ": no such file");
     return static_cast<int64_t>(st.st_mtime);
   }
+
+  Result<int64_t> FileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Status::NotFound(path + ": no such file");
+    return static_cast<int64_t>(st.st_size);
+  }
 };
 
 }  // namespace
+
+Result<int64_t> Env::FileSize(const std::string& path) {
+  PULSE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  return static_cast<int64_t>(text.size());
+}
 
 Env* DefaultEnv() {
   static PosixEnv env;

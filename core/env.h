@@ -34,6 +34,9 @@ class Env {
   virtual Result<std::vector<std::string>> ListDir(const std::string& dir) = 0;
   // Modification time in seconds since the epoch (NotFound when missing).
   virtual Result<int64_t> ModifiedAt(const std::string& path) = 0;
+  // Size in bytes (NotFound when missing). Lets a reader refuse an outside
+  // file over its bound before reading it; the default reads the file.
+  virtual Result<int64_t> FileSize(const std::string& path);
 };
 
 // The real clock, POSIX files, warnings on stderr.
@@ -55,6 +58,7 @@ class DelegatingEnv : public Env {
   Status CreateDirs(const std::string& path) override { return base_->CreateDirs(path); }
   Result<std::vector<std::string>> ListDir(const std::string& dir) override { return base_->ListDir(dir); }
   Result<int64_t> ModifiedAt(const std::string& path) override { return base_->ModifiedAt(path); }
+  Result<int64_t> FileSize(const std::string& path) override { return base_->FileSize(path); }
 
  protected:
   Env* base() const { return base_; }

@@ -32,5 +32,6 @@ Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
+Status EnsureFactsSchema(Db& db);  // the outside files' snapshot (core/fact_snapshot.h)
 
 }  // namespace pulse

@@ -1,7 +1,9 @@
 // Generates the demo workspace `scripts/run.sh` serves: "substack", in the
 // seed's situation (PLAT-697: the subscriber goal unmeasured by any run for
 // 20 days while runs went on, a builder-chat reading today, schedules paused),
-// and "digest", a healthy workflow measured by every run. Everything is
+// "digest", a healthy workflow measured by every run, and "inbox", whose
+// outside files (changelog, cost ledger, failed runs) fill the goal check's
+// context facts. Everything is
 // written through the real `pulse` command line (observe, finalize-run).
 //
 // Substack comes from the goal module's fixture (tests/fixtures/
@@ -12,10 +14,10 @@
 //
 //   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -57,12 +59,13 @@ function workflow(name, config, soul) {
 }
 
 let n = 0;
-function run(name, wf, startMs, route, status = 'completed', error = '') {
+function run(name, wf, startMs, route, status = 'completed', error = '', extra = {}) {
   const id = `r-${String(++n).padStart(4, '0')}`;
   const runDir = join(wf, 'runs', `iteration-${n}`, 'default');
   mkdirSync(runDir, { recursive: true });
   writeFileSync(join(runDir, 'run.json'), JSON.stringify({
     run_id: id, started_at: at(startMs), finished_at: at(startMs + 25 * 60e3), status, trigger: 'schedule:daily', error,
+    ...extra,
   }));
   writeFileSync(join(runDir, 'route_selection.json'), JSON.stringify({ route }));
   pulse(['finalize-run', '--workspace', dir, '--workflow', name, '--run-dir', runDir, '--now', at(startMs + 25 * 60e3)]);
@@ -127,5 +130,77 @@ for (let d = 10; d >= 1; d--) {
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
 }
 
-console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy)` +
+// ---- inbox: the goal check's context facts ----
+// What the goal check reads beside the runs: the plan (which steps the
+// goal's route runs), its changelog (one change to a goal step, one
+// elsewhere, one line that is not JSON), the chats, the cost ledger, and an
+// afternoon two days ago when a Gmail login expired: the triage route failed
+// four times (an error-rate spike, login hints, needs re-auth) and one reply
+// run cost four times the median (a cost spike on the goal's route). Pulse's
+// daily check is off here, so no recorded check narrows the facts' window
+// (the last 7 days) and the Pulse tab keeps showing them.
+n = 0;
+const inbox = workflow('inbox', {
+  pulse: { enabled: false, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
+  goal: { primary_metric: { name: 'replies_sent', route: 'reply', direction: 'increase', target: 300,
+    baseline: 0, baseline_at: at(daysAgo(30)), deadline: at(daysAgo(-60)) } },
+  schedules: [{ id: 'daily', cron: '0 8 * * *', enabled: true }],
+}, '# Inbox\n\nAnswer every customer email within a day; 300 replies a quarter.\n');
+const replyIds = [];
+for (let d = 10; d >= 1; d--) {
+  id = run('inbox', inbox, daysAgo(d, 8), 'reply');
+  replyIds.push([d, id]);
+  observe('inbox', 'replies_sent', 100 + (10 - d) * 4, daysAgo(d, 8) + 20 * 60e3, 'workflow_run', id);
+}
+mkdirSync(join(inbox, 'planning'), { recursive: true });
+writeFileSync(join(inbox, 'planning', 'plan.json'), `${JSON.stringify({
+  routes: { reply: { steps: ['read-inbox', 'draft-reply', 'send-reply'] }, triage: { steps: ['label-mail'] } },
+}, null, 2)}\n`);
+writeFileSync(join(inbox, 'planning', 'changelog.jsonl'), [
+  { at: at(daysAgo(3, 11)), tool: 'update_step', reason: 'Shorter replies: three sentences at most', steps: ['draft-reply'], who: 'ana', session: 'b-ana-1' },
+  { at: at(daysAgo(3, 12)), tool: 'set_step_model', reason: 'a cheaper model for labels', steps: ['label-mail'], who: 'ana', session: 'b-ana-1' },
+].map((e) => JSON.stringify(e)).join('\n') + '\n{"at": "yesterday", "tool": \n');
+writeFileSync(join(inbox, 'chats.json'), `${JSON.stringify([
+  { session_id: 'b-ana-1', kind: 'builder', account: 'ana', last_active_at: at(daysAgo(3, 12)), live: false, busy: false },
+], null, 2)}\n`);
+const triage = [
+  ['failed', 'gmail: token refresh failed: invalid_grant', []],
+  ['failed', 'MCP server gmail: connection refused', ['CONCERNS: inbox not labelled; re-authenticate Gmail in Settings']],
+  ['error', 'HTTP 401 Unauthorized from gmail.googleapis.com', []],
+  ['failed', 'gmail: token refresh failed: invalid_grant', []],
+  ['completed', '', ['CONCERNS: 3 mails skipped (attachments too large)']],
+];
+const triageIds = triage.map(([status, error, concerns], i) =>
+  run('inbox', inbox, daysAgo(2, 10 + i), 'triage', status, error, { concerns, cost_usd: 0.05 }));
+// Every reply run about $0.80, yesterday's $3.20; triage runs $0.05; Builder
+// chat and Pulse turns carry no run id (weekly totals only).
+const costs = replyIds.map(([d, rid]) => [at(daysAgo(d, 8) + 20 * 60e3), rid, 'run', d === 1 ? 3.2 : 0.8]);
+triageIds.forEach((rid, i) => costs.push([at(daysAgo(2, 10 + i) + 20 * 60e3), rid, 'run', 0.05]));
+for (const d of [9, 6, 3]) costs.push([at(daysAgo(d, 12)), null, 'builder_chat', 1.1]);
+for (const d of [8, 1]) costs.push([at(daysAgo(d, 6)), null, 'pulse_turn', 0.3]);
+await writeLedger(join(inbox, 'costs', 'costs.sqlite'), costs);
+
+// costs/costs.sqlite through the WASM module's sql.js-compatible Database
+// (no native SQLite binding is installed), or the sqlite3 shell without it.
+async function writeLedger(path, rows) {
+  mkdirSync(dirname(path), { recursive: true });
+  const wasm = join(ROOT, 'build', 'wasm');
+  if (existsSync(join(wasm, 'sqljs-api.mjs'))) {
+    const { initPulse } = await import(pathToFileURL(join(wasm, 'sqljs-api.mjs')).href);
+    const SQL = await initPulse({ wasmBinary: readFileSync(join(wasm, 'pulse.wasm')) });
+    const db = new SQL.Database();
+    db.run('CREATE TABLE cost_events(at TEXT, run_id TEXT NULL, source TEXT, usd REAL)');
+    for (const r of rows) db.run('INSERT INTO cost_events VALUES (?, ?, ?, ?)', r);
+    writeFileSync(path, db.export());
+    db.close();
+    return;
+  }
+  const q = (v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`);
+  const sql = ['CREATE TABLE cost_events(at TEXT, run_id TEXT NULL, source TEXT, usd REAL);',
+    ...rows.map((r) => `INSERT INTO cost_events VALUES (${r.map(q).join(', ')});`)].join('\n');
+  const r = spawnSync('sqlite3', [path], { input: sql, encoding: 'utf8' });
+  if (r.status !== 0) console.error(`demo: no cost ledger (build/wasm is not built and sqlite3 failed: ${r.stderr || r.error})`);
+}
+
+console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy; inbox: the goal check's context facts)` +
   (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

@@ -14,6 +14,7 @@
 #include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "server-shim/cli.h"
+#include "server-shim/cli_facts.h"
 
 namespace pulse::cli {
 namespace {
@@ -120,6 +121,7 @@ void PrintCheck(const json& c) {
               << r["at"].get<std::string>() << "\n";
   }
   if (c["quiet"].get<bool>()) std::cout << "  quiet: the pause was already reported and nothing changed since\n";
+  if (c.contains("facts")) PrintFacts(c["facts"]);
 }
 
 void SetupCheck(CLI::App& app, State& state) {

@@ -53,6 +53,7 @@ const ApiRegistry& CoreApi() {
     AddAutonomyApi(r);
     AddAgentLogApi(r);
     AddGoalApi(r);
+    AddFactsApi(r);
     AddDecisionsApi(r);
     return r;
   }();

@@ -23,8 +23,22 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
   const s = await startServer(ws, args);
   try {
     const list = (await request(`${s.url}api/workflows`)).body.workflows;
-    assert.deepEqual(list.map((w) => [w.name, w.status]), [['digest', 'on_track'], ['substack', 'not_measured']]);
-    const sub = list[1].goal_status;
+    assert.deepEqual(list.map((w) => [w.name, w.status]),
+      [['digest', 'on_track'], ['inbox', 'on_track'], ['substack', 'not_measured']]);
+    // Inbox: the context facts from its outside files, through the real server.
+    const facts = (await request(`${s.url}api/workflows/inbox/facts`)).body;
+    assert.equal(facts.needs_reauth, true);
+    assert.deepEqual([...new Set(facts.login_hints.map((h) => h.pattern))].sort(),
+      ['http_401', 'invalid_grant', 'mcp_connection', 'reauthenticate']);
+    assert.equal(facts.error_rate.spike, true);
+    assert.deepEqual(facts.cost_spikes.map((c) => [c.usd, c.route, c.goal_route]), [[3.2, 'reply', true]]);
+    assert.deepEqual(facts.plan_changes.map((c) => c.touches_goal), [true, false]);
+    assert.equal(facts.sources.find((f) => f.file === 'planning/changelog.jsonl').skipped, 1);
+    const inboxStatus = (await request(`${s.url}api/workflows/inbox/goal-status`)).body;
+    assert.equal(inboxStatus.needs_reauth, true);
+    const { workflow: _name, ...factsOnly } = facts;
+    assert.deepEqual(inboxStatus.facts, factsOnly);
+    const sub = list[2].goal_status;
     const kinds = sub.alarms.map((a) => a.kind);
     assert.ok(kinds.includes('not_measured'), kinds.join());
     assert.ok(kinds.includes('goal_work_without_reading'), kinds.join());

@@ -5,6 +5,7 @@ import { html } from 'htm/preact';
 import { useState, useEffect, useLayoutEffect, useRef, useCallback } from 'preact/hooks';
 import { CardError, CardLoading } from './card.mjs';
 import { GoalStatusCard, ReadingsCard, RunsByRouteCard } from './goal.mjs';
+import { ReauthCard, FactsCard } from './facts.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { AgentLogCard } from './agent-log.mjs';
@@ -122,6 +123,8 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   return html`<div class="dashboard">
     <div class="notice" role="status" aria-live="polite" tabindex="-1" ref=${a.noticeRef}>${a.notice}</div>
     ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
+    ${docs.check ? html`<${ReauthCard} check=${docs.check} nowMs=${nowMs} />` : null}
+    ${docs.check && docs.check.facts ? html`<${FactsCard} check=${docs.check} nowMs=${nowMs} />` : null}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
       ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}

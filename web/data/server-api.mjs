@@ -51,6 +51,7 @@ const ROUTES = {
   'pulse.config': (wf) => ['GET', `/api/workflows/${wf}`],
   'goal.check': (wf) => ['GET', `/api/workflows/${wf}/goal-status`],
   'goal.readings': (wf) => ['GET', `/api/workflows/${wf}/readings`],
+  'goal.facts': (wf) => ['GET', `/api/workflows/${wf}/facts`],
   'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
   'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
   'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],

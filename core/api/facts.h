@@ -1,0 +1,29 @@
+// The goal check's context facts as JSON (`pulse facts --json`, the `facts`
+// of `pulse check --json`, goal.facts), and the goal status document that
+// carries them. The one place these facts meet JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/api/api.h"
+#include "core/goal_context_facts.h"
+#include "core/status.h"
+
+namespace pulse {
+
+nlohmann::json ContextFactsJson(const ContextFacts& facts);
+
+// Where the workflow's folder is at hand (ctx.workflow_dir: the command line
+// and the server), its outside files are snapshotted into the database
+// first; the browser computes from the database alone.
+Result<ContextFacts> ContextFactsNow(ApiContext& ctx);
+
+// The goal check document (CONTRACT.md) with `facts` and `needs_reauth`:
+// the same for `pulse check --json`, the goal-status route, get_pulse_state
+// and a turn's context. Facts are gathered before a recorded check is
+// stored, so they run from the previous recorded check.
+Result<nlohmann::json> GoalStatusDocument(ApiContext& ctx, bool record);
+
+void AddFactsApi(ApiRegistry& registry);
+
+}  // namespace pulse

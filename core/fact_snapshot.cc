@@ -1,0 +1,282 @@
+#include "core/fact_snapshot.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/fact_snapshot_util.h"
+#include "core/goal_facts.h"
+#include "core/json_limits.h"
+#include "core/schema.h"
+#include "core/time_util.h"
+#include "core/utf8.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+const char kChangelogFile[] = "planning/changelog.jsonl";
+const char kPlanFile[] = "planning/plan.json";
+const char kLedgerFile[] = "costs/costs.sqlite";
+const char kChatsFile[] = "chats.json";
+const char kRunsDir[] = "runs";
+
+Status EnsureFactsSchema(Db& db) {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       // What became of the latest read of each outside file. `mark` is
+       // per file: the ledger's last copied rowid, the runs folder's highest
+       // iteration seen.
+       "CREATE TABLE IF NOT EXISTS pulse_fact_sources ("
+       " file TEXT PRIMARY KEY,"
+       " state TEXT NOT NULL CHECK (state IN ('ok', 'missing', 'unreadable')),"
+       " reason TEXT NOT NULL DEFAULT '',"
+       " skipped INTEGER NOT NULL DEFAULT 0,"
+       " read_at TEXT NOT NULL,"
+       " mtime INTEGER NOT NULL DEFAULT 0,"
+       " size INTEGER NOT NULL DEFAULT 0,"
+       " mark INTEGER NOT NULL DEFAULT 0);"
+       // One plan change a row; the same line read twice is one row.
+       "CREATE TABLE IF NOT EXISTS pulse_fact_changelog ("
+       " id INTEGER PRIMARY KEY,"
+       " at TEXT NOT NULL,"
+       " tool TEXT NOT NULL,"
+       " reason TEXT NOT NULL DEFAULT '',"
+       " steps_json TEXT NOT NULL DEFAULT '[]',"
+       " who TEXT NOT NULL DEFAULT '',"
+       " session TEXT NOT NULL DEFAULT '',"
+       " UNIQUE (at, tool, session, steps_json, reason));"
+       "CREATE INDEX IF NOT EXISTS pulse_fact_changelog_by_time ON pulse_fact_changelog(at);"
+       "CREATE TABLE IF NOT EXISTS pulse_fact_route_steps ("
+       " route TEXT NOT NULL,"
+       " step TEXT NOT NULL,"
+       " PRIMARY KEY (route, step));"
+       // The ledger's rows by the ledger's own rowid, so a row copied twice
+       // is one row and two equal events stay two.
+       "CREATE TABLE IF NOT EXISTS pulse_fact_costs ("
+       " ledger_rowid INTEGER PRIMARY KEY,"
+       " at TEXT NOT NULL,"
+       " run_id TEXT,"
+       " source TEXT NOT NULL DEFAULT '',"
+       " usd REAL NOT NULL CHECK (usd >= 0));"
+       "CREATE INDEX IF NOT EXISTS pulse_fact_costs_by_time ON pulse_fact_costs(at);"
+       "CREATE INDEX IF NOT EXISTS pulse_fact_costs_by_run ON pulse_fact_costs(run_id, at) WHERE run_id IS NOT NULL;"
+       "CREATE TABLE IF NOT EXISTS pulse_fact_chats ("
+       " session_id TEXT PRIMARY KEY,"
+       " kind TEXT NOT NULL DEFAULT '',"
+       " account TEXT NOT NULL DEFAULT '',"
+       " last_active_at TEXT NOT NULL DEFAULT '',"
+       " live INTEGER NOT NULL DEFAULT 0,"
+       " busy INTEGER NOT NULL DEFAULT 0);"
+       // run.json as the run left it: what goal_run_facts does not keep
+       // (the CONCERNS: lines, the cost) and runs nobody finalized.
+       "CREATE TABLE IF NOT EXISTS pulse_fact_runs ("
+       " folder TEXT PRIMARY KEY,"
+       " run_id TEXT NOT NULL,"
+       " started_at TEXT NOT NULL,"
+       " finished_at TEXT NOT NULL,"
+       " status TEXT NOT NULL,"
+       " error TEXT NOT NULL DEFAULT '',"
+       " concerns_json TEXT NOT NULL DEFAULT '[]',"
+       " cost_usd REAL,"
+       " route TEXT NOT NULL DEFAULT '');"
+       "CREATE INDEX IF NOT EXISTS pulse_fact_runs_by_finish ON pulse_fact_runs(finished_at);"
+       "CREATE INDEX IF NOT EXISTS pulse_fact_runs_by_run ON pulse_fact_runs(run_id);"},
+  };
+  return ApplyMigrations(db, "facts", kMigrations);
+}
+
+namespace {
+
+// A text field of an outside document, valid UTF-8 and at most `max` bytes.
+std::string CleanText(const std::string& s, size_t max) {
+  std::string ok = IsValidUtf8(s) ? s : RepairUtf8(s);
+  if (ok.size() > max) ok = std::string(Utf8Prefix(ok, max)) + "…";
+  return ok;
+}
+
+std::string StringField(const json& obj, const char* key, size_t max) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return "";
+  return CleanText(it->get<std::string>(), max);
+}
+
+// One changelog line as a row; InvalidArgument naming what is wrong.
+Status ParseChangelogLine(const std::string& line, const std::string& where, json* row) {
+  PULSE_ASSIGN_OR_RETURN(json doc, ParseJsonBounded(line, where, 8));
+  if (!doc.is_object()) return Status::InvalidArgument(where + ": expected a JSON object");
+  auto at = doc.find("at");
+  if (at == doc.end() || !at->is_string()) return Status::InvalidArgument(where + ": \"at\" is missing");
+  PULSE_ASSIGN_OR_RETURN(std::string when, NormalizeTime(at->get<std::string>(), where + ": at"));
+  std::string tool = StringField(doc, "tool", 200);
+  if (tool.empty()) return Status::InvalidArgument(where + ": \"tool\" is missing");
+  json steps = json::array();
+  auto s = doc.find("steps");
+  if (s != doc.end() && !s->is_null()) {
+    if (!s->is_array()) return Status::InvalidArgument(where + ": \"steps\" must be a list of step ids");
+    for (const json& step : *s) {
+      if (!step.is_string()) return Status::InvalidArgument(where + ": \"steps\" must be a list of step ids");
+      if (steps.size() < 100) steps.push_back(CleanText(step.get<std::string>(), 200));
+    }
+  }
+  *row = {{"at", when}, {"tool", tool}, {"reason", StringField(doc, "reason", 2000)}, {"steps", steps},
+          {"who", StringField(doc, "who", 200)}, {"session", StringField(doc, "session", 200)}};
+  return Status::OK();
+}
+
+void SnapshotChangelog(SnapshotRun& run) {
+  SourceRead src;
+  if (!run.OpenTextFile(kChangelogFile, run.limits.max_changelog_bytes, &src)) return;
+  std::vector<json> rows;
+  int64_t skipped = 0;
+  size_t pos = 0;
+  int64_t line_no = 0;
+  while (pos < src.text.size()) {
+    size_t end = src.text.find('\n', pos);
+    if (end == std::string::npos) end = src.text.size();
+    std::string line = src.text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    std::string where = std::string(kChangelogFile) + ":" + std::to_string(line_no);
+    json row;
+    Status s = static_cast<int64_t>(line.size()) > run.limits.max_line_bytes
+                   ? Status::InvalidArgument(where + ": line over " + std::to_string(run.limits.max_line_bytes) +
+                                             " bytes")
+                   : ParseChangelogLine(line, where, &row);
+    if (!s.ok()) {
+      ++skipped;
+      run.Warn(kChangelogFile, s.message() + ", skipped");
+      continue;
+    }
+    rows.push_back(std::move(row));
+  }
+  run.Store(kChangelogFile, src, skipped, [&](Db& db) -> Status {
+    PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
+        "INSERT OR IGNORE INTO pulse_fact_changelog(at, tool, reason, steps_json, who, session)"
+        " VALUES(?, ?, ?, ?, ?, ?)"));
+    for (const json& r : rows) {
+      put.Bind(1, r["at"].get<std::string>()).Bind(2, r["tool"].get<std::string>())
+          .Bind(3, r["reason"].get<std::string>()).Bind(4, r["steps"].dump())
+          .Bind(5, r["who"].get<std::string>()).Bind(6, r["session"].get<std::string>());
+      PULSE_RETURN_IF_ERROR(put.Run());
+      put.Reset();
+    }
+    return Status::OK();
+  });
+}
+
+// plan.json's routes: {"routes": {"<route>": {"steps": [...]}}} or
+// {"routes": [{"id" | "name": "<route>", "steps": [...]}]}; a step is an id
+// or an object with an "id".
+Status ParsePlanRoutes(const json& doc, std::vector<std::pair<std::string, std::string>>* out) {
+  if (!doc.is_object()) return Status::InvalidArgument(std::string(kPlanFile) + ": expected a JSON object");
+  auto routes = doc.find("routes");
+  if (routes == doc.end() || routes->is_null()) return Status::OK();
+  auto add = [&](const std::string& route, const json& r) {
+    if (!r.is_object() || !r.contains("steps") || !r["steps"].is_array()) return;
+    for (const json& step : r["steps"]) {
+      std::string id = step.is_string() ? step.get<std::string>()
+                       : step.is_object() && step.contains("id") && step["id"].is_string() ? step["id"].get<std::string>()
+                                                                                            : "";
+      if (!id.empty() && out->size() < 10000) out->emplace_back(CleanText(route, 200), CleanText(id, 200));
+    }
+  };
+  if (routes->is_object()) {
+    for (auto& [name, r] : routes->items()) add(name, r);
+  } else if (routes->is_array()) {
+    for (const json& r : *routes) {
+      std::string name = StringField(r.is_object() ? r : json::object(), "id", 200);
+      if (name.empty() && r.is_object()) name = StringField(r, "name", 200);
+      if (!name.empty()) add(name, r);
+    }
+  } else {
+    return Status::InvalidArgument(std::string(kPlanFile) + ": \"routes\" must be an object or a list");
+  }
+  return Status::OK();
+}
+
+void SnapshotPlan(SnapshotRun& run) {
+  SourceRead src;
+  if (!run.OpenTextFile(kPlanFile, run.limits.max_plan_bytes, &src)) return;
+  std::vector<std::pair<std::string, std::string>> steps;
+  Result<json> doc = ParseJsonBounded(src.text, kPlanFile);
+  Status s = doc.ok() ? ParsePlanRoutes(*doc, &steps) : doc.status();
+  if (!s.ok()) return run.Unreadable(kPlanFile, src, s.message());
+  // The plan is one document: its routes replace the stored ones (a plan
+  // that no longer parses keeps them, above).
+  run.Store(kPlanFile, src, 0, [&](Db& db) -> Status {
+    PULSE_RETURN_IF_ERROR(db.Exec("DELETE FROM pulse_fact_route_steps"));
+    PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
+        "INSERT OR IGNORE INTO pulse_fact_route_steps(route, step) VALUES(?, ?)"));
+    for (auto& [route, step] : steps) {
+      put.Bind(1, route).Bind(2, step);
+      PULSE_RETURN_IF_ERROR(put.Run());
+      put.Reset();
+    }
+    return Status::OK();
+  });
+}
+
+void SnapshotChats(SnapshotRun& run) {
+  SourceRead src;
+  if (!run.OpenTextFile(kChatsFile, run.limits.max_chats_bytes, &src)) return;
+  Result<json> doc = ParseJsonBounded(src.text, kChatsFile, 8);
+  if (!doc.ok()) return run.Unreadable(kChatsFile, src, doc.status().message());
+  if (!doc->is_array()) return run.Unreadable(kChatsFile, src, std::string(kChatsFile) + ": expected a JSON array");
+  std::vector<json> chats;
+  int64_t skipped = 0;
+  for (size_t i = 0; i < doc->size(); ++i) {
+    const json& c = (*doc)[i];
+    std::string where = std::string(kChatsFile) + ": [" + std::to_string(i) + "]";
+    std::string session = c.is_object() ? StringField(c, "session_id", 200) : "";
+    if (session.empty()) {
+      ++skipped;
+      run.Warn(kChatsFile, where + ": no session_id, skipped");
+      continue;
+    }
+    std::string last = StringField(c, "last_active_at", 64);
+    Result<std::string> when = NormalizeTime(last, where + ": last_active_at");
+    auto flag = [&](const char* k) { return c.contains(k) && c[k].is_boolean() && c[k].get<bool>(); };
+    chats.push_back({{"session_id", session}, {"kind", StringField(c, "kind", 40)},
+                     {"account", StringField(c, "account", 200)}, {"last", when.ok() ? *when : ""},
+                     {"live", flag("live")}, {"busy", flag("busy")}});
+  }
+  // chats.json is the platform's current list: it replaces the stored one.
+  run.Store(kChatsFile, src, skipped, [&](Db& db) -> Status {
+    PULSE_RETURN_IF_ERROR(db.Exec("DELETE FROM pulse_fact_chats"));
+    PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
+        "INSERT OR REPLACE INTO pulse_fact_chats(session_id, kind, account, last_active_at, live, busy)"
+        " VALUES(?, ?, ?, ?, ?, ?)"));
+    for (const json& c : chats) {
+      put.Bind(1, c["session_id"].get<std::string>()).Bind(2, c["kind"].get<std::string>())
+          .Bind(3, c["account"].get<std::string>()).Bind(4, c["last"].get<std::string>())
+          .Bind(5, static_cast<int64_t>(c["live"].get<bool>())).Bind(6, static_cast<int64_t>(c["busy"].get<bool>()));
+      PULSE_RETURN_IF_ERROR(put.Run());
+      put.Reset();
+    }
+    return Status::OK();
+  });
+}
+
+}  // namespace
+
+SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
+                                    const SnapshotLimits& limits) {
+  SnapshotRun run(env, db, workflow_dir, now, limits);
+  Status schema = EnsureFactsSchema(db);
+  if (!schema.ok()) {
+    run.Warn("db", schema.message());
+    return std::move(run.report);
+  }
+  SnapshotChangelog(run);
+  SnapshotPlan(run);
+  SnapshotChats(run);
+  SnapshotLedger(run);
+  SnapshotRunFolders(run);
+  return std::move(run.report);
+}
+
+}  // namespace pulse

@@ -1,0 +1,64 @@
+// The shared steps of a snapshot of outside files (core/fact_snapshot.h):
+// opening one file under its bound, skipping an unchanged one, storing its
+// rows and its source row in one transaction, and the warnings.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "core/db.h"
+#include "core/env.h"
+#include "core/fact_snapshot.h"
+#include "core/status.h"
+
+namespace pulse {
+
+struct SourceRead {
+  std::string text;
+  int64_t mtime = 0;
+  int64_t size = 0;
+};
+
+class SnapshotRun {
+ public:
+  SnapshotRun(Env& env, Db& db, std::string workflow_dir, int64_t now, SnapshotLimits limits)
+      : env(env), db(db), dir(std::move(workflow_dir)), now(now), limits(limits) {}
+
+  // Reads `file` (relative to the workflow folder) when it changed since the
+  // last snapshot. False when there is nothing to do: missing (recorded as
+  // missing), unchanged, over `max_bytes` or unreadable (recorded so).
+  bool OpenTextFile(const char* file, int64_t max_bytes, SourceRead* out);
+  // `write` and the source row (ok, `skipped`) in one transaction; a failure
+  // is a warning and stores nothing.
+  void Store(const char* file, const SourceRead& src, int64_t skipped, const std::function<Status(Db&)>& write);
+  void Unreadable(const char* file, const SourceRead& src, const std::string& reason);
+  void Missing(const char* file);
+  // One warning line; past limits.max_warnings per file, one line says more
+  // were skipped (their count is in the facts).
+  void Warn(const std::string& file, const std::string& message);
+
+  // The stored source row's per-file mark (0 when none).
+  int64_t Mark(const char* file);
+  Status PutSource(const char* file, const char* state, const std::string& reason, int64_t skipped,
+                   const SourceRead& src, const int64_t* mark = nullptr);
+
+  std::string Path(const char* file) const { return dir + "/" + file; }
+
+  Env& env;
+  Db& db;
+  std::string dir;
+  int64_t now;
+  SnapshotLimits limits;
+  SnapshotReport report;
+
+ private:
+  std::map<std::string, int> warned_;
+};
+
+// The ledger and the run folders (core/fact_snapshot_ledger.cc).
+void SnapshotLedger(SnapshotRun& run);
+void SnapshotRunFolders(SnapshotRun& run);
+
+}  // namespace pulse

@@ -1,0 +1,333 @@
+#include "core/goal_context_facts.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/goal_facts.h"
+#include "core/json_limits.h"
+#include "core/time_util.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+// ---- the rules ----
+
+int64_t TwiceMedian(std::vector<int64_t> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? 2 * values[n / 2] : values[n / 2 - 1] + values[n / 2];
+}
+
+bool IsCostSpike(int64_t usd_micros, int64_t median_micros_x2) {
+  return median_micros_x2 > 0 && usd_micros >= median_micros_x2;
+}
+
+int64_t UsdToMicros(double usd) { return std::isfinite(usd) ? std::llround(usd * 1e6) : 0; }
+
+std::optional<double> MedianShare(std::vector<double> shares) {
+  if (shares.empty()) return std::nullopt;
+  std::sort(shares.begin(), shares.end());
+  size_t n = shares.size();
+  return n % 2 ? shares[n / 2] : (shares[n / 2 - 1] + shares[n / 2]) / 2;
+}
+
+bool IsErrorRateSpike(int64_t runs, int64_t failed, std::optional<double> median_daily_share) {
+  if (runs < kErrorSpikeMinRuns || failed < kErrorSpikeMinFailed) return false;
+  // Compared in whole numbers: failed/runs >= 2 * median, without rounding.
+  double median = median_daily_share.value_or(0);
+  return static_cast<double>(failed) >= 2 * median * static_cast<double>(runs) - 1e-9;
+}
+
+namespace {
+
+// Every run the facts read: run.json as snapshotted, and the runs only the
+// after-run hook or schedule-runs.json recorded.
+const char kRunsCte[] =
+    "WITH runs AS ("
+    " SELECT run_id, finished_at, status, error, route, concerns_json FROM pulse_fact_runs"
+    " UNION ALL"
+    " SELECT run_id, finished_at, status, error, route, '[]' FROM goal_run_facts g"
+    "  WHERE NOT EXISTS (SELECT 1 FROM pulse_fact_runs f WHERE f.run_id = g.run_id)) ";
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool MentionsWord(const std::string& text, const std::string& word) {
+  if (word.empty()) return false;
+  std::string t = Lower(text), w = Lower(word);
+  auto wc = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t p = t.find(w); p != std::string::npos; p = t.find(w, p + 1)) {
+    bool left = p == 0 || !wc(t[p - 1]);
+    bool right = p + w.size() >= t.size() || !wc(t[p + w.size()]);
+    if (left && right) return true;
+  }
+  return false;
+}
+
+Result<int64_t> TimeOf(const std::string& text) { return ParseTime(text); }
+
+Status ReadSources(Db& db, ContextFacts* f) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT file, state, reason, skipped, read_at FROM pulse_fact_sources ORDER BY file"));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    f->sources.push_back({q.Text(0), q.Text(1), q.Text(2), q.Int64(3), q.Text(4)});
+  }
+  return Status::OK();
+}
+
+Result<std::set<std::string>> Column(Db& db, const std::string& sql, const std::string& arg) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(sql));
+  if (!arg.empty()) q.Bind(1, arg);
+  std::set<std::string> out;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out.insert(q.Text(0));
+  }
+  return out;
+}
+
+Status ReadPlanChanges(Db& db, const WorkflowConfig& config, ContextFacts* f) {
+  const std::string route = config.primary_metric ? config.primary_metric->route : "";
+  const std::string metric = config.primary_metric ? config.primary_metric->name : "";
+  PULSE_ASSIGN_OR_RETURN(std::set<std::string> goal_steps,
+                         Column(db, "SELECT step FROM pulse_fact_route_steps WHERE route = ?", route.empty() ? "\x01" : route));
+  PULSE_ASSIGN_OR_RETURN(std::set<std::string> builders,
+                         Column(db, "SELECT session_id FROM pulse_fact_chats WHERE kind = 'builder'", ""));
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT at, tool, reason, steps_json, who, session FROM pulse_fact_changelog"
+      " WHERE at > ? AND at <= ? ORDER BY at DESC, id DESC LIMIT ?"));
+  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now)).Bind(3, static_cast<int64_t>(kFactsListMax));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    PlanChange c;
+    PULSE_ASSIGN_OR_RETURN(c.at, TimeOf(q.Text(0)));
+    c.tool = q.Text(1);
+    c.reason = q.Text(2);
+    Result<json> steps = ParseJsonBounded(q.Text(3), "pulse_fact_changelog.steps_json", 4);
+    if (steps.ok() && steps->is_array()) {
+      for (const json& s : *steps) if (s.is_string()) c.steps.push_back(s.get<std::string>());
+    }
+    c.who = q.Text(4);
+    c.session = q.Text(5);
+    for (const std::string& s : c.steps) {
+      if (goal_steps.count(s) || (!route.empty() && s == route)) c.goal_steps.push_back(s);
+    }
+    c.touches_metric = c.tool == "configure_goal_metrics" || MentionsWord(c.reason, metric) ||
+                       std::find(c.steps.begin(), c.steps.end(), metric) != c.steps.end();
+    c.builder_chat = builders.count(c.session) > 0;
+    f->plan_changes.push_back(std::move(c));
+  }
+  std::reverse(f->plan_changes.begin(), f->plan_changes.end());
+  return Status::OK();
+}
+
+Status ReadOwnerAnswers(Db& db, ContextFacts* f) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT id, question, answer_option, answer_text, status, coalesce(answer_kind, ''), answer_note, answered_at"
+      " FROM pulse_decisions WHERE status IN ('answered', 'dismissed') AND coalesce(answered_by, 'owner') = 'owner'"
+      " AND answered_at > ? AND answered_at <= ? ORDER BY answered_at DESC, id DESC LIMIT ?"));
+  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now)).Bind(3, static_cast<int64_t>(kFactsListMax));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    OwnerAnswer a;
+    a.decision_id = q.Int64(0);
+    a.question = q.Text(1);
+    a.answer = q.Text(4) == "dismissed" ? "dismissed" : !q.IsNull(2) ? q.Text(2) : q.Text(3);
+    a.kind = q.Text(5).empty() ? q.Text(4) : q.Text(5);
+    a.note = q.Text(6);
+    PULSE_ASSIGN_OR_RETURN(a.answered_at, TimeOf(q.Text(7)));
+    f->owner_answers.push_back(std::move(a));
+  }
+  std::reverse(f->owner_answers.begin(), f->owner_answers.end());
+  return Status::OK();
+}
+
+Status SpendBetween(Db& db, int64_t from, int64_t to, int64_t* micros, int64_t* events) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT count(*), coalesce(sum(CAST(round(usd * 1000000) AS INTEGER)), 0) FROM pulse_fact_costs"
+      " WHERE at > ? AND at <= ?"));
+  q.Bind(1, FormatTime(from)).Bind(2, FormatTime(to));
+  PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+  if (row) {
+    *events = q.Int64(0);
+    *micros = q.Int64(1);
+  }
+  return Status::OK();
+}
+
+// The route a run took, from whichever record has it.
+Result<std::string> RouteOf(Db& db, const std::string& run_id) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      std::string(kRunsCte) + "SELECT route FROM runs WHERE run_id = ? AND route != '' LIMIT 1"));
+  q.Bind(1, run_id);
+  PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+  return row ? q.Text(0) : std::string();
+}
+
+Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
+  Spend& s = f->spend;
+  PULSE_ASSIGN_OR_RETURN(int64_t any, db.QueryInt64("SELECT count(*) FROM (SELECT 1 FROM pulse_fact_costs LIMIT 1)"));
+  s.has_ledger = any > 0;
+  PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - kSpendWindowSeconds, f->now, &s.last_7_days_micros,
+                                     &s.events_last_7_days));
+  PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - 2 * kSpendWindowSeconds, f->now - kSpendWindowSeconds,
+                                     &s.previous_7_days_micros, &s.events_previous_7_days));
+  // Runs by the ledger's run_id; events without one (chats, Pulse turns)
+  // count only in the weekly totals above.
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT run_id, sum(CAST(round(usd * 1000000) AS INTEGER)), max(at) FROM pulse_fact_costs"
+      " WHERE run_id IS NOT NULL AND at > ? AND at <= ? GROUP BY run_id"));
+  q.Bind(1, FormatTime(f->now - kMedianWindowSeconds)).Bind(2, FormatTime(f->now));
+  struct RunCost { std::string id; int64_t micros; std::string last; };
+  std::vector<RunCost> runs;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    runs.push_back({q.Text(0), q.Int64(1), q.Text(2)});
+  }
+  std::vector<int64_t> totals;
+  for (const RunCost& r : runs) totals.push_back(r.micros);
+  f->cost_median = {static_cast<int64_t>(runs.size()), TwiceMedian(totals)};
+  const std::string goal_route = config.primary_metric ? config.primary_metric->route : "";
+  const std::string since = FormatTime(f->since);
+  for (const RunCost& r : runs) {
+    if (r.last <= since || !IsCostSpike(r.micros, f->cost_median.median_micros_x2)) continue;
+    CostSpike spike{r.id, r.micros, f->cost_median.median_micros_x2, 0, "", false};
+    PULSE_ASSIGN_OR_RETURN(spike.last_at, TimeOf(r.last));
+    PULSE_ASSIGN_OR_RETURN(spike.route, RouteOf(db, r.id));
+    spike.goal_route = !goal_route.empty() && spike.route == goal_route;
+    f->cost_spikes.push_back(std::move(spike));
+  }
+  std::sort(f->cost_spikes.begin(), f->cost_spikes.end(),
+            [](const CostSpike& a, const CostSpike& b) { return a.usd_micros > b.usd_micros; });
+  if (f->cost_spikes.size() > kFactsListMax) f->cost_spikes.resize(kFactsListMax);
+  return Status::OK();
+}
+
+Status ReadErrorRate(Db& db, ContextFacts* f) {
+  ErrorRate& e = f->error_rate;
+  PULSE_ASSIGN_OR_RETURN(Statement since, db.Prepare(
+      std::string(kRunsCte) + "SELECT count(*), coalesce(sum(status != 'completed'), 0) FROM runs"
+                              " WHERE finished_at > ? AND finished_at <= ?"));
+  since.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
+  PULSE_ASSIGN_OR_RETURN(bool row, since.Step());
+  if (row) {
+    e.runs = since.Int64(0);
+    e.failed = since.Int64(1);
+  }
+  if (e.runs > 0) e.share = static_cast<double>(e.failed) / static_cast<double>(e.runs);
+  // The 14 whole UTC days before today; days without a run have no share.
+  int64_t today = StartOfDay(f->now);
+  PULSE_ASSIGN_OR_RETURN(Statement daily, db.Prepare(
+      std::string(kRunsCte) + "SELECT substr(finished_at, 1, 10) AS day, count(*), sum(status != 'completed')"
+                              " FROM runs WHERE finished_at >= ? AND finished_at < ? GROUP BY day"));
+  daily.Bind(1, FormatTime(today - kMedianWindowSeconds)).Bind(2, FormatTime(today));
+  std::vector<double> shares;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool d, daily.Step());
+    if (!d) break;
+    shares.push_back(static_cast<double>(daily.Int64(2)) / static_cast<double>(daily.Int64(1)));
+  }
+  e.days_with_runs = static_cast<int64_t>(shares.size());
+  e.median_daily_share = MedianShare(shares);
+  e.spike = IsErrorRateSpike(e.runs, e.failed, e.median_daily_share);
+  return Status::OK();
+}
+
+void AddHints(const std::string& run_id, int64_t at, const char* where, const std::string& text,
+              std::vector<LoginHint>* out) {
+  size_t pos = 0;
+  while (pos <= text.size() && out->size() < kFactsListMax) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, std::min<size_t>(end - pos, 400));
+    for (LoginMatch& m : MatchLoginHints(line)) {
+      out->push_back({run_id, at, where, m.pattern, m.matched, line});
+      break;  // one hint per line: the first pattern names it
+    }
+    pos = end + 1;
+  }
+}
+
+Status ReadRuns(Db& db, const WorkflowConfig& config, ContextFacts* f) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      std::string(kRunsCte) + "SELECT run_id, finished_at, status, error, route, concerns_json FROM runs"
+                              " WHERE finished_at > ? AND finished_at <= ? ORDER BY finished_at DESC, run_id"));
+  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
+  const std::string goal_route = config.primary_metric ? config.primary_metric->route : "";
+  RunHealth& h = f->run_health;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    std::string run_id = q.Text(0), status = q.Text(2), error = q.Text(3), route = q.Text(4);
+    PULSE_ASSIGN_OR_RETURN(int64_t at, TimeOf(q.Text(1)));
+    ++h.runs;
+    if (status == "completed") ++h.completed;
+    else ++h.failed;
+    if (status != "completed" && h.failed_runs.size() < kFactsListMax) {
+      h.failed_runs.push_back({run_id, at, status, error.substr(0, 600), route, !goal_route.empty() && route == goal_route});
+    }
+    AddHints(run_id, at, "error", error, &f->login_hints);
+    Result<json> concerns = ParseJsonBounded(q.Text(5), "pulse_fact_runs.concerns_json", 4);
+    if (!concerns.ok() || !concerns->is_array()) continue;
+    for (const json& c : *concerns) {
+      if (!c.is_string()) continue;
+      std::string line = c.get<std::string>();
+      if (h.concerns.size() < kFactsListMax) h.concerns.push_back({run_id, line.substr(0, 600)});
+      AddHints(run_id, at, "concerns", line, &f->login_hints);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string NeedsReauthLine(const ContextFacts& f) {
+  if (f.login_hints.empty()) return "";
+  std::string line = "Needs re-auth: re-connect what ";
+  std::set<std::string> runs;
+  size_t shown = 0;
+  for (const LoginHint& h : f.login_hints) {
+    if (!runs.insert(h.run_id).second) continue;
+    if (shown == 3) {
+      line += "; and more runs";
+      break;
+    }
+    line += (shown++ ? "; run " : "run ") + h.run_id + " uses (" + h.pattern + " in its " +
+            (h.where == "error" ? "error" : "CONCERNS: lines") + ": \"" + h.matched + "\")";
+  }
+  return line + ".";
+}
+
+Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now) {
+  ContextFacts f;
+  f.now = now;
+  PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
+  if (last) {
+    PULSE_ASSIGN_OR_RETURN(int64_t at, TimeOf(last->checked_at));
+    f.last_check_at = at;
+  }
+  f.since = f.last_check_at ? *f.last_check_at : now - kFactsDefaultWindowSeconds;
+  PULSE_RETURN_IF_ERROR(ReadSources(db, &f));
+  PULSE_RETURN_IF_ERROR(ReadPlanChanges(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadOwnerAnswers(db, &f));
+  PULSE_RETURN_IF_ERROR(ReadSpend(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadErrorRate(db, &f));
+  PULSE_RETURN_IF_ERROR(ReadRuns(db, config, &f));
+  return f;
+}
+
+}  // namespace pulse
