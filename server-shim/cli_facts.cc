@@ -25,12 +25,22 @@ std::string Money(const json& v) {
 
 std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
+std::string Num(const json& v) {
+  if (!v.is_number()) return Str(v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v.get<double>());
+  return buf;
+}
+
+std::string Percent(const json& v) { return v.is_number() ? Num(json(v.get<double>() * 100)) + "%" : "—"; }
+
 }  // namespace
 
 void PrintFacts(const json& f) {
   std::cout << "  facts since " << Str(f["since"]) << (f["last_check_at"].is_null() ? " (no recorded check: the last 7 days)" : " (the last recorded check)") << ":\n";
   for (const json& c : f["plan_changes"]) {
-    std::cout << "    plan change " << Str(c["at"]) << " " << Str(c["tool"]) << " by " << Str(c["who"])
+    std::cout << "    plan change " << Str(c["at"]) << " " << Str(c["tool"])
+              << (Str(c["who"]).empty() ? "" : " by " + Str(c["who"]))
               << (c["touches_goal"].get<bool>() ? " [touches the goal: ask the Builder]" : "") << ": "
               << Str(c["reason"]) << "\n";
   }
@@ -44,17 +54,17 @@ void PrintFacts(const json& f) {
   } else {
     std::cout << "    spend: " << Money(s["last_7_days_usd"]) << " in the last 7 days, "
               << Money(s["previous_7_days_usd"]) << " the 7 before"
-              << (s["ratio"].is_null() ? "" : " (×" + s["ratio"].dump() + ")") << "; no budget is set\n";
+              << (s["ratio"].is_null() ? "" : " (×" + Num(s["ratio"]) + ")") << "; no budget is set\n";
   }
   for (const json& c : f["cost_spikes"]) {
-    std::cout << "    cost spike: run " << Str(c["run_id"]) << " cost " << Money(c["usd"]) << ", " << c["ratio"].dump()
+    std::cout << "    cost spike: run " << Str(c["run_id"]) << " cost " << Money(c["usd"]) << ", " << Num(c["ratio"])
               << "× the 14-day median run (" << Money(c["median_run_usd"]) << "), route "
               << (Str(c["route"]).empty() ? "unknown" : Str(c["route"]))
               << (c["goal_route"].get<bool>() ? " (the goal's route)" : "") << "\n";
   }
   const json& e = f["error_rate"];
   std::cout << "    error rate: " << e["failed"].dump() << " of " << e["runs"].dump() << " runs failed"
-            << (e["median_daily_share"].is_null() ? "" : " (14-day median daily share " + e["median_daily_share"].dump() + ")")
+            << (e["median_daily_share"].is_null() ? "" : " (the 14-day median day: " + Percent(e["median_daily_share"]) + ")")
             << (e["spike"].get<bool>() ? " — a spike" : "") << "\n";
   for (const json& h : f["login_hints"]) {
     std::cout << "    login hint: run " << Str(h["run_id"]) << " " << Str(h["pattern"]) << " in its " << Str(h["where"])

@@ -81,8 +81,14 @@ Result<json> ImportRuns(ApiContext& ctx, const Args& a) {
 
 Result<json> Check(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
-  bool record = false;
+  bool record = false, facts = true;
   PULSE_RETURN_IF_ERROR(a.OptBool("record", &record));
+  // facts=false: the contract's v1 document alone (what the bench compares).
+  PULSE_RETURN_IF_ERROR(a.OptBool("facts", &facts));
+  if (!facts) {
+    PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), record));
+    return check.ToJson();
+  }
   return GoalStatusDocument(ctx, record);
 }
 
@@ -150,7 +156,7 @@ void AddGoalApi(ApiRegistry& r) {
   r.Add("goal.observe", Observe, Access::kOwner, "record a metric reading {metric, value, at, source, run_id?}");
   r.Add("goal.record_run", RecordRun, Access::kOwner, "record a finished run's goal facts {run:{...}, route} (idempotent)");
   r.Add("goal.import_schedule_runs", ImportRuns, Access::kOwner, "import older runs from schedule-runs.json entries {runs:[...]}");
-  r.Add("goal.check", Check, Access::kRead, "the goal check: status, key number, alarms, facts, needs_reauth {record?}", "record");
+  r.Add("goal.check", Check, Access::kRead, "the goal check: status, key number, alarms, facts, needs_reauth {record?, facts?}", "record");
   r.Add("goal.readings", Readings, Access::kRead, "the primary metric's readings, oldest first");
   r.Add("goal.runs_by_route", RoutesSummary, Access::kRead, "runs per route {since?}");
   r.Add("goal.check_due", CheckDueMethod, Access::kRead, "is the daily goal check due {pulse_pass_active, running_checks, cap}");

@@ -110,7 +110,7 @@ test('pulse check --json carries facts and needs_reauth; a ledger that is not SQ
   assert.equal(c.facts.plan_changes.length, 2);
 });
 
-test('the WASM module gives the same facts as native from the same db file', async async (t) => {
+test('the WASM module gives the same facts as native from the same db file', async (t) => {
   const { wf, args } = await makeWorkspace(t);
   const native = pulse(['facts', ...args, '--json']);
   assert.equal(native.status, 0, native.stderr);

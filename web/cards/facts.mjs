@@ -42,8 +42,7 @@ function PlanChanges({ changes, nowMs }) {
 function SpendRow({ spend, spikes }) {
   if (spend.unreadable) return html`<p class="card-error">${spend.unreadable}</p>`;
   if (spend.ledger === 'missing') return html`<p class="muted">No cost ledger (costs/costs.sqlite).</p>`;
-  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,
-    ${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${spend.ratio}</strong>)` : null};
+  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,${' '}${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${spend.ratio}</strong>)` : null};
     median run ${usd(spend.median_run_usd_14_days)} over ${spend.runs_14_days} runs in 14 days. <span class="muted">No budget is set.</span></p>
     ${spikes.length ? html`<ul class="fact-list cost-spikes">
       ${spikes.map((s) => html`<li class="alarm" data-kind="cost_spike"><span class="alarm-icon" aria-hidden="true">$</span>
