@@ -342,26 +342,23 @@ void App::InstallService(HttpServer& s) {
 }
 
 void App::InstallReads(HttpServer& s) {
-  for (const RestRead& r : RestReads()) {
-    s.Get(kWorkflow + r.path, [this, &r](const httplib::Request& req, httplib::Response& res) {
-      json args = QueryArgs(req, r.query);
-      if (r.bool_query && req.has_param(r.bool_query)) args[r.bool_query] = req.get_param_value(r.bool_query) == "true";
-      if (r.int_query && req.has_param(r.int_query)) {
-        try {
-          args[r.int_query] = std::stoi(req.get_param_value(r.int_query));
-        } catch (...) {
-          return ReplyError(res, 400, std::string(r.int_query) + ": expected a whole number");
-        }
-      }
-      Read(req, res, r.method, args);
+  for (const RestRoute& r : RestRoutes()) {
+    if (r.verb != "GET") continue;
+    s.Get(r.Pattern(), [this, &r](const httplib::Request& req, httplib::Response& res) {
+      json args;
+      std::string error;
+      if (!RouteQueryArgs(r, req, &args, &error)) return ReplyError(res, 400, error);
+      Read(req, res, r.method.c_str(), args);
     });
   }
 }
 
 void App::InstallWrites(HttpServer& s) {
-  // Owner writes: the token, then one core method.
-  auto write = [this](const char* method, std::function<Status(const httplib::Request&, json&)> shape) {
-    return [this, method, shape](const httplib::Request& req, httplib::Response& res) {
+  // Owner writes: the token, then one core method with the body as its
+  // arguments (and the id from the URL).
+  for (const RestRoute& r : RestRoutes()) {
+    if (r.verb == "GET") continue;
+    auto handler = [this, &r](const httplib::Request& req, httplib::Response& res) {
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
@@ -369,26 +366,20 @@ void App::InstallWrites(HttpServer& s) {
       if (!RequestClock(req, res, &clock)) return;
       auto oc = Open(req.matches[1], res, clock.get());
       if (!oc) return;
-      Status shaped = shape(req, body);
-      if (!shaped.ok()) return ReplyStatus(res, shaped);
-      Result<json> out = CallApi(oc->ctx, method, body);
+      if (r.has_id()) {
+        // The owner answers as the owner: a session can never ride along.
+        body.erase("session");
+        body["id"] = IdArg(req.matches[2]);
+      }
+      Result<json> out = CallApi(oc->ctx, r.method, body);
       if (!out.ok()) return ReplyStatus(res, out.status());
       ReplyJson(res, 200, *out);
     };
-  };
-  auto with_id = [](const httplib::Request& req, json& body) {
-    // The owner answers as the owner: a session can never ride along.
-    body.erase("session");
-    body["id"] = IdArg(req.matches[2]);
-    return Status::OK();
-  };
-  s.Post(kWorkflow + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
-  s.Post(kWorkflow + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
-  s.Put(kWorkflow + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
+    if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
+  }
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
   s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
   s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
-
 }
 
 void App::InstallAgent(HttpServer& s) {
