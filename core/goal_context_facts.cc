@@ -316,10 +316,7 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   ContextFacts f;
   f.now = now;
   PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
-  if (last) {
-    PULSE_ASSIGN_OR_RETURN(int64_t at, TimeOf(last->checked_at));
-    f.last_check_at = at;
-  }
+  if (last) f.last_check_at = last->checked_at;
   f.since = f.last_check_at ? *f.last_check_at : now - kFactsDefaultWindowSeconds;
   PULSE_RETURN_IF_ERROR(ReadSources(db, &f));
   PULSE_RETURN_IF_ERROR(ReadPlanChanges(db, config, &f));
