@@ -38,6 +38,7 @@ inline const std::vector<RestRead>& RestReads() {
       {"/outbox", "outbox.list", {}},
       {"/autonomy", "autonomy.levels", {}},
       {"/autonomy/decisions", "autonomy.decisions", {{"session", "session"}}},
+      {"/conversation", "conversation.show", {}, "generation"},
   };
   return kReads;
 }

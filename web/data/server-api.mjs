@@ -54,6 +54,8 @@ const ROUTES = {
   'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
   'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
   'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
+  'conversation.show': (wf, a) => ['GET', `/api/workflows/${wf}/conversation${q({ generation: a.generation })}`],
+  'conversation.talk': (wf, a) => ['POST', `/api/workflows/${wf}/messages`, { text: a.text }],
   'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
     session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
     include_running: a.include_running,
