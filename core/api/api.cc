@@ -55,6 +55,7 @@ const ApiRegistry& CoreApi() {
     AddGoalApi(r);
     AddFactsApi(r);
     AddDecisionsApi(r);
+    AddConversationApi(r);
     return r;
   }();
   return registry;

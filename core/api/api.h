@@ -99,6 +99,7 @@ void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
+void AddConversationApi(ApiRegistry& registry);
 void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 
 }  // namespace pulse
