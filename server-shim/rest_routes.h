@@ -28,6 +28,7 @@ inline const std::vector<RestRead>& RestReads() {
   static const std::vector<RestRead> kReads = {
       {"", "pulse.config", {}},
       {"/goal-status", "goal.check", {}},
+      {"/last-check", "goal.last_check", {}},
       {"/agent-log", "agent_log.show",
        {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}},
        "stuck_after_minutes", "include_running"},

@@ -71,6 +71,8 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
     // preview: {method, args, now}: onProgress(0, total, {preview: result})
     // first, that method computed on the File before it is stored
     importFile: (name, file, onProgress, preview) => post('importFile', { name, file, preview }, [], onProgress),
+    // → {readable, pulse, workflow, tables, problem}: the File read, never written
+    inspectFile: (file) => post('inspectFile', { file }),
     // → {name, bytes: Uint8Array}
     export: (name) => post('export', { name }).then((r) => ({ name: r.name, bytes: new Uint8Array(r.bytes) })),
     // → {name, deleted: true}

@@ -50,7 +50,11 @@ async function readJson(res, what) {
 const ROUTES = {
   'pulse.config': (wf) => ['GET', `/api/workflows/${wf}`],
   'goal.check': (wf) => ['GET', `/api/workflows/${wf}/goal-status`],
+  'goal.last_check': (wf) => ['GET', `/api/workflows/${wf}/last-check`],
   'goal.readings': (wf) => ['GET', `/api/workflows/${wf}/readings`],
+  'outbox.list': (wf) => ['GET', `/api/workflows/${wf}/outbox`],
+  // Not a core method: the server starts a goal-check turn now (owner token).
+  'turn.goal_check': (wf) => ['POST', `/api/workflows/${wf}/goal-check`, {}],
   'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
   'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
   'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
