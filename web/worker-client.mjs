@@ -7,6 +7,13 @@
 //   const rows = await pulse.exec('db.sqlite', 'SELECT ...', [params]);
 //
 // A failure rejects with Error(message) carrying .operation and .code.
+async function toArrayBuffer(data) {
+  if (data instanceof ArrayBuffer) return data.slice(0);
+  if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
+  throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
+}
+
 export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', import.meta.url)) {
   const worker = new Worker(workerUrl, { type: 'module' });
   const pending = new Map();
@@ -47,13 +54,6 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       pending.set(messageId, { resolve, reject, onProgress });
       worker.postMessage({ type, messageId, args }, transfer);
     });
-  }
-
-  async function toArrayBuffer(data) {
-    if (data instanceof ArrayBuffer) return data.slice(0);
-    if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-    if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
-    throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
   }
 
   return {

@@ -104,7 +104,7 @@ Result<json> LastCheck(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(*ctx.db, ctx.env->NowSeconds()));
   if (!last) return json{{"checked_at", nullptr}, {"status", nullptr}};
-  return json{{"checked_at", last->checked_at}, {"status", last->status}};
+  return json{{"checked_at", FormatTime(last->checked_at)}, {"status", last->status}};
 }
 
 Result<json> CheckDueMethod(ApiContext& ctx, const Args& a) {

@@ -29,7 +29,7 @@ export function serverSource(api, workflow) {
   return {
     kind: 'server',
     label: workflow,
-    call: (method, args, now) => api.call(workflow, method, args, now),
+    call: (method, args, now) => (method === 'turn.goal_check' ? api.startGoalCheck(workflow) : api.call(workflow, method, args, now)),
   };
 }
 
