@@ -32,5 +32,7 @@ Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
+Status EnsureConversationSchema(Db& db);  // core/conversation.h
+Status EnsurePassSchema(Db& db);          // core/pass.h
 
 }  // namespace pulse

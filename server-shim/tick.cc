@@ -8,6 +8,7 @@
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/goal_facts.h"
+#include "core/pass.h"
 #include "core/time_util.h"
 #include "server-shim/serve.h"
 
@@ -107,8 +108,28 @@ void Scheduler::TickOnce() {
     // deciding due-ness and quiet sees the runs the command line sees.
     Result<ImportCounts> imported = ImportScheduleRunsFile(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
     if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
-    CheckLoad load{turns_->ActiveOn(wf), turns_->RunningOfKind("goal_check"), options_.max_checks};
-    Result<CheckDue> due = TurnCheckDue(ctx, load);
+    // 1a. The full Pulse pass first (its Goal Work begins with the goal
+    // check): never beside another turn of the workflow, and it shares the
+    // goal checks' concurrency cap.
+    const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
+    bool pass_started = false;
+    if (!turns_->ActiveOn(wf) && pulse_running < options_.max_checks) {
+      Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env_->NowSeconds());
+      if (!pass.ok()) {
+        spdlog::warn("tick: {}: pass due: {}", wf, pass.status().message());
+      } else if (pass->due) {
+        TurnRequest req;
+        req.workflow = wf;
+        req.kind = "pass";
+        req.trigger = "tick";
+        req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
+        Result<TurnTicket> t = turns_->Submit(req);
+        if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
+        pass_started = t.ok();
+      }
+    }
+    CheckLoad load{turns_->ActiveOn(wf), pulse_running, options_.max_checks};
+    Result<CheckDue> due = pass_started ? Result<CheckDue>(CheckDue{}) : TurnCheckDue(ctx, load);
     if (!due.ok()) {
       spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
     } else if (due->due) {

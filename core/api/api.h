@@ -99,5 +99,6 @@ void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
+void AddConversationApi(ApiRegistry& registry);
 
 }  // namespace pulse
