@@ -35,7 +35,10 @@ Result<std::vector<OutboxMessage>> ListOutbox(Db& db, const OutboxQuery& q) {
   st.Bind(":kind", q.kind);
   st.Bind(":run", q.pulse_run_id);
   st.Bind(":limit", static_cast<int64_t>(q.limit > 0 ? q.limit : 200));
-  PULSE_ASSIGN_OR_RETURN(std::vector<OutboxMessage> out, ReadRows(st, [](const Statement& st) {
+  std::vector<OutboxMessage> out;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
     OutboxMessage m;
     m.id = st.Int64(0);
     m.kind = st.Text(1);
@@ -48,8 +51,8 @@ Result<std::vector<OutboxMessage>> ListOutbox(Db& db, const OutboxQuery& q) {
     m.delivered_at = st.Time(7);
     m.delivery_error = st.Text(8);
     m.attempts = static_cast<int>(st.Int64(9));
-    return m;
-  }));
+    out.push_back(std::move(m));
+  }
   // Newest `limit` were selected; hand them back oldest first.
   std::reverse(out.begin(), out.end());
   return out;

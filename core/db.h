@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/status.h"
 
@@ -116,17 +115,6 @@ class Db {
   std::string name_;
   bool owned_;
 };
-
-// Steps `q` to its end and returns read(q) for every row, in order.
-template <typename Read>
-auto ReadRows(Statement& q, Read read) -> Result<std::vector<decltype(read(q))>> {
-  std::vector<decltype(read(q))> rows;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool has, q.Step());
-    if (!has) return rows;
-    rows.push_back(read(q));
-  }
-}
 
 // BEGIN IMMEDIATE ... COMMIT; rolls back in the destructor unless committed.
 class Transaction {

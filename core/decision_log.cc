@@ -50,7 +50,15 @@ Decision ReadDecision(const Statement& q) {
   return d;
 }
 
-Result<std::vector<Decision>> ReadDecisions(Statement& q) { return ReadRows(q, ReadDecision); }
+Result<std::vector<Decision>> ReadDecisions(Statement& q) {
+  std::vector<Decision> rows;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    rows.push_back(ReadDecision(q));
+  }
+  return rows;
+}
 
 }  // namespace
 
@@ -97,9 +105,11 @@ Result<DecisionView> ViewDecision(Db& db, const Decision& d, int64_t now) {
   PULSE_ASSIGN_OR_RETURN(Statement ev, db.Prepare(
       "SELECT at, kind, actor, detail FROM pulse_decision_events WHERE decision_id = ? ORDER BY id"));
   ev.Bind(1, d.id);
-  PULSE_ASSIGN_OR_RETURN(v.events, ReadRows(ev, [](const Statement& e) {
-    return DecisionEvent{e.Time(0).value_or(0), e.Text(1), e.Text(2), e.Text(3)};
-  }));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, ev.Step());
+    if (!row) break;
+    v.events.push_back(DecisionEvent{ev.Time(0).value_or(0), ev.Text(1), ev.Text(2), ev.Text(3)});
+  }
   return v;
 }
 

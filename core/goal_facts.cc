@@ -442,15 +442,19 @@ Result<std::vector<RouteCount>> RunsByRoute(Db& db, const WorkflowConfig& config
       " WHERE finished_at >= ? AND finished_at <= ? GROUP BY route ORDER BY route"));
   q.Bind(1, since > 0 ? FormatTime(since) : std::string()).Bind(2, FormatTime(now));
   std::string primary = PrimaryRoute(config);
-  return ReadRows(q, [&](const Statement& row) {
+  std::vector<RouteCount> out;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
     RouteCount c;
-    c.route = row.Text(0);
-    c.runs = row.Int64(1);
-    c.completed = row.Int64(2);
-    c.failed = row.Int64(3);
+    c.route = q.Text(0);
+    c.runs = q.Int64(1);
+    c.completed = q.Int64(2);
+    c.failed = q.Int64(3);
     c.primary = !primary.empty() && c.route == primary;
-    return c;
-  });
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now) {

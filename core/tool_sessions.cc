@@ -311,7 +311,10 @@ Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& s
       " FROM pulse_guard_decisions"
       " WHERE (?1 = '' OR session = ?1) ORDER BY id LIMIT ?2"));
   st.Bind(1, session).Bind(2, int64_t{limit});
-  return ReadRows(st, [](const Statement& st) {
+  std::vector<GuardRecord> out;
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
     GuardRecord r;
     r.id = st.Int64(0);
     r.session = st.Text(1);
@@ -325,7 +328,8 @@ Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& s
     r.at = st.Time(9).value_or(0);
     r.tool_normalized = st.Text(10);
     r.tool_class = st.Text(11);
-    return r;
-  });
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 }  // namespace pulse
