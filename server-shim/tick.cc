@@ -85,6 +85,32 @@ void Scheduler::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// Safe defaults whose time has passed (the core applies them only with
+// pulse.autonomy.answer=act); what it applied is recorded as one background
+// agent of the tick.
+void ApplySafeDefaults(Env& env, ApiContext& ctx, const std::string& wf) {
+  Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
+  if (!applied.ok()) {
+    spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
+    return;
+  }
+  json list = JGet(*applied, "applied", json::array());
+  if (!list.is_array() || list.empty()) return;
+  std::string at = FormatTime(env.NowSeconds());
+  std::string session = "schedule-pulse-tick";
+  std::string agent = "pulse-tick-safe-defaults-" + at;
+  (void)CallApi(ctx, "agent_log.started",
+                json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
+                     {"kind", "apply_due_defaults"}, {"at", at}});
+  (void)CallApi(ctx, "agent_log.completed",
+                json{{"session", session}, {"agent", agent}, {"status", "completed"}, {"result", list.dump()}, {"at", at}});
+  spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
+}
+
+}  // namespace
+
 void Scheduler::TickOnce() {
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) {
@@ -142,27 +168,8 @@ void Scheduler::TickOnce() {
       if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
     }
 
-    // 2. Safe defaults whose time has passed (the core applies them only
-    // with pulse.autonomy.answer=act); what it applied is recorded as one
-    // background agent of the tick.
-    Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
-    if (!applied.ok()) {
-      spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
-    } else {
-      json list = JGet(*applied, "applied", json::array());
-      if (list.is_array() && !list.empty()) {
-        std::string at = FormatTime(env_->NowSeconds());
-        std::string session = "schedule-pulse-tick";
-        std::string agent = "pulse-tick-safe-defaults-" + at;
-        (void)CallApi(ctx, "agent_log.started",
-                      json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
-                           {"kind", "apply_due_defaults"}, {"at", at}});
-        (void)CallApi(ctx, "agent_log.completed",
-                      json{{"session", session}, {"agent", agent}, {"status", "completed"},
-                           {"result", list.dump()}, {"at", at}});
-        spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
-      }
-    }
+    // 2. Safe defaults whose time has passed.
+    ApplySafeDefaults(*env_, ctx, wf);
 
     // 3. Messages not yet delivered to the webhook.
     DeliverOutbox(**oc);

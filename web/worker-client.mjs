@@ -7,30 +7,40 @@
 //   const rows = await pulse.exec('db.sqlite', 'SELECT ...', [params]);
 //
 // A failure rejects with Error(message) carrying .operation and .code.
+// One message from the worker: progress for a waiting request, or its
+// answer (an error becomes an Error with .operation and .code).
+function settle(pending, msg) {
+  const waiting = pending.get(msg.messageId);
+  if (!waiting) return;
+  if (msg.type === 'progress') {
+    if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total, msg);
+    return;
+  }
+  pending.delete(msg.messageId);
+  if (msg.type === 'error') {
+    const err = new Error(msg.result.message);
+    err.operation = msg.result.operation;
+    if (msg.result.code) err.code = msg.result.code;
+    waiting.reject(err);
+  } else {
+    waiting.resolve(msg.result);
+  }
+}
+
+async function toArrayBuffer(data) {
+  if (data instanceof ArrayBuffer) return data.slice(0);
+  if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
+  throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
+}
+
 export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', import.meta.url)) {
   const worker = new Worker(workerUrl, { type: 'module' });
   const pending = new Map();
   let nextId = 1;
   let closed = false;
 
-  worker.onmessage = (event) => {
-    const msg = event.data;
-    const waiting = pending.get(msg.messageId);
-    if (!waiting) return;
-    if (msg.type === 'progress') {
-      if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total, msg);
-      return;
-    }
-    pending.delete(msg.messageId);
-    if (msg.type === 'error') {
-      const err = new Error(msg.result.message);
-      err.operation = msg.result.operation;
-      if (msg.result.code) err.code = msg.result.code;
-      waiting.reject(err);
-    } else {
-      waiting.resolve(msg.result);
-    }
-  };
+  worker.onmessage = (event) => settle(pending, event.data);
   // A worker that cannot even load (missing module, syntax error) fails
   // every request rather than leaving it hanging.
   worker.onerror = (event) => {
@@ -49,13 +59,6 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
     });
   }
 
-  async function toArrayBuffer(data) {
-    if (data instanceof ArrayBuffer) return data.slice(0);
-    if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-    if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
-    throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
-  }
-
   return {
     // → {opfs: true, copies: [{name, size, importedAt, open}], pulse, sqlite}
     init: (options = {}) => post('init', options),
@@ -66,14 +69,13 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       const bytes = await toArrayBuffer(data);
       return post('import', { name, bytes }, [bytes], onProgress);
     },
-    // → {name, size}: a File or Blob streamed into OPFS by the worker (no
-    // copy in this page); onProgress(loaded, total) while it is written
-    // preview: {method, args, now}: onProgress(0, total, {preview: result})
-    // first, that method computed on the File before it is stored
+    // → {name, size}: a File streamed into OPFS by the worker (no copy here), with progress;
+    // preview {method, args, now}: onProgress(0, total, {preview}) first, computed on the File
     importFile: (name, file, onProgress, preview) => post('importFile', { name, file, preview }, [], onProgress),
+    // → {readable, pulse, workflow, tables, problem}: the File read, never written
+    inspectFile: (file) => post('inspectFile', { file }),
     // → {name, bytes: Uint8Array}
     export: (name) => post('export', { name }).then((r) => ({ name: r.name, bytes: new Uint8Array(r.bytes) })),
-    // → {name, deleted: true}
     delete: (name) => post('delete', { name }),
     // → {name, open}: creates an empty copy with {create: true}
     open: (name, options = {}) => post('open', { name, ...options }),
