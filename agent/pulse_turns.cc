@@ -28,13 +28,16 @@ const char* kCharterCheck =
     "then make at most one batched decision for the owner with record_pulse_recommendation (question, options, the "
     "option you recommend, why, evidence, confidence, and safe_default_by only when applying it needs no level held at "
     "ask) unless one you raised is still pending, and finish with a one-paragraph summary on stdout (it becomes the "
-    "pulse_summary message).";
+    "pulse_summary message). Every pass, on track or not: record what came of each decision listed in outcomes_due "
+    "(answered over a day ago, no result yet) with record_pulse_decision_outcome, and keep the open focus areas "
+    "(goal_lead.focus_areas) in view. A refused call means create_decision_request.";
 
 const char* kCharterWork =
     " This is Goal Work, the strategic review. Start with the goal check (step 0: get_pulse_state(view=\"goal_work\")); "
     "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory "
-    "(consolidate when memory passes 45 entries); record results of answered decisions with "
-    "record_pulse_decision_outcome.";
+    "(action=\"consolidate\" when memory passes 45 entries); record results of answered decisions with "
+    "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
+    "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
 const char* kCharterAsk =
     " The owner wrote to you (context.message). Answer from the facts (get_pulse_state), briefly, on stdout. Record "
@@ -160,6 +163,7 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"goal_status", check.ok() ? check->ToJson() : Part(check.status())},
                   {"pending_decisions", Part(ListDecisions(decisions.get(), "pending"))},
                   {"memory", Part(MemoryShowJson(ctx))},
+                  {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
   if (!message.is_null()) context["message"] = message;
   return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}};

@@ -144,8 +144,12 @@ Result<json> DecisionJson(Db& db, const Decision& d, int64_t now) {
     PULSE_ASSIGN_OR_RETURN(bool row, ev.Step());
     if (!row) break;
     json detail = json::parse(ev.Text(3), nullptr, false);
-    events.push_back({{"at", ev.Text(0)}, {"kind", ev.Text(1)}, {"actor", ev.Text(2)},
-                      {"detail", detail.is_discarded() ? json::object() : detail}});
+    if (detail.is_discarded()) detail = json::object();
+    if (ev.Text(1) == "created" && detail.is_object()) {
+      if (detail.contains("why")) out["why"] = detail["why"];
+      if (detail.contains("refused_call")) out["context"] = {{"refused_call", detail["refused_call"]}};
+    }
+    events.push_back({{"at", ev.Text(0)}, {"kind", ev.Text(1)}, {"actor", ev.Text(2)}, {"detail", detail}});
   }
   out["events"] = events;
   return out;

@@ -32,5 +32,6 @@ Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
+Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
 
 }  // namespace pulse

@@ -35,6 +35,8 @@ inline const std::vector<RestRead>& RestReads() {
       {"/readings", "goal.readings", {}},
       {"/runs-by-route", "goal.runs_by_route", {{"since", "since"}}},
       {"/memory", "memory.show", {}},
+      {"/focus-areas", "focus.list", {}, nullptr, "open"},
+      {"/requests", "request.list", {{"kind", "kind"}, {"status", "status"}}},
       {"/outbox", "outbox.list", {}},
       {"/autonomy", "autonomy.levels", {}},
       {"/autonomy/decisions", "autonomy.decisions", {{"session", "session"}}},

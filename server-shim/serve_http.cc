@@ -199,7 +199,8 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   }
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args);
+  std::unique_ptr<PlatformForwarder> platform = MakePlatformForwarder(options_, found->oc->ctx.workflow);
+  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args, platform.get());
   if (!out.ok()) return ReplyStatus(res, out.status());
   if (!out->guard.allowed) {
     spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, out->guard.reason);
@@ -385,6 +386,11 @@ void App::InstallWrites(HttpServer& s) {
   s.Post(kWorkflow + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
   s.Post(kWorkflow + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
   s.Put(kWorkflow + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
+  // The owner's focus-area changes: {action: confirm|reject|add|extend|drop|close, id?, ...}.
+  s.Post(kWorkflow + "/focus-areas", write("focus.change", [](const httplib::Request&, json& body) {
+    body.erase("session");
+    return Status::OK();
+  }));
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
   s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
   s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
@@ -395,7 +401,7 @@ void App::InstallAgent(HttpServer& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    HandleMcp([this](const std::string& t) { return FindSession(t); }, req, res);
+    HandleMcp([this](const std::string& t) { return FindSession(t); }, options_, req, res);
   });
   s.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST");

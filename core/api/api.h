@@ -99,5 +99,6 @@ void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
+void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
 
 }  // namespace pulse

@@ -7,6 +7,7 @@ import { CardError, CardLoading } from './card.mjs';
 import { GoalStatusCard, ReadingsCard, RunsByRouteCard } from './goal.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
+import { FocusAreasCard } from './focus.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { CARD_METHODS, readAgentLog } from '../data/sources.mjs';
 
@@ -103,7 +104,27 @@ function useActions(source, nowSeconds, load, onChanged) {
       setSaving(false);
     }
   };
-  return { busyId, notice, noticeRef, memError, saving, onAnswer, onSaveMemory };
+  // The owner's focus-area change; true when it went through.
+  const [focusBusy, setFocusBusy] = useState(false);
+  const [focusError, setFocusError] = useState('');
+  const onFocus = async (change) => {
+    setFocusBusy(true);
+    setFocusError('');
+    try {
+      await source.call('focus.change', change, nowSeconds);
+      const done = { confirm: 'confirmed', reject: 'rejected', drop: 'dropped', extend: 'extended', add: 'added' };
+      setNotice(`Focus area ${change.id || `"${change.title}"`} ${done[change.action] || change.action}`);
+      await load(['focus', 'memory']);
+      if (onChanged) onChanged();
+      return true;
+    } catch (err) {
+      setFocusError(`Not changed: ${errorText(err)}`);
+      return false;
+    } finally {
+      setFocusBusy(false);
+    }
+  };
+  return { busyId, notice, noticeRef, memError, saving, onAnswer, onSaveMemory, onFocus, focusBusy, focusError };
 }
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
@@ -122,6 +143,9 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   return html`<div class="dashboard">
     <div class="notice" role="status" aria-live="polite" tabindex="-1" ref=${a.noticeRef}>${a.notice}</div>
     ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
+    ${card('focus', 'focus-areas', 'Focus areas', () => html`<${FocusAreasCard} doc=${docs.focus} onChange=${a.onFocus}
+      busy=${a.focusBusy} error=${a.focusError} readOnly=${readOnly || (source.kind === 'local'
+        ? 'Focus areas live in workflow.json: change them on the server or with pulse focus.' : '')} />`)}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
       ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}

@@ -63,6 +63,9 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
       ${d.blocks ? html`<span>blocks: <strong>${Array.isArray(d.blocks) ? d.blocks.join(', ') : d.blocks}</strong></span>` : null}
       ${d.raised_by ? html`<span>raised by ${d.raised_by}</span>` : null}
     </p>
+    ${d.why ? html`<p class="why">${d.why}</p>` : null}
+    ${d.context && d.context.refused_call ? html`<p class="refused-call muted">Pulse asks instead of
+      <code>${d.context.refused_call.tool}</code>, which its autonomy held: ${d.context.refused_call.reason}</p>` : null}
     ${options.length ? html`<p class="options">Options: ${options.map((o, i) => html`${i ? ' · ' : ''}<span class="option">${optionLabel(o)}</span>`)}</p>` : null}
     ${rec
       ? html`<div class="recommendation">

@@ -61,6 +61,9 @@ const ROUTES = {
   'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
   'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],
   'memory.save': (wf, a) => ['PUT', `/api/workflows/${wf}/memory`, a],
+  'focus.list': (wf, a) => ['GET', `/api/workflows/${wf}/focus-areas${q({ open: a.open })}`],
+  'focus.change': (wf, a) => ['POST', `/api/workflows/${wf}/focus-areas`, a],
+  'request.list': (wf, a) => ['GET', `/api/workflows/${wf}/requests${q({ kind: a.kind, status: a.status })}`],
 };
 
 function withoutId(a) {

@@ -27,6 +27,7 @@ export const CARD_METHODS = [
   ['routes', 'goal.runs_by_route', () => ({})],
   ['decisions', 'decision.list', () => ({ status: 'all' })],
   ['memory', 'memory.show', () => ({})],
+  ['focus', 'focus.list', () => ({})],
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a
