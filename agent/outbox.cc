@@ -47,8 +47,8 @@ Result<std::vector<OutboxMessage>> ListOutbox(Db& db, const OutboxQuery& q) {
     m.payload = json::parse(st.Text(4), nullptr, false);
     if (m.payload.is_discarded()) m.payload = json::object();
     m.pulse_run_id = st.Text(5);
-    m.created_at = st.Text(6);
-    m.delivered_at = st.Text(7);
+    m.created_at = st.Time(6).value_or(0);
+    m.delivered_at = st.Time(7);
     m.delivery_error = st.Text(8);
     m.attempts = static_cast<int>(st.Int64(9));
     out.push_back(std::move(m));
@@ -77,8 +77,8 @@ json OutboxMessageToJson(const OutboxMessage& m) {
               {"text", m.text},
               {"payload", m.payload},
               {"pulse_run_id", m.pulse_run_id},
-              {"created_at", m.created_at},
-              {"delivered_at", m.delivered_at},
+              {"created_at", FormatTime(m.created_at)},
+              {"delivered_at", m.delivered_at ? FormatTime(*m.delivered_at) : std::string()},
               {"delivery_error", m.delivery_error},
               {"attempts", m.attempts}};
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,8 @@ struct OutboxMessage {
   std::string text;          // the message body
   nlohmann::json payload;    // structured facts (the check document, decision id)
   std::string pulse_run_id;  // the turn that sent it (may be empty)
-  std::string created_at;
-  std::string delivered_at;  // empty until a channel accepted it
+  int64_t created_at = 0;                // seconds since the epoch
+  std::optional<int64_t> delivered_at;  // nullopt until a channel accepted it
   std::string delivery_error;
   int attempts = 0;
 };

@@ -10,8 +10,11 @@ namespace pulse {
 
 using nlohmann::json;
 
-const json& PulseToolDefinitions() {
-  static const json kTools = json::parse(R"JSON([
+namespace {
+
+// Pulse's own tools as MCP descriptors: data, kept as the JSON an agent
+// reads (descriptions are the agent's instructions for each tool).
+const char kPulseTools[] = R"JSON([
   {"name": "get_pulse_state",
    "title": "Pulse state",
    "description": "Reads the workflow's Pulse state. view=goal_status: the goal check document (status, key number, last measured, alarms) with goal_lead: goal memory, the open focus areas and QA requests (read them first). view=goal_work: the goal status plus readings, runs by route, pending decisions, goal memory, the open focus areas and autonomy levels. view=agent_log: the durable background-agent log, oldest first (filter by session, pulse_run_id, status, since).",
@@ -114,7 +117,13 @@ const json& PulseToolDefinitions() {
        "id": {"type": ["integer", "string"]},
        "result": {"type": "string"}},
      "required": ["id", "result"], "additionalProperties": false}}
-])JSON");
+]
+)JSON";
+
+}  // namespace
+
+const json& PulseToolDefinitions() {
+  static const json kTools = json::parse(kPulseTools);
   return kTools;
 }
 

@@ -97,7 +97,7 @@ Result<json> GetPulseState(ApiContext& ctx, const Args& a) {
     return json{{"goal_status", status},
                 {"readings", Part(GoalReadingsJson(*ctx.db, ctx.config))},
                 {"runs_by_route", Part(RunsByRouteJson(*ctx.db, ctx.config, 0, ctx.env->NowSeconds()))},
-                {"decisions", Part(ListDecisions(decisions.get(), "pending"))},
+                {"decisions", Part(ListDecisionsJson(decisions.get(), "pending"))},
                 {"memory", Part(MemoryShowJson(ctx))},
                 {"focus_areas", Part(FocusListJson(ctx, true))},
                 {"autonomy", AutonomyLevelsJson(ctx.config)}};
@@ -127,7 +127,7 @@ Status ReadRecommendation(const Args& a, const std::string& session, Recommendat
   PULSE_RETURN_IF_ERROR(a.Text("why", &in->why));
   PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in->evidence));
   PULSE_RETURN_IF_ERROR(a.Text("confidence", &in->confidence));
-  PULSE_RETURN_IF_ERROR(a.OptString("safe_default_by", &in->safe_default_by));
+  PULSE_RETURN_IF_ERROR(a.OptTime("safe_default_by", &in->safe_default_by));
   in->session = session;
   return Status::OK();
 }
@@ -172,7 +172,8 @@ Result<json> RecordOutcomeTool(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.Id("id", &id));
   PULSE_RETURN_IF_ERROR(a.Text("result", &result));
   ContextDecisions decisions(ctx);
-  return RecordDecisionOutcome(decisions.get(), id, result);
+  PULSE_ASSIGN_OR_RETURN(DecisionView done, RecordDecisionOutcome(decisions.get(), id, result));
+  return DecisionViewJson(done);
 }
 
 }  // namespace
@@ -194,7 +195,7 @@ Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const
 json RecommendationOutcome::ToJson() const {
   json out = {{"decision_id", decision_id}, {"created", created}};
   if (!safe_default_refused.empty()) out["safe_default_refused"] = safe_default_refused;
-  out["recommendation"] = recommendation;
+  out["recommendation"] = DecisionViewJson(recommendation);
   return out;
 }
 
@@ -207,7 +208,7 @@ Result<RecommendationOutcome> RaiseRecommendation(ApiContext& ctx, const Decisio
     out.created = true;
   }
   out.decision_id = in.decision_id;
-  Result<json> made = Recommend(decisions.get(), in);
+  Result<DecisionView> made = Recommend(decisions.get(), in);
   if (!made.ok() && out.created && made.status().code() == Code::kRefused && in.safe_default_by) {
     // The decisions module accepts a safe default only with high confidence
     // and when applying it needs no level held at ask. The decision exists

@@ -83,7 +83,7 @@ struct RecommendationOutcome {
   int64_t decision_id = 0;
   bool created = false;
   std::string safe_default_refused;
-  nlohmann::json recommendation;  // the decisions module's answer
+  DecisionView recommendation;  // the decision with its new recommendation
   nlohmann::json ToJson() const;
 };
 Result<RecommendationOutcome> RaiseRecommendation(ApiContext& ctx, const DecisionRequest& request,

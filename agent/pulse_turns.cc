@@ -140,12 +140,13 @@ Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
   AgentLogQuery q;
   q.since = StartOfDay(now);
   PULSE_ASSIGN_OR_RETURN(std::vector<AgentLogRow> rows, ReadAgentLog(*ctx.db, q, now));
-  const std::string today = FormatTime(StartOfDay(now));
+  const int64_t today = StartOfDay(now);
   for (const AgentLogRow& r : rows) {
-    if (r.kind != "goal_check" || r.started_at.empty() || r.started_at < today) continue;
+    if (r.kind != "goal_check" || !r.started_at || *r.started_at < today) continue;
     CheckDue already;
     already.report_only = due.report_only;
-    already.reason = "a goal check turn already started today at " + r.started_at + " (" + r.pulse_run_id + ")";
+    already.reason =
+        "a goal check turn already started today at " + FormatTime(*r.started_at) + " (" + r.pulse_run_id + ")";
     return already;
   }
   return due;
@@ -161,7 +162,7 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"now", FormatTime(ctx.env->NowSeconds())},
                   {"report_only", report_only},
                   {"goal_status", check.ok() ? check->ToJson() : Part(check.status())},
-                  {"pending_decisions", Part(ListDecisions(decisions.get(), "pending"))},
+                  {"pending_decisions", Part(ListDecisionsJson(decisions.get(), "pending"))},
                   {"memory", Part(MemoryShowJson(ctx))},
                   {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
@@ -222,10 +223,10 @@ Result<std::optional<Decision>> PendingFromPulse(Db& db) {
   return std::optional<Decision>();
 }
 
-json RecommendationArgs(const GoalRecommendation& rec, const std::optional<std::string>& safe_default_by) {
+json RecommendationArgs(const GoalRecommendation& rec, const std::optional<int64_t>& safe_default_by) {
   json args = {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
                {"evidence", rec.evidence}, {"confidence", rec.confidence}, {"blocks", rec.blocks}};
-  if (safe_default_by) args["safe_default_by"] = *safe_default_by;
+  if (safe_default_by) args["safe_default_by"] = FormatTime(*safe_default_by);
   return args;
 }
 
@@ -239,8 +240,8 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
     return "Still waiting on you: decision " + std::to_string(pending->id) + " (" + pending->question + ").";
   }
   GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
-  std::optional<std::string> safe_default_by;
-  if (rec.confidence == "high") safe_default_by = FormatTime(ctx.env->NowSeconds() + 2 * kSecondsPerDay);
+  std::optional<int64_t> safe_default_by;
+  if (rec.confidence == "high") safe_default_by = ctx.env->NowSeconds() + 2 * kSecondsPerDay;
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed,
                          call.Ask("record_pulse_recommendation", RecommendationArgs(rec, safe_default_by)));
   if (!allowed.allowed) return "No decision raised: " + allowed.reason + ".";
@@ -258,7 +259,7 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
   out->safe_default_refused = made.safe_default_refused;
   return "Decision " + std::to_string(made.decision_id) + " is waiting on you: " + rec.question +
          " Pulse recommends: " + rec.option +
-         (*out->safe_default ? " (safe default at " + *safe_default_by +
+         (*out->safe_default ? " (safe default at " + FormatTime(*safe_default_by) +
                                    ": applied then if nobody answers and pulse.autonomy.answer is act)"
                              : "") +
          ".";

@@ -35,14 +35,14 @@ AgentLogRow RowFrom(const Statement& st) {
   r.result = st.Text(8);
   r.error = st.Text(9);
   r.duration = st.Text(10);
-  r.started_at = st.Text(11);
-  r.completed_at = st.Text(12);
-  r.updated_at = st.Text(13);
+  r.started_at = st.Time(11);
+  r.completed_at = st.Time(12);
+  r.updated_at = st.Time(13).value_or(0);
   return r;
 }
 
-bool IsStuck(const AgentLogRow& r, const std::string& cutoff) {
-  return r.status == "running" && !r.started_at.empty() && r.started_at <= cutoff;
+bool IsStuck(const AgentLogRow& r, int64_t cutoff) {
+  return r.status == "running" && r.started_at && *r.started_at <= cutoff;
 }
 
 }  // namespace
@@ -173,7 +173,7 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
     return Status::InvalidArgument("stuck_after_minutes must be 0 or more, not " +
                                    std::to_string(q.stuck_after_minutes));
   }
-  const std::string cutoff = FormatTime(now - q.stuck_after_minutes * 60);
+  const int64_t cutoff = now - q.stuck_after_minutes * 60;
   // Only the filters asked for go into the SQL, so SQLite can use the index
   // that matches each.
   std::string sql = std::string("SELECT ") + kColumns + " FROM background_agent_log WHERE 1";
@@ -196,7 +196,7 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
   if (q.pulse_run_id) st.Bind(":run", *q.pulse_run_id);
   if (q.status) {
     st.Bind(":status", *q.status);
-    st.Bind(":cutoff", cutoff);
+    st.Bind(":cutoff", FormatTime(cutoff));
   }
   if (q.since) st.Bind(":since", FormatTime(*q.since));
   std::vector<AgentLogRow> rows;

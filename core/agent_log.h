@@ -66,9 +66,11 @@ struct AgentLogRow {
   std::string result;
   std::string error;
   std::string duration;
-  std::string started_at;
-  std::string completed_at;
-  std::string updated_at;
+  // Seconds since the epoch; nullopt for a start or completion not recorded
+  // yet (or text in the column that is not a time, from another writer).
+  std::optional<int64_t> started_at;
+  std::optional<int64_t> completed_at;
+  int64_t updated_at = 0;
   bool stuck = false;  // running, and started longer ago than the stuck age
 };
 

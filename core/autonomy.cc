@@ -6,7 +6,6 @@
 #include "core/confusables.h"
 #include "core/sha256.h"
 #include "core/shell_args.h"
-#include "core/time_util.h"
 #include "core/tool_args.h"
 
 namespace pulse {
@@ -439,7 +438,7 @@ Status RecordDecision(Db& db, const std::string& session, TurnKind turn, const s
   r.rule = GuardRuleName(d.rule);
   r.level = GuardLevelName(d.level);
   r.reason = d.reason;
-  r.at = FormatTime(now);
+  r.at = now;
   return AppendGuardRecord(db, r);
 }
 

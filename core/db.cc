@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "core/time_util.h"
 #include "core/utf8.h"
 
 namespace pulse {
@@ -93,6 +94,7 @@ Statement& Statement::BindNull(int index) {
   PULSE_BIND_CHECK(sqlite3_bind_null(stmt_, index));
   return *this;
 }
+Statement& Statement::BindTime(int index, int64_t seconds) { return Bind(index, FormatTime(seconds)); }
 Statement& Statement::Bind(const char* name, std::string_view value) {
   int index = sqlite3_bind_parameter_index(stmt_, name);
   return index > 0 ? Bind(index, value) : *this;
@@ -135,6 +137,15 @@ std::string Statement::Text(int col) const {
   // may hold any bytes: readers always get well-formed text.
   if (!IsValidUtf8(view)) return RepairUtf8(view);
   return std::string(view);
+}
+
+std::optional<int64_t> Statement::Time(int col) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, col);
+  if (!text || !*text) return std::nullopt;
+  Result<int64_t> t =
+      ParseTime(std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, col))));
+  if (!t.ok()) return std::nullopt;
+  return *t;
 }
 
 // ---- Db ----

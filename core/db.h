@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,6 +35,8 @@ class Statement {
   Statement& Bind(int index, const char* value) { return Bind(index, std::string_view(value)); }
   Statement& Bind(int index, const std::string& value) { return Bind(index, std::string_view(value)); }
   Statement& BindNull(int index);
+  // A time as stored: FormatTime's text, so text order is time order.
+  Statement& BindTime(int index, int64_t seconds);
   // Binds by name (":name"); a name the statement does not use is ignored.
   Statement& Bind(const char* name, std::string_view value);
   Statement& Bind(const char* name, int64_t value);
@@ -48,6 +51,10 @@ class Statement {
   int64_t Int64(int col) const;
   double Double(int col) const;
   std::string Text(int col) const;
+  // A time column (FormatTime's text): nullopt for NULL, '' (not yet) and
+  // text that is not a time (a row another writer left), so one odd row
+  // never fails a read.
+  std::optional<int64_t> Time(int col) const;
 
   sqlite3_stmt* handle() const { return stmt_; }
 

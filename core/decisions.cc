@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "core/one_line.h"
 #include "core/schema.h"
 #include "core/tool_sessions.h"
@@ -72,7 +74,7 @@ Status AddEvent(Db& db, int64_t decision_id, int64_t now, const std::string& kin
                 const json& detail) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT INTO pulse_decision_events(decision_id, at, kind, actor, detail) VALUES(?, ?, ?, ?, ?)"));
-  put.Bind(1, decision_id).Bind(2, FormatTime(now)).Bind(3, kind).Bind(4, actor).Bind(5, detail.dump());
+  put.Bind(1, decision_id).BindTime(2, now).Bind(3, kind).Bind(4, actor).Bind(5, detail.dump());
   return put.Run();
 }
 
@@ -179,7 +181,7 @@ Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req)
   PULSE_ASSIGN_OR_RETURN(Statement put, ctx.db.Prepare(
       "INSERT INTO pulse_decisions(question, options_json, blocks, raised_by, status, created_at)"
       " VALUES(?, ?, ?, ?, 'pending', ?)"));
-  put.Bind(1, req.question).Bind(2, options.dump()).Bind(3, req.blocks).Bind(4, req.raised_by).Bind(5, FormatTime(now));
+  put.Bind(1, req.question).Bind(2, options.dump()).Bind(3, req.blocks).Bind(4, req.raised_by).BindTime(5, now);
   PULSE_RETURN_IF_ERROR(put.Run());
   int64_t id = ctx.db.LastInsertRowId();
   json detail = {{"options", options}, {"blocks", req.blocks}};
@@ -196,7 +198,7 @@ Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req)
   return id;
 }
 
-Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
+Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
   const std::string what = "decision " + std::to_string(in.decision_id);
   if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
     return Status::InvalidArgument(what + ": confidence \"" + in.confidence + "\" is not low, medium or high");
@@ -210,21 +212,16 @@ Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
     return Status::InvalidArgument(what + ": a recommendation names exactly one of an option or a free-text answer");
   }
   int64_t now = ctx.env.NowSeconds();
-  std::optional<std::string> safe_by;
-  if (in.safe_default_by) {
-    Result<std::string> t = NormalizeTime(*in.safe_default_by, "safe_default_by");
-    if (!t.ok()) return Status::InvalidArgument(what + ": " + t.status().message());
-    if (*t <= FormatTime(now)) {
-      return Status::InvalidArgument(what + ": safe_default_by " + *t + " is not in the future (now " +
-                                     FormatTime(now) + ")");
-    }
-    safe_by = *t;
+  const std::optional<int64_t>& safe_by = in.safe_default_by;
+  if (safe_by && *safe_by <= now) {
+    return Status::InvalidArgument(what + ": safe_default_by " + FormatTime(*safe_by) + " is not in the future (now " +
+                                   FormatTime(now) + ")");
   }
   Transaction tx(ctx.db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, in.decision_id));
   if (d.status != "pending") {
-    return Status::Conflict(what + " is already " + d.status + (d.answered_at ? " (" + *d.answered_at + ")" : "") +
+    return Status::Conflict(what + " is already " + d.status + (d.answered_at ? " (" + FormatTime(*d.answered_at) + ")" : "") +
                             "; a recommendation is only for a pending decision");
   }
   if (in.option) {
@@ -250,7 +247,7 @@ Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
   }
   PULSE_ASSIGN_OR_RETURN(Statement sup, ctx.db.Prepare(
       "UPDATE pulse_recommendations SET status = 'superseded', resolved_at = ? WHERE decision_id = ? AND status = 'open'"));
-  sup.Bind(1, FormatTime(now)).Bind(2, d.id);
+  sup.BindTime(1, now).Bind(2, d.id);
   PULSE_RETURN_IF_ERROR(sup.Run());
   PULSE_ASSIGN_OR_RETURN(Statement put, ctx.db.Prepare(
       "INSERT INTO pulse_recommendations(decision_id, option, text, why, evidence, confidence, blocks,"
@@ -259,8 +256,8 @@ Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
   if (in.option) put.Bind(2, *in.option); else put.BindNull(2);
   if (in.text) put.Bind(3, *in.text); else put.BindNull(3);
   put.Bind(4, in.why).Bind(5, in.evidence).Bind(6, in.confidence).Bind(7, in.blocks.empty() ? d.blocks : in.blocks);
-  if (safe_by) put.Bind(8, *safe_by); else put.BindNull(8);
-  put.Bind(9, needs).Bind(10, in.session).Bind(11, FormatTime(now));
+  if (safe_by) put.BindTime(8, *safe_by); else put.BindNull(8);
+  put.Bind(9, needs).Bind(10, in.session).BindTime(11, now);
   PULSE_RETURN_IF_ERROR(put.Run());
   int64_t rec_id = ctx.db.LastInsertRowId();
   PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "recommended", in.session.empty() ? "pulse" : in.session,
@@ -268,13 +265,13 @@ Result<json> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
                                   {"option", in.option ? json(*in.option) : json(nullptr)},
                                   {"text", in.text ? json(*in.text) : json(nullptr)},
                                   {"confidence", in.confidence},
-                                  {"safe_default_by", safe_by ? json(*safe_by) : json(nullptr)}}));
+                                  {"safe_default_by", safe_by ? json(FormatTime(*safe_by)) : json(nullptr)}}));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
-  return DecisionJson(ctx.db, after, now);
+  return ViewDecision(ctx.db, after, now);
 }
 
-Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
+Result<DecisionView> Answer(DecisionContext& ctx, const AnswerInput& in) {
   const std::string what = "decision " + std::to_string(in.decision_id);
   int given = (in.accept ? 1 : 0) + (in.option ? 1 : 0) + (in.text ? 1 : 0) + (in.dismiss ? 1 : 0);
   if (given != 1) {
@@ -295,10 +292,10 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
                            "recommend instead); the decision stays " + d.status);
   }
   bool over_pulse_default = d.status == "answered" && d.answered_by && *d.answered_by == "pulse";
-  if (d.status == "dismissed") return Status::Conflict(what + " was dismissed at " + d.answered_at.value_or("?") + "; nothing changed");
+  const std::string answered_at = d.answered_at ? FormatTime(*d.answered_at) : "?";
+  if (d.status == "dismissed") return Status::Conflict(what + " was dismissed at " + answered_at + "; nothing changed");
   if (d.status == "answered" && !over_pulse_default) {
-    return Status::Conflict(what + " was already answered by the owner at " + d.answered_at.value_or("?") +
-                            "; nothing changed");
+    return Status::Conflict(what + " was already answered by the owner at " + answered_at + "; nothing changed");
   }
   PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, d.id));
   std::optional<std::string> option = in.option, text = in.text;
@@ -327,12 +324,12 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
   upd.Bind(1, in.dismiss ? "dismissed" : "answered");
   if (option && !in.dismiss) upd.Bind(2, *option); else upd.BindNull(2);
   if (text && !in.dismiss) upd.Bind(3, *text); else upd.BindNull(3);
-  upd.Bind(4, in.note).Bind(5, in.session).Bind(6, kind).Bind(7, int64_t{overruled ? 1 : 0}).Bind(8, FormatTime(now)).Bind(9, d.id);
+  upd.Bind(4, in.note).Bind(5, in.session).Bind(6, kind).Bind(7, int64_t{overruled ? 1 : 0}).BindTime(8, now).Bind(9, d.id);
   PULSE_RETURN_IF_ERROR(upd.Run());
   if (rec) {
     PULSE_ASSIGN_OR_RETURN(Statement r, ctx.db.Prepare(
         "UPDATE pulse_recommendations SET status = ?, resolved_at = ? WHERE id = ?"));
-    r.Bind(1, rec_status).Bind(2, FormatTime(now)).Bind(3, rec->id);
+    r.Bind(1, rec_status).BindTime(2, now).Bind(3, rec->id);
     PULSE_RETURN_IF_ERROR(r.Run());
   }
   std::string event = in.dismiss ? "dismissed" : (over_pulse_default && overruled ? "overruled_default" : "answered");
@@ -343,10 +340,10 @@ Result<json> Answer(DecisionContext& ctx, const AnswerInput& in) {
   std::string line = OwnerAnswerLine(d, in, chosen, kind, rec, over_pulse_default);
   PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kOwner, MemorySource::kOwnerAnswer, line));
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
-  return DecisionJson(ctx.db, after, now);
+  return ViewDecision(ctx.db, after, now);
 }
 
-Result<json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
+Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result) {
   const std::string what = "decision " + std::to_string(decision_id);
   PULSE_RETURN_IF_ERROR(NonEmpty(result, what + ": result"));
   int64_t now = ctx.env.NowSeconds();
@@ -358,30 +355,72 @@ Result<json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, co
   }
   PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
       "UPDATE pulse_decisions SET outcome = ?, outcome_at = ? WHERE id = ?"));
-  upd.Bind(1, result).Bind(2, FormatTime(now)).Bind(3, d.id);
+  upd.Bind(1, result).BindTime(2, now).Bind(3, d.id);
   PULSE_RETURN_IF_ERROR(upd.Run());
   PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "outcome", "pulse",
                                  {{"result", result}, {"previous", d.outcome ? json(*d.outcome) : json(nullptr)}}));
   std::string line = "\"" + d.question + "\" → " + d.Chosen() + ": " + result;
   PULSE_RETURN_IF_ERROR(CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kResult, line));
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
-  return DecisionJson(ctx.db, after, now);
+  return ViewDecision(ctx.db, after, now);
 }
 
-Result<json> ApplyDueDefaults(DecisionContext& ctx) {
-  json applied = json::array(), skipped = json::array();
-  if (ctx.levels.answer != AnswerLevel::kAct) {
-    return json{{"answer", "recommend"},
-                {"applied", applied},
-                {"skipped", skipped},
-                {"reason", "pulse.autonomy.answer is recommend: Pulse never applies a default; the owner answers"}};
+namespace {
+
+enum class DefaultOutcome { kApplied, kSkipped, kRaced };
+
+// Applies one due safe default in its own transaction. kSkipped sets
+// `reason`; kRaced: an answer or a newer recommendation came first.
+Result<DefaultOutcome> ApplyDueDefault(DecisionContext& ctx, int64_t id, int64_t now, std::string* reason) {
+  Transaction tx(ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, id));
+  PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, id));
+  if (d.status != "pending" || !rec || rec->status != "open" || !rec->safe_default_by) return DefaultOutcome::kRaced;
+  // The levels may have changed since the recommendation was accepted.
+  Status level = CheckNeedsLevel(rec->needs, ctx.levels);
+  if (rec->confidence != "high") level = Status::Refused("confidence is " + rec->confidence);
+  if (!level.ok()) {
+    *reason = "not within Pulse's levels now: " + level.message();
+    return DefaultOutcome::kSkipped;
   }
+  PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
+      "UPDATE pulse_decisions SET status = 'answered', answer_option = ?, answer_text = ?, answer_note = '',"
+      " answered_by = 'pulse', answer_session = '', answer_kind = 'applied_by_pulse', overruled_pulse = 0,"
+      " answered_at = ? WHERE id = ?"));
+  if (rec->option) upd.Bind(1, *rec->option); else upd.BindNull(1);
+  if (rec->text) upd.Bind(2, *rec->text); else upd.BindNull(2);
+  upd.BindTime(3, now).Bind(4, id);
+  PULSE_RETURN_IF_ERROR(upd.Run());
+  PULSE_ASSIGN_OR_RETURN(Statement r, ctx.db.Prepare(
+      "UPDATE pulse_recommendations SET status = 'applied', resolved_at = ? WHERE id = ?"));
+  r.BindTime(1, now).Bind(2, rec->id);
+  PULSE_RETURN_IF_ERROR(r.Run());
+  const std::string by = FormatTime(*rec->safe_default_by);
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "applied_default", "pulse",
+                                 {{"chosen", rec->Chosen()}, {"safe_default_by", by}}));
+  std::string line = "\"" + d.question + "\" → " + rec->Chosen() + ": Pulse applied its safe default (no owner answer by " +
+                     by + "); the owner can overrule it";
+  Status s = CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kPulseInference, line);
+  if (!s.ok()) {
+    *reason = s.message();
+    return DefaultOutcome::kSkipped;
+  }
+  return DefaultOutcome::kApplied;
+}
+
+}  // namespace
+
+Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx) {
+  DefaultsApplied out;
+  if (ctx.levels.answer != AnswerLevel::kAct) return out;
+  out.act = true;
   int64_t now = ctx.env.NowSeconds();
   PULSE_ASSIGN_OR_RETURN(Statement q, ctx.db.Prepare(
       "SELECT d.id FROM pulse_decisions d JOIN pulse_recommendations r ON r.decision_id = d.id"
       " WHERE d.status = 'pending' AND r.status = 'open' AND r.safe_default_by IS NOT NULL AND r.safe_default_by <= ?"
       " ORDER BY r.safe_default_by, d.id"));
-  q.Bind(1, FormatTime(now));
+  q.BindTime(1, now);
   std::vector<int64_t> ids;
   while (true) {
     PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
@@ -389,44 +428,18 @@ Result<json> ApplyDueDefaults(DecisionContext& ctx) {
     ids.push_back(q.Int64(0));
   }
   for (int64_t id : ids) {
-    Transaction tx(ctx.db);
-    PULSE_RETURN_IF_ERROR(tx.Begin());
-    PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, id));
-    PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, id));
-    if (d.status != "pending" || !rec || rec->status != "open" || !rec->safe_default_by) continue;  // raced
-    // The levels may have changed since the recommendation was accepted.
-    Status level = CheckNeedsLevel(rec->needs, ctx.levels);
-    if (rec->confidence != "high") level = Status::Refused("confidence is " + rec->confidence);
-    if (!level.ok()) {
-      skipped.push_back({{"id", id}, {"reason", "not within Pulse's levels now: " + level.message()}});
-      continue;
-    }
-    PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
-        "UPDATE pulse_decisions SET status = 'answered', answer_option = ?, answer_text = ?, answer_note = '',"
-        " answered_by = 'pulse', answer_session = '', answer_kind = 'applied_by_pulse', overruled_pulse = 0,"
-        " answered_at = ? WHERE id = ?"));
-    if (rec->option) upd.Bind(1, *rec->option); else upd.BindNull(1);
-    if (rec->text) upd.Bind(2, *rec->text); else upd.BindNull(2);
-    upd.Bind(3, FormatTime(now)).Bind(4, id);
-    PULSE_RETURN_IF_ERROR(upd.Run());
-    PULSE_ASSIGN_OR_RETURN(Statement r, ctx.db.Prepare(
-        "UPDATE pulse_recommendations SET status = 'applied', resolved_at = ? WHERE id = ?"));
-    r.Bind(1, FormatTime(now)).Bind(2, rec->id);
-    PULSE_RETURN_IF_ERROR(r.Run());
-    PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "applied_default", "pulse",
-                                   {{"chosen", rec->Chosen()}, {"safe_default_by", *rec->safe_default_by}}));
-    std::string line = "\"" + d.question + "\" → " + rec->Chosen() + ": Pulse applied its safe default (no owner answer by " +
-                       *rec->safe_default_by + "); the owner can overrule it";
-    Status s = CommitWithMemory(tx, ctx.memory, MemorySection::kDecisions, MemorySource::kPulseInference, line);
-    if (!s.ok()) {
-      skipped.push_back({{"id", id}, {"reason", s.message()}});
+    std::string reason;
+    PULSE_ASSIGN_OR_RETURN(DefaultOutcome applied, ApplyDueDefault(ctx, id, now, &reason));
+    if (applied == DefaultOutcome::kRaced) continue;
+    if (applied == DefaultOutcome::kSkipped) {
+      out.skipped.push_back({id, reason});
       continue;
     }
     PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, id));
-    PULSE_ASSIGN_OR_RETURN(json j, DecisionJson(ctx.db, after, now));
-    applied.push_back(std::move(j));
+    PULSE_ASSIGN_OR_RETURN(DecisionView v, ViewDecision(ctx.db, after, now));
+    out.applied.push_back(std::move(v));
   }
-  return json{{"answer", "act"}, {"applied", applied}, {"skipped", skipped}};
+  return out;
 }
 
 }  // namespace pulse

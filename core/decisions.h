@@ -25,8 +25,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "core/db.h"
 #include "core/env.h"
 #include "core/goal_memory.h"
@@ -46,13 +44,15 @@ Status EnsureDecisionsSchema(Db& db);
 Result<bool> IsUnattendedSession(Db& db, const std::string& session);
 
 // A question for the owner, as stored, with the answer and the outcome when
-// there are any.
+// there are any. Times are seconds since the epoch (time_util.h).
 struct Decision {
   int64_t id = 0;
   std::string question;
   std::vector<std::string> options;
-  std::string blocks, raised_by, status, created_at;  // status: pending | answered | dismissed
-  std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, answered_at, outcome, outcome_at;
+  std::string blocks, raised_by, status;  // status: pending | answered | dismissed
+  int64_t created_at = 0;
+  std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, outcome;
+  std::optional<int64_t> answered_at, outcome_at;
   std::string answer_note, answer_session;
   bool overruled_pulse = false;
   std::string Chosen() const { return answer_option ? *answer_option : answer_text.value_or(""); }
@@ -62,17 +62,32 @@ struct Decision {
 struct Recommendation {
   int64_t id = 0;
   std::optional<std::string> option, text;
-  std::string why, evidence, confidence, blocks, needs, session, recommended_at;
+  std::string why, evidence, confidence, blocks, needs, session;
+  int64_t recommended_at = 0;
   std::string status;  // open | accepted | changed | dismissed | overruled | superseded
-  std::optional<std::string> safe_default_by, resolved_at;
+  std::optional<int64_t> safe_default_by, resolved_at;
   std::string Chosen() const { return option ? *option : text.value_or(""); }
+};
+
+// One line of a decision's history (created, recommended, answered, ...).
+struct DecisionEvent {
+  int64_t at = 0;
+  std::string kind, actor;
+  std::string detail;  // as stored: a JSON object whose keys depend on `kind`
+};
+
+// A decision as every caller sees it: with its current recommendation, its
+// events and (pending) how long it has waited.
+struct DecisionView {
+  Decision decision;
+  std::optional<Recommendation> recommendation;  // the newest not superseded
+  std::vector<DecisionEvent> events;             // oldest first
+  std::optional<int64_t> waited_seconds;         // pending only
 };
 
 // NotFound naming the id when there is no such decision.
 Result<Decision> LoadDecision(Db& db, int64_t id);
-// The decision as every caller sees it: with its current recommendation,
-// the answer, the outcome, its events and (pending) how long it waited.
-Result<nlohmann::json> DecisionJson(Db& db, const Decision& decision, int64_t now);
+Result<DecisionView> ViewDecision(Db& db, const Decision& decision, int64_t now);
 // Pending decisions, oldest first.
 Result<std::vector<Decision>> PendingDecisions(Db& db);
 // The decision's current recommendation: the newest not superseded.
@@ -101,7 +116,7 @@ struct RecommendationInput {
   std::string evidence;
   std::string confidence;  // low | medium | high
   std::string blocks;      // default: the decision's
-  std::optional<std::string> safe_default_by;  // RFC 3339
+  std::optional<int64_t> safe_default_by;
   std::string needs;       // none | run | outward | change (default change)
   std::string session;
 };
@@ -125,14 +140,30 @@ struct DecisionContext {
   GoalMemory& memory;
 };
 
+// decision.list: the decisions with `status`, and every decision answered
+// more than a day ago with no outcome yet, whatever the filter.
+struct DecisionList {
+  std::vector<DecisionView> decisions;
+  std::vector<DecisionView> outcomes_due;
+};
+
+// answer=act's pass over the due safe defaults.
+struct DefaultsApplied {
+  bool act = false;  // false: pulse.autonomy.answer is recommend and nothing was looked at
+  std::vector<DecisionView> applied;
+  struct Skipped {
+    int64_t id = 0;
+    std::string reason;
+  };
+  std::vector<Skipped> skipped;
+};
+
 Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req);
-Result<nlohmann::json> Recommend(DecisionContext& ctx, const RecommendationInput& in);
-Result<nlohmann::json> Answer(DecisionContext& ctx, const AnswerInput& in);
-Result<nlohmann::json> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
+Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& in);
+Result<DecisionView> Answer(DecisionContext& ctx, const AnswerInput& in);
+Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decision_id, const std::string& result);
 // status: pending | answered | dismissed | all (empty: all).
-// {decisions:[...], outcomes_due:[...]}
-Result<nlohmann::json> ListDecisions(DecisionContext& ctx, const std::string& status);
-// answer=act. {answer, applied:[...], skipped:[{id, reason}]}
-Result<nlohmann::json> ApplyDueDefaults(DecisionContext& ctx);
+Result<DecisionList> ListDecisions(DecisionContext& ctx, const std::string& status);
+Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx);
 
 }  // namespace pulse

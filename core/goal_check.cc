@@ -493,9 +493,7 @@ Result<CheckDue> GoalCheckDue(Db& db, const WorkflowConfig& config, const std::s
   in.paused = config.AllSchedulesPaused();
   if (in.has_goal) {
     PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
-    if (last) {
-      PULSE_ASSIGN_OR_RETURN(in.last_check_at, ParseTime(last->checked_at));
-    }
+    if (last) in.last_check_at = last->checked_at;
     // The pause counts as reported when a check now would be quiet.
     PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(db, config, workflow, now, false));
     in.pause_already_reported = check.quiet;

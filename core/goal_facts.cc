@@ -466,7 +466,7 @@ Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now) {
   if (!row) return std::optional<RecordedCheck>();
   RecordedCheck c;
   c.id = q.Int64(0);
-  c.checked_at = q.Text(1);
+  c.checked_at = q.Time(1).value_or(0);
   c.status = q.Text(2);
   c.fingerprint = q.Text(3);
   c.pause_reported = q.Int64(4) != 0;

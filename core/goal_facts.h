@@ -135,7 +135,7 @@ Result<std::vector<RouteCount>> RunsByRoute(Db& db, const WorkflowConfig& config
 // ---- recorded checks ----
 struct RecordedCheck {
   int64_t id = 0;
-  std::string checked_at;
+  int64_t checked_at = 0;
   std::string status;
   std::string fingerprint;
   bool pause_reported = false;

@@ -123,9 +123,9 @@ Result<ToolSession> ReadSession(Statement& st) {
   PULSE_ASSIGN_OR_RETURN(s.turn, ParseTurnKind(st.Text(1)));
   s.parent = st.Text(2);
   s.root = st.Text(3);
-  s.opened_at = st.Text(4);
-  s.closed_at = st.Text(5);
-  s.root_closed_at = st.Text(6);
+  s.opened_at = st.Time(4).value_or(0);
+  s.closed_at = st.Time(5);
+  s.root_closed_at = st.Time(6);
   return s;
 }
 
@@ -185,7 +185,7 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
   OpenedSession out;
   out.token = token;
   ToolSession& s = out.session;
-  s.opened_at = FormatTime(now);
+  s.opened_at = now;
   std::string hash = Sha256Hex(workflow).substr(0, 16);
   int64_t seq = 0;
   if (!parent.empty()) {
@@ -215,7 +215,7 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
       "INSERT INTO pulse_tool_sessions(session_id, token_sha256, turn, parent, root, seq, opened_at)"
       " VALUES(?, ?, ?, ?, ?, ?, ?)"));
   ins.Bind(1, s.id).Bind(2, Sha256Hex(token)).Bind(3, TurnKindName(s.turn)).Bind(4, s.parent).Bind(5, s.root)
-      .Bind(6, seq).Bind(7, s.opened_at);
+      .Bind(6, seq).BindTime(7, s.opened_at);
   PULSE_RETURN_IF_ERROR(ins.Run());
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return out;
@@ -240,7 +240,7 @@ Result<std::vector<std::string>> CloseToolSession(Db& db, const std::string& ses
   PULSE_ASSIGN_OR_RETURN(Statement up, db.Prepare("UPDATE pulse_tool_sessions SET closed_at = ? WHERE session_id = ? AND closed_at = ''"));
   for (const std::string& id : closed) {
     up.Reset();
-    up.Bind(1, FormatTime(now)).Bind(2, id);
+    up.BindTime(1, now).Bind(2, id);
     PULSE_RETURN_IF_ERROR(up.Run());
   }
   PULSE_RETURN_IF_ERROR(tx.Commit());
@@ -253,7 +253,7 @@ Status AppendGuardRecord(Db& db, const GuardRecord& r) {
       " rule, level, reason, at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   st.Bind(1, r.session).Bind(2, r.turn).Bind(3, r.tool).Bind(4, r.tool_normalized).Bind(5, r.tool_class)
       .Bind(6, r.args_sha256).Bind(7, int64_t{r.allowed ? 1 : 0}).Bind(8, r.rule).Bind(9, r.level)
-      .Bind(10, r.reason).Bind(11, r.at);
+      .Bind(10, r.reason).BindTime(11, r.at);
   return st.Run();
 }
 
@@ -278,7 +278,7 @@ Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& s
     r.rule = st.Text(6);
     r.level = st.Text(7);
     r.reason = st.Text(8);
-    r.at = st.Text(9);
+    r.at = st.Time(9).value_or(0);
     r.tool_normalized = st.Text(10);
     r.tool_class = st.Text(11);
     out.push_back(std::move(r));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,12 +50,12 @@ struct ToolSession {
   TurnKind turn = TurnKind::kGoalCheck;  // the root's turn for a delegated helper
   std::string parent;                     // "" for a root
   std::string root;                       // the top of the parent chain (itself for a root)
-  std::string opened_at;
-  std::string closed_at;       // "" while open
-  std::string root_closed_at;  // the root's closed_at, read with the session ("" while the root is open)
-  bool open() const { return closed_at.empty(); }
+  int64_t opened_at = 0;                 // seconds since the epoch
+  std::optional<int64_t> closed_at;      // nullopt while open
+  std::optional<int64_t> root_closed_at; // the root's closed_at, read with the session (nullopt while the root is open)
+  bool open() const { return !closed_at; }
   // Open and under an open root: a helper of an ended turn cannot act.
-  bool usable() const { return closed_at.empty() && root_closed_at.empty(); }
+  bool usable() const { return !closed_at && !root_closed_at; }
 };
 
 struct OpenedSession {
@@ -95,7 +96,8 @@ Result<std::vector<std::string>> CloseToolSession(Db& db, const std::string& ses
 
 struct GuardRecord {
   int64_t id = 0;
-  std::string session, turn, tool, args_sha256, rule, level, reason, at;
+  std::string session, turn, tool, args_sha256, rule, level, reason;
+  int64_t at = 0;
   std::string tool_normalized, tool_class;
   bool allowed = false;
 };

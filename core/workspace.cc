@@ -118,7 +118,7 @@ Result<ConfigSnapshot> LoadConfigSnapshot(Db& db) {
       "SELECT workflow, config_json, soul_md, updated_at FROM pulse_workflow_config WHERE id = 1"));
   PULSE_ASSIGN_OR_RETURN(bool has, get.Step());
   if (!has) return Status::NotFound(db.name() + ": holds no Pulse configuration snapshot");
-  return ConfigSnapshot{get.Text(0), get.Text(1), get.Text(2), get.Text(3)};
+  return ConfigSnapshot{get.Text(0), get.Text(1), get.Text(2), get.Time(3).value_or(0)};
 }
 
 }  // namespace pulse

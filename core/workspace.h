@@ -66,7 +66,7 @@ struct ConfigSnapshot {
   std::string workflow;
   std::string config_json;
   std::string soul_md;
-  std::string updated_at;
+  int64_t updated_at = 0;
 };
 // NotFound when no snapshot was ever stored.
 Result<ConfigSnapshot> LoadConfigSnapshot(Db& db);

@@ -1,11 +1,13 @@
-// The REST routes' names: which core method each GET under
-// /api/workflows/<wf> calls, and how a request's query and URL become the
-// method's arguments. web/server-api.mjs maps the same method names to these
-// routes; the routes are installed in serve_http.cc.
+// The REST routes under /api/workflows/<wf>: which core method each calls and
+// how a request's query, URL and body become the method's arguments. The
+// list is web/data/rest-routes.mjs, the same file the Pulse tab builds its
+// requests from, embedded at build time (rest_routes_json.h, made by
+// server-shim/CMakeLists.txt); serve_http.cc installs one route per entry.
 #pragma once
 
 #include <httplib.h>
 
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,51 +16,27 @@
 
 namespace pulse::serve {
 
-// The REST reads: each route is one core method; query parameters become its
-// arguments. web/server-api.mjs maps the same method names to these routes.
-struct RestRead {
-  const char* path;    // after /api/workflows/<wf>
-  const char* method;
-  std::vector<std::pair<const char*, const char*>> query;  // query parameter -> argument
-  const char* int_query = nullptr;                         // a whole-number parameter, same name
-  const char* bool_query = nullptr;                        // a true/false parameter, same name
+struct RestRoute {
+  std::string method;   // the core API method
+  std::string verb;     // GET | POST | PUT
+  std::string path;     // after /api/workflows/<wf>; "{id}" stands for the `id` argument
+  std::vector<std::pair<std::string, std::string>> query;  // GET: query parameter -> argument
+  std::set<std::string> ints, bools;                       // parameters read as numbers / true|false
+
+  bool has_id() const { return path.find("{id}") != std::string::npos; }
+  // The path as an httplib pattern: the workflow is match 1, the id match 2.
+  std::string Pattern() const;
 };
 
-inline const std::vector<RestRead>& RestReads() {
-  static const std::vector<RestRead> kReads = {
-      {"", "pulse.config", {}},
-      {"/goal-status", "goal.check", {}},
-      {"/agent-log", "agent_log.show",
-       {{"session", "session"}, {"run_id", "pulse_run_id"}, {"status", "status"}, {"since", "since"}},
-       "stuck_after_minutes", "include_running"},
-      {"/decisions", "decision.list", {{"status", "status"}}},
-      {"/readings", "goal.readings", {}},
-      {"/runs-by-route", "goal.runs_by_route", {{"since", "since"}}},
-      {"/memory", "memory.show", {}},
-      {"/focus-areas", "focus.list", {}, nullptr, "open"},
-      {"/requests", "request.list", {{"kind", "kind"}, {"status", "status"}}},
-      {"/outbox", "outbox.list", {}},
-      {"/autonomy", "autonomy.levels", {}},
-      {"/autonomy/decisions", "autonomy.decisions", {{"session", "session"}}},
-  };
-  return kReads;
-}
+// Every route, in the list's order. The list is checked when the server is
+// built (CMake reads it as JSON); this reads the embedded copy once.
+const std::vector<RestRoute>& RestRoutes();
 
-inline nlohmann::json QueryArgs(const httplib::Request& req, const std::vector<std::pair<const char*, const char*>>& map) {
-  nlohmann::json args = nlohmann::json::object();
-  for (auto& [param, key] : map) {
-    if (req.has_param(param)) {
-      std::string v = req.get_param_value(param);
-      if (!v.empty()) args[key] = v;
-    }
-  }
-  return args;
-}
+// A GET route's arguments from the query; InvalidArgument (as an error line)
+// naming a parameter that is not a whole number.
+bool RouteQueryArgs(const RestRoute& route, const httplib::Request& req, nlohmann::json* args, std::string* error);
 
 // Decision ids are integers in the URL; other ids stay strings.
-inline nlohmann::json IdArg(const std::string& s) {
-  if (!s.empty() && s.size() < 18 && s.find_first_not_of("0123456789") == std::string::npos) return std::stoll(s);
-  return s;
-}
+nlohmann::json IdArg(const std::string& s);
 
 }  // namespace pulse::serve

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "agent/agent_api.h"
 #include "core/autonomy.h"
@@ -343,26 +344,23 @@ void App::InstallService(HttpServer& s) {
 }
 
 void App::InstallReads(HttpServer& s) {
-  for (const RestRead& r : RestReads()) {
-    s.Get(kWorkflow + r.path, [this, &r](const httplib::Request& req, httplib::Response& res) {
-      json args = QueryArgs(req, r.query);
-      if (r.bool_query && req.has_param(r.bool_query)) args[r.bool_query] = req.get_param_value(r.bool_query) == "true";
-      if (r.int_query && req.has_param(r.int_query)) {
-        try {
-          args[r.int_query] = std::stoi(req.get_param_value(r.int_query));
-        } catch (...) {
-          return ReplyError(res, 400, std::string(r.int_query) + ": expected a whole number");
-        }
-      }
-      Read(req, res, r.method, args);
+  for (const RestRoute& r : RestRoutes()) {
+    if (r.verb != "GET") continue;
+    s.Get(r.Pattern(), [this, &r](const httplib::Request& req, httplib::Response& res) {
+      json args;
+      std::string error;
+      if (!RouteQueryArgs(r, req, &args, &error)) return ReplyError(res, 400, error);
+      Read(req, res, r.method.c_str(), args);
     });
   }
 }
 
 void App::InstallWrites(HttpServer& s) {
-  // Owner writes: the token, then one core method.
-  auto write = [this](const char* method, std::function<Status(const httplib::Request&, json&)> shape) {
-    return [this, method, shape](const httplib::Request& req, httplib::Response& res) {
+  // Owner writes: the token, then one core method with the body as its
+  // arguments (and the id from the URL).
+  for (const RestRoute& r : RestRoutes()) {
+    if (r.verb == "GET") continue;
+    auto handler = [this, &r](const httplib::Request& req, httplib::Response& res) {
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
@@ -370,31 +368,20 @@ void App::InstallWrites(HttpServer& s) {
       if (!RequestClock(req, res, &clock)) return;
       auto oc = Open(req.matches[1], res, clock.get());
       if (!oc) return;
-      Status shaped = shape(req, body);
-      if (!shaped.ok()) return ReplyStatus(res, shaped);
-      Result<json> out = CallApi(oc->ctx, method, body);
+      if (r.has_id()) {
+        // The owner answers as the owner: a session can never ride along.
+        body.erase("session");
+        body["id"] = IdArg(req.matches[2]);
+      }
+      Result<json> out = CallApi(oc->ctx, r.method, body);
       if (!out.ok()) return ReplyStatus(res, out.status());
       ReplyJson(res, 200, *out);
     };
-  };
-  auto with_id = [](const httplib::Request& req, json& body) {
-    // The owner answers as the owner: a session can never ride along.
-    body.erase("session");
-    body["id"] = IdArg(req.matches[2]);
-    return Status::OK();
-  };
-  s.Post(kWorkflow + "/decisions/([^/]+)/answer", write("decision.answer", with_id));
-  s.Post(kWorkflow + "/decisions/([^/]+)/outcome", write("decision.outcome", with_id));
-  s.Put(kWorkflow + "/memory", write("memory.save", [](const httplib::Request&, json&) { return Status::OK(); }));
-  // The owner's focus-area changes: {action: confirm|reject|add|extend|drop|close, id?, ...}.
-  s.Post(kWorkflow + "/focus-areas", write("focus.change", [](const httplib::Request&, json& body) {
-    body.erase("session");
-    return Status::OK();
-  }));
+    if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
+  }
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
   s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
   s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
-
 }
 
 void App::InstallAgent(HttpServer& s) {
@@ -493,6 +480,57 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
 
 }  // namespace
 
+namespace {
+
+// What must hold before anything listens: the workspace exists, its
+// workflows can be listed, the owner token is there. Exit code 2 on failure.
+bool CheckWorkspace(ServerEnv& env, const ServeOptions& options, std::vector<std::string>* names,
+                    std::optional<OwnerTokenSetup>* owner) {
+  if (!env.IsDirectory(options.workspace)) {
+    std::cerr << "pulse: " << options.workspace << ": workspace directory does not exist" << std::endl;
+    return false;
+  }
+  Result<std::vector<std::string>> listed = ListWorkflows(env, options.workspace);
+  if (!listed.ok()) {
+    std::cerr << "pulse: " << listed.status().message() << std::endl;
+    return false;
+  }
+  *names = std::move(listed).value();
+  Result<OwnerTokenSetup> token = EnsureOwnerToken(options.workspace);
+  if (!token.ok()) {
+    std::cerr << "pulse: " << token.status().message() << std::endl;
+    return false;
+  }
+  owner->emplace(std::move(token).value());
+  return true;
+}
+
+// Runs the server until SIGTERM or SIGINT (blocked in every thread by the
+// caller; this thread waits for them) and then stops the tick and the turns.
+bool RunUntilSignalled(HttpServer& server, Scheduler& scheduler, TurnManager& turns, const sigset_t& stop_signals) {
+  std::atomic<bool> done{false};
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    if (done) return;
+    spdlog::info("signal {}: finishing in-flight requests and turns, then exiting", sig);
+    server.stop();
+  });
+  bool ok = server.Run();
+  // listen_after_bind returns once stop() was called and in-flight requests
+  // are answered (the worker pool is joined).
+  scheduler.Stop();
+  turns.Shutdown();
+  done = true;
+  if (signal_thread.joinable()) {
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+  }
+  return ok;
+}
+
+}  // namespace
+
 int Serve(const ServeOptions& in) {
   ServeOptions options = in;
   // Block the stop signals in every thread; one thread waits for them.
@@ -504,20 +542,9 @@ int Serve(const ServeOptions& in) {
   ::signal(SIGPIPE, SIG_IGN);
 
   ServerEnv env(options.now_file);
-  if (!env.IsDirectory(options.workspace)) {
-    std::cerr << "pulse: " << options.workspace << ": workspace directory does not exist" << std::endl;
-    return 2;
-  }
-  Result<std::vector<std::string>> names = ListWorkflows(env, options.workspace);
-  if (!names.ok()) {
-    std::cerr << "pulse: " << names.status().message() << std::endl;
-    return 2;
-  }
-  Result<OwnerTokenSetup> owner = EnsureOwnerToken(options.workspace);
-  if (!owner.ok()) {
-    std::cerr << "pulse: " << owner.status().message() << std::endl;
-    return 2;
-  }
+  std::vector<std::string> names;
+  std::optional<OwnerTokenSetup> owner;
+  if (!CheckWorkspace(env, options, &names, &owner)) return 2;
 
   TurnManager turns(&env, options);
   HttpServer server(LimitsFrom(options));
@@ -543,34 +570,15 @@ int Serve(const ServeOptions& in) {
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
-  Announce(options, base_url, names->size(), *owner);
+  Announce(options, base_url, names.size(), *owner);
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog();
-  for (const std::string& wf : *names) turns.RecoverInterrupted(wf);
+  for (const std::string& wf : names) turns.RecoverInterrupted(wf);
 
   if (options.tick) scheduler.Start();
-
-  std::atomic<bool> done{false};
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    if (done) return;
-    spdlog::info("signal {}: finishing in-flight requests and turns, then exiting", sig);
-    server.stop();
-  });
-
-  bool ok = server.Run();
-  // listen_after_bind returns once stop() was called and in-flight requests
-  // are answered (the worker pool is joined).
-  scheduler.Stop();
-  turns.Shutdown();
-  done = true;
-  if (signal_thread.joinable()) {
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
-    signal_thread.join();
-  }
+  bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
   spdlog::info("stopped");
   return ok ? 0 : 1;
 }

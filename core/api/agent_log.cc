@@ -227,9 +227,9 @@ json AgentLogRowJson(const AgentLogRow& r) {
               {"result", r.result},
               {"error", r.error},
               {"duration", r.duration},
-              {"started_at", r.started_at},
-              {"completed_at", r.completed_at},
-              {"updated_at", r.updated_at},
+              {"started_at", r.started_at ? FormatTime(*r.started_at) : std::string()},
+              {"completed_at", r.completed_at ? FormatTime(*r.completed_at) : std::string()},
+              {"updated_at", FormatTime(r.updated_at)},
               {"stuck", r.stuck}};
 }
 

@@ -5,6 +5,7 @@
 #include "core/api/autonomy.h"
 
 #include "core/api/api.h"
+#include "core/time_util.h"
 #include "core/tool_catalog.h"
 
 namespace pulse {
@@ -81,15 +82,15 @@ Result<json> Decisions(ApiContext& ctx, const Args& a) {
   for (const GuardRecord& r : rows) {
     out.push_back({{"id", r.id},         {"session", r.session}, {"turn", r.turn},   {"tool", r.tool},
                    {"args_sha256", r.args_sha256}, {"allowed", r.allowed}, {"rule", r.rule},
-                   {"level", r.level},   {"reason", r.reason},   {"at", r.at}});
+                   {"level", r.level},   {"reason", r.reason},   {"at", FormatTime(r.at)}});
   }
   return json{{"decisions", out}};
 }
 
 json SessionJson(const ToolSession& s) {
   return json{{"session", s.id},         {"turn", TurnKindName(s.turn)}, {"parent", s.parent},
-              {"root", s.root},          {"open", s.open()},             {"opened_at", s.opened_at},
-              {"closed_at", s.closed_at}};
+              {"root", s.root},          {"open", s.open()},             {"opened_at", FormatTime(s.opened_at)},
+              {"closed_at", s.closed_at ? FormatTime(*s.closed_at) : std::string()}};
 }
 
 Result<json> SessionOpen(ApiContext& ctx, const Args& a) {

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "core/time_util.h"
+
 namespace pulse {
 
 using nlohmann::json;
@@ -91,12 +93,104 @@ Result<json> ConsolidateGoalMemory(ApiContext& ctx) {
 
 namespace {
 
-// Runs `fn` with a DecisionContext over this API context.
-template <typename Fn>
-Result<json> WithDecisions(ApiContext& ctx, const Args& a, Fn fn) {
+json OptJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
+json OptTimeJson(const std::optional<int64_t>& t) { return t ? json(FormatTime(*t)) : json(nullptr); }
+
+json RecommendationJson(const Recommendation& r) {
+  return json{{"id", r.id},
+              {"option", OptJson(r.option)},
+              {"text", OptJson(r.text)},
+              {"why", r.why},
+              {"evidence", r.evidence},
+              {"confidence", r.confidence},
+              {"blocks", r.blocks},
+              {"safe_default_by", OptTimeJson(r.safe_default_by)},
+              {"needs", r.needs},
+              {"session", r.session},
+              {"recommended_at", FormatTime(r.recommended_at)},
+              {"status", r.status},
+              {"resolved_at", OptTimeJson(r.resolved_at)}};
+}
+
+json AnswerJson(const Decision& d) {
+  return json{{"option", OptJson(d.answer_option)},
+              {"text", OptJson(d.answer_text)},
+              {"chosen", d.Chosen()},
+              {"note", d.answer_note},
+              {"by", OptJson(d.answered_by)},
+              {"kind", OptJson(d.answer_kind)},
+              {"session", d.answer_session},
+              {"answered_at", FormatTime(*d.answered_at)},
+              {"applied_by_pulse", d.answered_by && *d.answered_by == "pulse"},
+              {"overruled_pulse", d.overruled_pulse}};
+}
+
+json ViewsJson(const std::vector<DecisionView>& views) {
+  json out = json::array();
+  for (const DecisionView& v : views) out.push_back(DecisionViewJson(v));
+  return out;
+}
+
+}  // namespace
+
+json DecisionViewJson(const DecisionView& v) {
+  const Decision& d = v.decision;
+  json out{{"id", d.id},
+           {"question", d.question},
+           {"options", d.options},
+           {"blocks", d.blocks},
+           {"raised_by", d.raised_by},
+           {"status", d.status},
+           {"created_at", FormatTime(d.created_at)},
+           {"recommendation", v.recommendation ? RecommendationJson(*v.recommendation) : json(nullptr)},
+           {"answer", d.answered_at ? AnswerJson(d) : json(nullptr)},
+           {"outcome", nullptr}};
+  if (v.waited_seconds) out["waited_seconds"] = *v.waited_seconds;
+  if (d.outcome) out["outcome"] = json{{"result", *d.outcome}, {"recorded_at", OptTimeJson(d.outcome_at)}};
+  json events = json::array();
+  for (const DecisionEvent& e : v.events) {
+    json detail = json::parse(e.detail, nullptr, false);
+    if (detail.is_discarded()) detail = json::object();
+    // What the decision stands in for lives in its creation event: lifted
+    // out so the owner reads it with the question.
+    if (e.kind == "created" && detail.is_object()) {
+      if (detail.contains("why")) out["why"] = detail["why"];
+      if (detail.contains("refused_call")) out["context"] = {{"refused_call", detail["refused_call"]}};
+    }
+    events.push_back({{"at", FormatTime(e.at)}, {"kind", e.kind}, {"actor", e.actor}, {"detail", detail}});
+  }
+  out["events"] = events;
+  return out;
+}
+
+json DecisionListJson(const DecisionList& list) {
+  return json{{"decisions", ViewsJson(list.decisions)}, {"outcomes_due", ViewsJson(list.outcomes_due)}};
+}
+
+Result<json> ListDecisionsJson(DecisionContext& dc, const std::string& status) {
+  PULSE_ASSIGN_OR_RETURN(DecisionList list, ListDecisions(dc, status));
+  return DecisionListJson(list);
+}
+
+json DefaultsAppliedJson(const DefaultsApplied& done) {
+  json skipped = json::array();
+  for (const DefaultsApplied::Skipped& s : done.skipped) skipped.push_back({{"id", s.id}, {"reason", s.reason}});
+  json out{{"answer", done.act ? "act" : "recommend"}, {"applied", ViewsJson(done.applied)}, {"skipped", skipped}};
+  if (!done.act) out["reason"] = "pulse.autonomy.answer is recommend: Pulse never applies a default; the owner answers";
+  return out;
+}
+
+namespace {
+
+// Runs `fn` with a DecisionContext over this API context and turns its typed
+// answer into JSON with `to_json`.
+template <typename Fn, typename ToJson>
+Result<json> WithDecisions(ApiContext& ctx, const Args& a, Fn fn, ToJson to_json) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   ContextDecisions dc(ctx);
-  return fn(dc.get());
+  auto typed = fn(dc.get());
+  if (!typed.ok()) return typed.status();
+  return to_json(*typed);
 }
 
 Result<json> Create(ApiContext& ctx, const Args& a) {
@@ -105,10 +199,8 @@ Result<json> Create(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptString("blocks", &req.blocks));
   PULSE_RETURN_IF_ERROR(a.OptString("raised_by", &req.raised_by));
   PULSE_RETURN_IF_ERROR(a.OptStringList("options", &req.options));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) -> Result<json> {
-    PULSE_ASSIGN_OR_RETURN(int64_t id, CreateDecision(dc, req));
-    return json{{"id", id}};
-  });
+  return WithDecisions(
+      ctx, a, [&](DecisionContext& dc) { return CreateDecision(dc, req); }, [](int64_t id) { return json{{"id", id}}; });
 }
 
 Result<json> DoRecommend(ApiContext& ctx, const Args& a) {
@@ -120,10 +212,10 @@ Result<json> DoRecommend(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in.evidence));
   PULSE_RETURN_IF_ERROR(a.String("confidence", &in.confidence));
   PULSE_RETURN_IF_ERROR(a.OptString("blocks", &in.blocks));
-  PULSE_RETURN_IF_ERROR(a.OptString("safe_default_by", &in.safe_default_by));
+  PULSE_RETURN_IF_ERROR(a.OptTime("safe_default_by", &in.safe_default_by));
   PULSE_RETURN_IF_ERROR(a.OptString("needs", &in.needs));
   PULSE_RETURN_IF_ERROR(a.OptString("session", &in.session));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return Recommend(dc, in); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return Recommend(dc, in); }, DecisionViewJson);
 }
 
 Result<json> DoAnswer(ApiContext& ctx, const Args& a) {
@@ -135,7 +227,7 @@ Result<json> DoAnswer(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptString("text", &in.text));
   PULSE_RETURN_IF_ERROR(a.OptString("note", &in.note));
   PULSE_RETURN_IF_ERROR(a.OptString("session", &in.session));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return Answer(dc, in); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return Answer(dc, in); }, DecisionViewJson);
 }
 
 Result<json> DoOutcome(ApiContext& ctx, const Args& a) {
@@ -143,17 +235,18 @@ Result<json> DoOutcome(ApiContext& ctx, const Args& a) {
   std::string result;
   PULSE_RETURN_IF_ERROR(a.Id("id", &id));
   PULSE_RETURN_IF_ERROR(a.String("result", &result));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return RecordDecisionOutcome(dc, id, result); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return RecordDecisionOutcome(dc, id, result); },
+                       DecisionViewJson);
 }
 
 Result<json> DoList(ApiContext& ctx, const Args& a) {
   std::string status;
   PULSE_RETURN_IF_ERROR(a.OptString("status", &status));
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return ListDecisions(dc, status); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return ListDecisions(dc, status); }, DecisionListJson);
 }
 
 Result<json> DoApplyDefaults(ApiContext& ctx, const Args& a) {
-  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return ApplyDueDefaults(dc); });
+  return WithDecisions(ctx, a, [&](DecisionContext& dc) { return ApplyDueDefaults(dc); }, DefaultsAppliedJson);
 }
 
 Result<json> MemoryShow(ApiContext& ctx, const Args& a) {

@@ -29,6 +29,18 @@ Result<nlohmann::json> AddGoalMemoryEntry(ApiContext& ctx, MemorySection section
 // memory.consolidate, the same way.
 Result<nlohmann::json> ConsolidateGoalMemory(ApiContext& ctx);
 
+// The JSON every caller (the command line, HTTP, MCP, the browser) gets for
+// a decision: {id, question, options, blocks, raised_by, status, created_at,
+// recommendation, answer, outcome, events, waited_seconds (pending)}.
+nlohmann::json DecisionViewJson(const DecisionView& view);
+// decision.list: {decisions:[...], outcomes_due:[...]}.
+nlohmann::json DecisionListJson(const DecisionList& list);
+// ListDecisions answered as DecisionListJson (for the documents the agent
+// reads, which hold it as one part).
+Result<nlohmann::json> ListDecisionsJson(DecisionContext& dc, const std::string& status);
+// decision.apply_due_defaults: {answer, applied:[...], skipped:[{id, reason}], reason?}.
+nlohmann::json DefaultsAppliedJson(const DefaultsApplied& done);
+
 // The decision operations over this context's database, clock, levels and
 // goal memory. REQUIRES: ctx.db and ctx.env.
 class ContextDecisions {

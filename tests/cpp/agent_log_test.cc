@@ -120,9 +120,9 @@ TEST(AgentLog, StartThenCompletionIsOneDurableRowOnDisk) {
   EXPECT_EQ(r.status, "completed");
   EXPECT_EQ(r.result, "changed");
   EXPECT_EQ(r.duration, "4m0s");
-  EXPECT_EQ(r.started_at, "2026-10-07T09:00:00Z");
-  EXPECT_EQ(r.completed_at, "2026-10-07T09:04:00Z");
-  EXPECT_EQ(r.updated_at, "2026-10-07T12:00:00Z");
+  EXPECT_EQ(r.started_at, T("2026-10-07T09:00:00Z"));
+  EXPECT_EQ(r.completed_at, T("2026-10-07T09:04:00Z"));
+  EXPECT_EQ(r.updated_at, T("2026-10-07T12:00:00Z"));
   EXPECT_FALSE(r.stuck);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log"), 1);
 }
@@ -191,8 +191,8 @@ TEST(AgentLog, CompletionWithoutStartStillMakesOneRow) {
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].status, "failed");
   EXPECT_EQ(rows[0].error, "killed");
-  EXPECT_EQ(rows[0].started_at, "");
-  EXPECT_EQ(rows[0].completed_at, "2026-10-07T10:00:00Z");
+  EXPECT_FALSE(rows[0].started_at);
+  EXPECT_EQ(rows[0].completed_at, T("2026-10-07T10:00:00Z"));
 }
 
 TEST(AgentLog, LateOrRepeatedStartNeverReopensOrBlanksAFinishedRow) {
@@ -219,8 +219,8 @@ TEST(AgentLog, LateOrRepeatedStartNeverReopensOrBlanksAFinishedRow) {
   EXPECT_EQ(rows[0].kind, "reviewer");  // a blank is filled
   EXPECT_EQ(rows[0].pulse_run_id, "run-1");
   EXPECT_EQ(rows[0].result, "ok");
-  EXPECT_EQ(rows[0].started_at, "2026-10-07T09:00:00Z");
-  EXPECT_EQ(rows[0].completed_at, "2026-10-07T09:10:00Z");
+  EXPECT_EQ(rows[0].started_at, T("2026-10-07T09:00:00Z"));
+  EXPECT_EQ(rows[0].completed_at, T("2026-10-07T09:10:00Z"));
 
   // Completion first, then the late start: still finished, start filled in.
   ASSERT_TRUE(log.Completed(Done("s", "b", "cancelled", "2026-10-07T09:30:00Z")));
@@ -230,7 +230,7 @@ TEST(AgentLog, LateOrRepeatedStartNeverReopensOrBlanksAFinishedRow) {
   auto rb = ReadAll(*db, AgentLogQuery{std::nullopt, std::nullopt, std::string("cancelled")});
   ASSERT_EQ(rb.size(), 1u);
   EXPECT_EQ(rb[0].name, "Fixer");
-  EXPECT_EQ(rb[0].started_at, "2026-10-07T09:25:00Z");
+  EXPECT_EQ(rb[0].started_at, T("2026-10-07T09:25:00Z"));
 
   // A second completion with empty fields never blanks the first's.
   ASSERT_TRUE(log.Completed(Done("s", "a", "completed", "2026-10-07T09:40:00Z")));

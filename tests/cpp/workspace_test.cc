@@ -9,6 +9,7 @@
 #include "core/api/api.h"
 #include "core/db.h"
 #include "core/schema.h"
+#include "core/time_util.h"
 #include "tests/cpp/test_util.h"
 
 namespace pulse {
@@ -38,7 +39,7 @@ TEST(Workspace, OpenCreatesDatabaseAndSnapshotsConfig) {
   ASSERT_TRUE(snap.ok());
   EXPECT_EQ(snap->workflow, "substack");
   EXPECT_EQ(snap->soul_md, "Grow the newsletter.");
-  EXPECT_EQ(snap->updated_at, "2026-10-07T12:00:00Z");
+  EXPECT_EQ(snap->updated_at, *ParseTime("2026-10-07T12:00:00Z"));
 
   // The database alone gives the same configuration (the browser's path).
   auto ctx = ContextFromDb(*w->db, env);

@@ -7,6 +7,8 @@
 // `http://127.0.0.1:8080/#token=...` (a fragment never travels to the server
 // or into its logs); the page stores it and removes it from the address bar.
 
+import { REST_ROUTES } from './rest-routes.mjs';
+
 const TOKEN_KEY = 'pulse.ownerToken';
 
 export function takeTokenFromLocation(loc = globalThis.location, storage = globalThis.localStorage) {
@@ -45,26 +47,26 @@ async function readJson(res, what) {
   return body;
 }
 
-// Each core API method the tab uses has its route in `pulse serve`
-// (server-shim/serve_http.cc); the answer is the method's own result.
-const ROUTES = {
-  'pulse.config': (wf) => ['GET', `/api/workflows/${wf}`],
-  'goal.check': (wf) => ['GET', `/api/workflows/${wf}/goal-status`],
-  'goal.readings': (wf) => ['GET', `/api/workflows/${wf}/readings`],
-  'goal.runs_by_route': (wf, a) => ['GET', `/api/workflows/${wf}/runs-by-route${q({ since: a.since })}`],
-  'decision.list': (wf, a) => ['GET', `/api/workflows/${wf}/decisions${q({ status: a.status })}`],
-  'memory.show': (wf) => ['GET', `/api/workflows/${wf}/memory`],
-  'agent_log.show': (wf, a) => ['GET', `/api/workflows/${wf}/agent-log${q({
-    session: a.session, run_id: a.pulse_run_id, status: a.status, since: a.since, stuck_after_minutes: a.stuck_after_minutes,
-    include_running: a.include_running,
-  })}`],
-  'decision.answer': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/answer`, withoutId(a)],
-  'decision.outcome': (wf, a) => ['POST', `/api/workflows/${wf}/decisions/${encodeURIComponent(a.id)}/outcome`, withoutId(a)],
-  'memory.save': (wf, a) => ['PUT', `/api/workflows/${wf}/memory`, a],
-  'focus.list': (wf, a) => ['GET', `/api/workflows/${wf}/focus-areas${q({ open: a.open })}`],
-  'focus.change': (wf, a) => ['POST', `/api/workflows/${wf}/focus-areas`, a],
-  'request.list': (wf, a) => ['GET', `/api/workflows/${wf}/requests${q({ kind: a.kind, status: a.status })}`],
-};
+// Each core API method with a REST route in `pulse serve`, from the one list
+// the server is built from (rest-routes.mjs); the answer is the method's own
+// result.
+const ROUTES = new Map(REST_ROUTES.map((r) => [r.method, r]));
+
+// [verb, path, body] for one method call: GET arguments go in the query
+// under the route's parameter names, a write's arguments are its body (less
+// the `id` the path carries).
+export function routeRequest(workflow, method, args = {}) {
+  const route = ROUTES.get(method);
+  if (!route) throw new Error(`${method}: the server has no route for this method`);
+  const a = args || {};
+  const path = `/api/workflows/${encodeURIComponent(workflow)}${route.path.replace('{id}', () => encodeURIComponent(a.id))}`;
+  if (route.verb === 'GET') {
+    const params = {};
+    for (const [param, key] of Object.entries(route.query || {})) params[param] = a[key];
+    return [route.verb, path + q(params)];
+  }
+  return [route.verb, path, route.path.includes('{id}') ? withoutId(a) : a];
+}
 
 function withoutId(a) {
   const { id, ...rest } = a;
@@ -124,9 +126,7 @@ export class ServerApi {
   // evaluates at its own clock (`pulse serve --now-file`), so `nowSeconds`
   // is not sent.
   async call(workflow, method, args = {}) {
-    const route = ROUTES[method];
-    if (!route) throw new Error(`${method}: the server has no route for this method`);
-    const [verb, path, body] = route(encodeURIComponent(workflow), args || {});
+    const [verb, path, body] = routeRequest(workflow, method, args);
     const write = verb !== 'GET';
     const res = await fetch(this.base + path, {
       method: verb,
