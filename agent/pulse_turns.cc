@@ -23,25 +23,31 @@ const char* kCharterCommon =
     "script tool-API calls from a shell.";
 
 const char* kCharterCheck =
-    " This is the daily goal check, one short turn. 1. get_pulse_state(view=\"goal_status\"). 2. On track: "
-    "record_pulse_goal_check(verdict=\"on_track\") and stop. 3. Otherwise record_pulse_goal_check with your verdict, "
-    "then make at most one batched decision for the owner with record_pulse_recommendation (question, options, the "
+    " This is the daily goal check, one short turn. 1. get_pulse_state(view=\"goal_status\"). 2. Recommend on every "
+    "pending decision with record_pulse_recommendation (its decision_id, the option you recommend, why, evidence, "
+    "confidence), on track or not, also the ones you did not raise. 3. On track: "
+    "record_pulse_goal_check(verdict=\"on_track\") and stop. 4. Otherwise record_pulse_goal_check with your verdict, "
+    "then make at most one new batched decision for the owner with record_pulse_recommendation (question, options, the "
     "option you recommend, why, evidence, confidence, and safe_default_by only when applying it needs no level held at "
-    "ask) unless one you raised is still pending, and finish with a one-paragraph summary on stdout (it becomes the "
-    "pulse_summary message). Every pass, on track or not: record what came of each decision listed in outcomes_due "
-    "(answered over a day ago, no result yet) with record_pulse_decision_outcome, and keep the open focus areas "
-    "(goal_lead.focus_areas) in view. A refused call means create_decision_request.";
+    "ask), and finish with a one-paragraph summary on stdout (it becomes the pulse_summary message). Every pass, on track or not: record what came of each decision "
+    "listed in outcomes_due (answered over a day ago, no result yet) with record_pulse_decision_outcome, and keep the "
+    "open focus areas (goal_lead.focus_areas) in view. A refused call means create_decision_request.";
 
 const char* kCharterWork =
-    " This is Goal Work, the strategic review. Start with the goal check (step 0: get_pulse_state(view=\"goal_work\")); "
+    " This is Goal Work, the strategic review of a full Pulse pass. Step 0 is the goal check below (read "
+    "get_pulse_state(view=\"goal_work\") first); then "
     "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory "
     "(action=\"consolidate\" when memory passes 45 entries); record results of answered decisions with "
     "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
     "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
 const char* kCharterAsk =
-    " The owner wrote to you (context.message). Answer from the facts (get_pulse_state), briefly, on stdout. Record "
-    "anything the owner tells you about preferences with record_pulse_goal_memory (source \"owner answer\").";
+    " The owner wrote to you (the turn's message): this is an owner relay. Answer from the facts (get_pulse_state), "
+    "briefly, on stdout; say plainly what you cannot judge. Lasting direction (a preference, a rule, a choice) goes "
+    "to goal memory with record_pulse_goal_memory(action=\"add\", source \"owner answer\"). Time-boxed direction "
+    "(\"this month, focus on ...\") becomes a proposed focus area with record_pulse_focus_area(action=\"propose\", "
+    "title, end_date, check). A change of the goal itself becomes a proposed soul.md edit in a decision request "
+    "(create_decision_request with the new text): you never edit soul.md yourself.";
 
 const char* kReportOnly =
     " All of this workflow's schedules are paused: this is a report-only turn. Run, Outward and Change are all held; "
@@ -82,22 +88,33 @@ std::string WithKeyNumber(const std::string& head, const GoalCheck& check) {
 
 }  // namespace
 
+std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow) {
+  return WithKeyNumber(PulseName(workflow) + ": " + GoalStatusWords(check.status), check);
+}
+
 std::string PulseName(const std::string& workflow) {
   std::string w = workflow;
   if (!w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
   return w + " Pulse";
 }
 
-Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
-  std::string c = kCharterCommon;
-  if (kind == TurnKind::kGoalCheck) c += kCharterCheck;
-  else if (kind == TurnKind::kGoalWork) c += std::string(kCharterCheck) + kCharterWork;
-  else if (kind == TurnKind::kAskPulse) c += kCharterAsk;
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
+  std::string c;
+  if (kind == TurnKind::kGoalCheck) c = kCharterCheck;
+  else if (kind == TurnKind::kGoalWork) c = std::string(kCharterWork) + kCharterCheck;
+  else if (kind == TurnKind::kAskPulse) c = kCharterAsk;
   else return Status::NotFound(std::string("no charter for turn kind \"") + TurnKindName(kind) +
                                "\" (goal_check, goal_work, ask_pulse)");
   if (report_only) c += kReportOnly;
-  return c;
+  return c.substr(1);  // the parts begin with the space that joins them to the common text
 }
+
+Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
+  PULSE_ASSIGN_OR_RETURN(std::string part, TurnInstruction(kind, report_only));
+  return std::string(kCharterCommon) + " " + part;
+}
+
+std::string CharterCommon(const std::string& workflow) { return Replace(kCharterCommon, "{wf}", workflow); }
 
 GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
                                            const std::string& workflow) {
@@ -113,7 +130,14 @@ GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const Workflo
     add("Add a step to " + route + " that records " + metric + " on every run");
   }
   if (check.HasAlarm(AlarmKind::kGoalWorkNotCompleted)) add("Make " + route + " the next scheduled run and fix what stops it");
-  if (check.HasAlarm(AlarmKind::kNoRun) || check.HasAlarm(AlarmKind::kSchedulesPaused)) add("Resume the paused schedules");
+  // Only a paused schedule can be resumed: with none paused, a silence is
+  // something to look into, not to resume.
+  bool paused = check.HasAlarm(AlarmKind::kSchedulesPaused) || config.AllSchedulesPaused();
+  if (paused && (check.HasAlarm(AlarmKind::kNoRun) || check.HasAlarm(AlarmKind::kSchedulesPaused))) {
+    add("Resume the paused schedules");
+  } else if (check.HasAlarm(AlarmKind::kNoRun)) {
+    add("Find out why no scheduled run started and fix it");
+  }
   if (rec.options.empty()) add("Review the plan for " + route + " with Pulse and change what does not move " + metric);
   add("Leave it as it is for now");
 
@@ -184,6 +208,7 @@ json RulesReport::ToJson() const {
   if (!safe_default_refused.empty()) out["safe_default_refused"] = safe_default_refused;
   if (outbox_id) out["outbox_id"] = *outbox_id;
   if (memory_consolidated) out["memory_consolidated"] = *memory_consolidated;
+  if (!recommended.empty()) out["recommended"] = recommended;
   return out;
 }
 
@@ -276,6 +301,79 @@ Result<int64_t> SendToOwner(ApiContext& ctx, const char* kind, const std::string
   return AddOutboxMessage(*ctx.db, m, ctx.env->NowSeconds());
 }
 
+// The rules runner's pick on a decision it did not raise: the option that
+// names the goal's metric or route, else it says it cannot judge.
+RecommendationInput PickForDecision(const Decision& d, const GoalCheck& check, const WorkflowConfig& config,
+                                    const std::string& workflow) {
+  RecommendationInput in;
+  in.decision_id = d.id;
+  in.confidence = "low";
+  in.evidence = GoalStatusLine(check, workflow);
+  std::vector<std::string> words;
+  if (config.primary_metric) {
+    words.push_back(config.primary_metric->name);
+    if (!config.primary_metric->route.empty()) words.push_back(config.primary_metric->route);
+  }
+  auto lower = [](std::string x) {
+    for (char& c : x) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return x;
+  };
+  if (d.options.empty()) {
+    in.text = "No recommendation on the merits: the rules runner has no model and cannot judge this question. "
+              "Answer from what you know.";
+    in.why = "the built-in rules runner answers only from the goal check, pending decisions and memory";
+    return in;
+  }
+  for (const std::string& o : d.options) {
+    for (const std::string& w : words) {
+      if (!w.empty() && lower(o).find(lower(w)) != std::string::npos) {
+        in.option = o;
+        in.why = "it is the option that names the goal's " + w + " (" + GoalStatusWords(check.status) +
+                 "); the rules runner cannot judge the rest of the question";
+        return in;
+      }
+    }
+  }
+  in.option = d.options.front();
+  in.why = "the rules runner cannot judge this question (no option names the goal's metric or route); \"" +
+           d.options.front() + "\" is only the first option, not a judgement";
+  return in;
+}
+
+// Every pending decision gets a recommendation each day, on track or not,
+// also the ones the owner created; a decision recommended on today already
+// keeps it.
+Status RecommendOnPending(ApiContext& ctx, GuardedRunner& call, const GoalCheck& check, RulesReport* out) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<Decision> pending, PendingDecisions(*ctx.db));
+  const std::string today = FormatTime(StartOfDay(ctx.env->NowSeconds()));
+  for (const Decision& d : pending) {
+    PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(*ctx.db, d.id));
+    if (rec && rec->recommended_at >= today) continue;
+    RecommendationInput in;
+    if (rec && !rec->Chosen().empty()) {
+      // Its own earlier recommendation stands, with today's evidence.
+      in = RecommendationInput{};
+      in.decision_id = d.id;
+      in.option = rec->option;
+      in.text = rec->text;
+      in.why = rec->why;
+      in.confidence = rec->confidence.empty() ? "medium" : rec->confidence;
+      in.evidence = GoalStatusLine(check, ctx.workflow);
+    } else {
+      in = PickForDecision(d, check, ctx.config, ctx.workflow);
+    }
+    json args = {{"decision_id", d.id}, {"why", in.why}, {"confidence", in.confidence}};
+    if (in.option) args["option"] = *in.option;
+    if (in.text) args["text"] = *in.text;
+    PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_recommendation", args));
+    if (!allowed.allowed) continue;
+    in.session = call.session();
+    Result<RecommendationOutcome> made = RaiseRecommendation(ctx, DecisionRequest{}, in);
+    if (made.ok()) out->recommended.push_back(d.id);
+  }
+  return Status::OK();
+}
+
 Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   RulesReport out;
   out.pulse_run_id = turn.pulse_run_id;
@@ -284,6 +382,7 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   if (!allowed.allowed) return Status::Refused("record_pulse_goal_check was refused: " + allowed.reason);
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
   out.status = check.status;
+  PULSE_RETURN_IF_ERROR(RecommendOnPending(ctx, call, check, &out));
   const std::string head = PulseName(ctx.workflow) + ": " + GoalStatusWords(check.status);
   if (check.status == GoalStatus::kOnTrack || check.status == GoalStatus::kNoGoal) {
     out.outcome = GoalStatusName(check.status);
@@ -319,15 +418,20 @@ Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
     PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false));
     reply = WithKeyNumber(std::string("Goal: ") + GoalStatusWords(check.status), check) + ".";
     for (const Alarm& a : check.alarms) reply += "\n- " + a.message;
-    PULSE_ASSIGN_OR_RETURN(std::optional<Decision> pending, PendingFromPulse(*ctx.db));
-    if (pending) {
-      reply += "\nWaiting on you: decision " + std::to_string(pending->id) + " — " + pending->question;
-      PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(*ctx.db, pending->id));
+    PULSE_ASSIGN_OR_RETURN(std::vector<Decision> pending, PendingDecisions(*ctx.db));
+    for (const Decision& d : pending) {
+      reply += "\nWaiting on you: decision " + std::to_string(d.id) + " — " + d.question;
+      PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(*ctx.db, d.id));
       if (rec && !rec->Chosen().empty()) reply += " Pulse recommends: " + rec->Chosen() + ".";
     }
+    Result<json> memory = MemoryShowJson(ctx);
+    if (memory.ok() && (*memory)["entries"].is_array()) {
+      reply += "\nGoal memory holds " + std::to_string((*memory)["entries"].size()) + " entries.";
+    }
   }
-  reply += "\n(This reply comes from Pulse's built-in rules runner, which answers from the facts only; start "
-           "`pulse serve --runner CMD` with an agent for a conversation.)";
+  reply += "\nWhat I cannot judge: I am Pulse's built-in rules runner, with no model. I answer from the goal check, "
+           "the pending decisions and goal memory only; I cannot weigh your message's direction, so nothing you asked "
+           "for was recorded or changed. Start `pulse serve --runner CMD` with an agent for a real conversation.";
   const std::string& m = turn.message;
   std::string title = "Reply to: " + (m.size() > 60 ? m.substr(0, 60) + "…" : m);
   PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_reply", title, reply, json{{"message", m}},

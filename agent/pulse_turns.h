@@ -21,6 +21,10 @@ namespace pulse {
 // The charter an agent gets for a turn kind (goal_check, goal_work,
 // ask_pulse); NotFound for other kinds.
 Result<std::string> TurnCharter(TurnKind kind, bool report_only);
+// The kind's own part of it (what the turn says in the conversation).
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only);
+// The part every turn shares (the conversation's charter opens with it).
+std::string CharterCommon(const std::string& workflow);
 
 // The one batched decision the rules runner raises for a check that is not
 // on track.
@@ -54,7 +58,12 @@ struct RulesTurn {
   std::string session;  // the turn's open tool session
   std::string pulse_run_id;
   std::string message;  // ask_pulse: what the owner wrote
+  bool report_only = false;
 };
+
+// "Substack Pulse: not measured — subscribers 412 of 1000 (last measured 7 Oct)":
+// how a pass's summary and the rules runner's messages begin.
+std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow);
 
 // One guarded tool call the runner made.
 struct RulesToolCall {
@@ -75,6 +84,7 @@ struct RulesReport {
   std::optional<int64_t> outbox_id;
   std::optional<bool> memory_consolidated;
   std::vector<RulesToolCall> tools;
+  std::vector<int64_t> recommended;  // pending decisions recommended on in this turn
 
   nlohmann::json ToJson() const;
 };

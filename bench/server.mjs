@@ -6,7 +6,12 @@
 // latency and the error count. Bounded: REQUESTS total (default 20000) or
 // 60 s, whichever comes first. Loopback only.
 //
-//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive]
+// On a loaded machine the absolute figures say little: --reference first
+// runs the same clients against /api/health alone (no database, no goal
+// check) on the same server, and the goal-status figures are also given as
+// ratios to it.
+//
+//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference]
 import http from 'node:http';
 import { join } from 'node:path';
 import { makeTempDir, startServer, buildSubstack, buildHealthy, setNow, request } from '../tests/server/helpers.mjs';
@@ -30,7 +35,8 @@ const nowFile = join(tmp.dir, 'now');
 let day = Date.parse('2026-10-07T12:00:00Z');
 setNow(nowFile, new Date(day).toISOString().replace('.000Z', 'Z'));
 const server = await startServer(ws, ['--tick-seconds', '0.1', '--now-file', nowFile, '--threads', String(THREADS)]);
-const url = new URL(`${server.url}api/workflows/substack/goal-status`);
+const REFERENCE = argv.includes('--reference');
+let url = new URL(`${server.url}api/workflows/substack/goal-status`);
 const agent = new http.Agent({ keepAlive: KEEP_ALIVE, maxSockets: CLIENTS });
 
 function get() {
@@ -59,28 +65,41 @@ const talker = (async () => {
       console.error(`server exited (${server.proc.exitCode ?? server.proc.signalCode}): ${server.stderr.slice(-2000)}`);
       process.exit(1);
     }
-    const r = await request(`${server.url}api/workflows/substack/messages`, { method: 'POST', token: server.ownerToken, body: { text: `bench ${sent}` } });
+    const r = await request(`${server.url}api/workflows/substack/messages`, { method: 'POST', token: server.ownerToken, body: { text: `bench ${sent}` } })
+      .catch(() => ({ status: 0 }));  // a refused connection under load is counted by the clients, not fatal here
     if (r.status === 202) sent++;
     await new Promise((r2) => setTimeout(r2, 500));
   }
   return sent;
 })();
 
-const latencies = [];
-let errors = 0;
-let issued = 0;
-const errorSamples = new Set();
-const t0 = Date.now();
-async function client() {
-  while (issued < REQUESTS && Date.now() - t0 < MAX_SECONDS * 1000) {
-    issued++;
-    const r = await get();
-    latencies.push(r.ms);
-    if (!r.ok) { errors++; if (r.error) errorSamples.add(r.error); }
+// One phase: CLIENTS clients issuing REQUESTS requests in all.
+async function phase(target) {
+  url = target;
+  const latencies = [];
+  let errors = 0;
+  let issued = 0;
+  const errorSamples = new Set();
+  const t0 = Date.now();
+  async function client() {
+    while (issued < REQUESTS && Date.now() - t0 < MAX_SECONDS * 1000) {
+      issued++;
+      const r = await get();
+      latencies.push(r.ms);
+      if (!r.ok) { errors++; if (r.error) errorSamples.add(r.error); }
+    }
   }
+  await Promise.all(Array.from({ length: CLIENTS }, client));
+  const elapsed = (Date.now() - t0) / 1000;
+  latencies.sort((x, y) => x - y);
+  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  const mean = latencies.reduce((x, y) => x + y, 0) / latencies.length;
+  return { latencies, errors, errorSamples, elapsed, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), mean };
 }
-await Promise.all(Array.from({ length: CLIENTS }, client));
-const elapsed = (Date.now() - t0) / 1000;
+
+const reference = REFERENCE ? await phase(new URL(`${server.url}api/health`)) : null;
+const main = await phase(new URL(`${server.url}api/workflows/substack/goal-status`));
+const { latencies, errors, errorSamples, elapsed } = main;
 writing = false;
 clearInterval(clock);
 const messages = await talker;
@@ -91,11 +110,14 @@ const replies = log.body.rows.filter((r) => r.kind === 'ask_pulse').length;
 await server.stop();
 tmp.cleanup();
 
-latencies.sort((a, b) => a - b);
-const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
 console.log(`pulse serve bench: ${CLIENTS} concurrent loopback clients, GET goal-status, ${KEEP_ALIVE ? 'keep-alive' : 'a connection per request'}, ${THREADS} server threads`);
 console.log(`  requests   ${latencies.length} in ${elapsed.toFixed(2)} s = ${(latencies.length / elapsed).toFixed(0)} req/s`);
-console.log(`  latency    p50 ${pct(50).toFixed(1)} ms, p99 ${pct(99).toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms`);
+console.log(`  latency    p50 ${main.p50.toFixed(1)} ms, p99 ${main.p99.toFixed(1)} ms, mean ${main.mean.toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms`);
 console.log(`  errors     ${errors}${errorSamples.size ? ` (${[...errorSamples].slice(0, 3).join('; ')})` : ''}`);
 console.log(`  writes     ${checks} goal-check turns by the tick, ${messages} messages to Pulse (${replies} turns) during the run`);
-process.exit(errors === 0 ? 0 : 1);
+if (reference) {
+  const r = reference;
+  console.log(`  reference  GET /api/health, same clients: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, mean ${r.mean.toFixed(1)} ms, errors ${r.errors}`);
+  console.log(`  ratio      goal-status / health: req/s ${(main.rps / r.rps).toFixed(2)}, p50 ${(main.p50 / r.p50).toFixed(2)}, p99 ${(main.p99 / r.p99).toFixed(2)}`);
+}
+process.exit(errors === 0 && (!reference || reference.errors === 0) ? 0 : 1);

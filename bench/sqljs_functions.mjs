@@ -11,23 +11,13 @@
 //
 //   node bench/sqljs_functions.mjs [--rounds 11] [--rows 100000]
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { WASM_DIR, SQLJS_DIR, ROOT, require, numberArg, median } from './common.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WASM_DIR = process.env.PULSE_WASM_DIR || join(ROOT, 'build', 'wasm');
-const SQLJS_DIR = join(ROOT, 'node_modules', 'sql.js', 'dist');
-const require = createRequire(import.meta.url);
-
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const ROUNDS = arg('--rounds', 11);
-const ROWS = arg('--rows', 100000);
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ROUNDS = numberArg('--rounds', 11);
+const ROWS = numberArg('--rows', 100000);
 
 const { initPulse } = await import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href);
 const ours = await initPulse({ wasmBinary: readFileSync(join(WASM_DIR, 'pulse.wasm')) });

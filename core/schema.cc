@@ -71,6 +71,8 @@ Status EnsureSchema(Db& db) {
   // Modules add their EnsureXxxSchema call here, one line each.
   PULSE_RETURN_IF_ERROR(EnsureOutboxSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   return Status::OK();
 }

@@ -32,6 +32,8 @@ Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);
 Status EnsureGoalSchema(Db& db);
+Status EnsureConversationSchema(Db& db);  // core/conversation.h
+Status EnsurePassSchema(Db& db);          // core/pass.h
 Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
 
 }  // namespace pulse

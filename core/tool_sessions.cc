@@ -208,7 +208,16 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
     seq = next;
     std::string kind = IsPulseTurn(turn) ? "goallead" : turn == TurnKind::kWorkflowStep ? "step" : "builder";
     std::string letter = IsPulseTurn(turn) ? "g" : turn == TurnKind::kWorkflowStep ? "s" : turn == TurnKind::kBuilderFix ? "f" : "q";
-    s.id = "schedule-" + kind + "--" + hash + "-" + letter + std::to_string(seq);
+    // The conversation's own sessions (seq <= 0, OpenConversationTurnSession)
+    // keep their ids: an opened session takes the next free number.
+    PULSE_ASSIGN_OR_RETURN(Statement taken, db.Prepare("SELECT 1 FROM pulse_tool_sessions WHERE session_id = ?"));
+    for (;; ++seq) {
+      s.id = "schedule-" + kind + "--" + hash + "-" + letter + std::to_string(seq);
+      taken.Reset();
+      taken.Bind(1, s.id);
+      PULSE_ASSIGN_OR_RETURN(bool exists, taken.Step());
+      if (!exists) break;
+    }
     s.root = s.id;
   }
   PULSE_ASSIGN_OR_RETURN(Statement ins, db.Prepare(
@@ -218,6 +227,44 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
       .Bind(6, seq).BindTime(7, s.opened_at);
   PULSE_RETURN_IF_ERROR(ins.Run());
   PULSE_RETURN_IF_ERROR(tx.Commit());
+  return out;
+}
+
+Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& session_id, TurnKind turn, int64_t now) {
+  if (!IsPulseTurn(turn)) return Status::InvalidArgument(std::string("turn: \"") + TurnKindName(turn) + "\" is not a Pulse turn");
+  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
+  PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT seq, closed_at FROM pulse_tool_sessions WHERE session_id = ?"));
+  q.Bind(1, session_id);
+  PULSE_ASSIGN_OR_RETURN(bool exists, q.Step());
+  if (exists && q.Int64(0) > 0 && q.Text(1).empty()) {
+    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id");
+  }
+  const std::string at = FormatTime(now);
+  Statement up;
+  if (exists) {
+    // The same session, a new turn: a fresh token (the last turn's stops
+    // working), the new turn's kind, open again.
+    PULSE_ASSIGN_OR_RETURN(up, db.Prepare(
+        "UPDATE pulse_tool_sessions SET token_sha256 = ?, turn = ?, opened_at = ?, closed_at = '', seq = 0"
+        " WHERE session_id = ?"));
+    up.Bind(1, Sha256Hex(token)).Bind(2, TurnKindName(turn)).Bind(3, at).Bind(4, session_id);
+  } else {
+    PULSE_ASSIGN_OR_RETURN(up, db.Prepare(
+        "INSERT INTO pulse_tool_sessions(session_id, token_sha256, turn, parent, root, seq, opened_at)"
+        " VALUES(?, ?, ?, '', ?, 0, ?)"));
+    up.Bind(1, session_id).Bind(2, Sha256Hex(token)).Bind(3, TurnKindName(turn)).Bind(4, session_id).Bind(5, at);
+  }
+  PULSE_RETURN_IF_ERROR(up.Run());
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  OpenedSession out;
+  out.token = token;
+  out.session.id = session_id;
+  out.session.turn = turn;
+  out.session.root = session_id;
+  out.session.opened_at = at;
   return out;
 }
 

@@ -76,6 +76,11 @@ Result<std::string> NewSessionToken();
 // NotFound / Refused for a missing / closed parent.
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn,
                                       const std::string& parent, int64_t now);
+// A turn of Pulse's conversation in the conversation's own session id
+// (ConversationSessionId): the session is opened again for each turn with a
+// fresh token and the turn's kind. Conflict when an external agent's open
+// session holds the id.
+Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& session_id, TurnKind turn, int64_t now);
 // Whether a session id (or a helper's, which extends its root's) was opened
 // for `workflow`: ids carry sha256(workflow)[:16], so the HTTP route
 // (/s/<session>/...) finds the workflow database without a global table.

@@ -99,7 +99,7 @@ ProcessResult RunProcess(const std::string& command, const std::string& input,
 
 struct TurnRequest {
   std::string workflow;
-  std::string kind;              // goal_check, goal_work, ask_pulse
+  std::string kind;              // goal_check, goal_work, ask_pulse, pass
   std::string trigger;           // tick, owner, ...
   nlohmann::json input = nlohmann::json::object();  // e.g. {"message": "..."} for ask_pulse
 };
@@ -112,6 +112,7 @@ struct TurnTicket {
   std::string agent;
   std::string pulse_run_id;
   std::string started_at;
+  bool conversation = false;  // runs in Pulse's conversation (session = the generation's)
 };
 
 class Scheduler;
@@ -129,6 +130,8 @@ class TurnManager {
   Result<TurnTicket> Submit(const TurnRequest& request);
 
   bool ActiveOn(const std::string& workflow);
+  // Waits until every accepted turn has finished (`pulse talk|pass`).
+  void Drain();
   int RunningOfKind(const std::string& kind);
   int Active();
 
@@ -142,6 +145,16 @@ class TurnManager {
  private:
   void Run(TurnTicket ticket, TurnRequest request);
   Result<nlohmann::json> Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  // One runner (or the rules runner) for one turn; `continuity` is the
+  // conversation's ({session_id, restored_conversation_session_id, transcript}).
+  Result<nlohmann::json> RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                 const nlohmann::json& continuity);
+  // A turn in Pulse's conversation: begun there, run, and its end recorded
+  // there whatever the runner did (pass_run.cc).
+  Result<nlohmann::json> ConversationTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                          const std::string& kind);
+  // Gate -> Goal Work in the conversation -> Finalize (pass_run.cc).
+  Result<nlohmann::json> RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
                 const std::string& error, int64_t started);
   void Reap();

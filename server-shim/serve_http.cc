@@ -116,16 +116,23 @@ class App {
     return true;
   }
 
-  // GET handler calling one API method with `args`.
-  void Read(const httplib::Request& req, httplib::Response& res, const char* method, const json& args) {
-    if (!AllowRead(req, res)) return;
+  // One API method on the workflow of the URL (match 1), at the request's
+  // clock; its answer, under "result" when `wrap`.
+  void CallMethod(const httplib::Request& req, httplib::Response& res, const std::string& method, const json& args,
+                  bool wrap = false) {
     std::unique_ptr<FixedClockEnv> clock;
     if (!RequestClock(req, res, &clock)) return;
     auto oc = Open(req.matches[1], res, clock.get());
     if (!oc) return;
     Result<json> out = CallApi(oc->ctx, method, args);
     if (!out.ok()) return ReplyStatus(res, out.status());
-    ReplyJson(res, 200, *out);
+    ReplyJson(res, 200, wrap ? json{{"result", *out}} : *out);
+  }
+
+  // GET handler calling one API method with `args`.
+  void Read(const httplib::Request& req, httplib::Response& res, const char* method, const json& args) {
+    if (!AllowRead(req, res)) return;
+    CallMethod(req, res, method, args);
   }
 
   // The workflow whose database knows `token`; with `session_id` (the tool
@@ -228,13 +235,7 @@ void App::GenericCall(const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
     args.erase("session");
   }
-  std::unique_ptr<FixedClockEnv> clock;
-  if (!RequestClock(req, res, &clock)) return;
-  auto oc = Open(req.matches[1], res, clock.get());
-  if (!oc) return;
-  Result<json> out = CallApi(oc->ctx, method, args);
-  if (!out.ok()) return ReplyStatus(res, out.status());
-  ReplyJson(res, 200, json{{"result", *out}});
+  CallMethod(req, res, method, args, /*wrap=*/true);
 }
 
 void App::SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind) {
@@ -364,18 +365,12 @@ void App::InstallWrites(HttpServer& s) {
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
-      std::unique_ptr<FixedClockEnv> clock;
-      if (!RequestClock(req, res, &clock)) return;
-      auto oc = Open(req.matches[1], res, clock.get());
-      if (!oc) return;
       if (r.has_id()) {
         // The owner answers as the owner: a session can never ride along.
         body.erase("session");
         body["id"] = IdArg(req.matches[2]);
       }
-      Result<json> out = CallApi(oc->ctx, r.method, body);
-      if (!out.ok()) return ReplyStatus(res, out.status());
-      ReplyJson(res, 200, *out);
+      CallMethod(req, res, r.method, body);
     };
     if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
   }

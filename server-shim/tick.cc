@@ -8,6 +8,7 @@
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/goal_facts.h"
+#include "core/pass.h"
 #include "core/time_util.h"
 #include "server-shim/serve.h"
 
@@ -84,6 +85,32 @@ void Scheduler::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+namespace {
+
+// Safe defaults whose time has passed (the core applies them only with
+// pulse.autonomy.answer=act); what it applied is recorded as one background
+// agent of the tick.
+void ApplySafeDefaults(Env& env, ApiContext& ctx, const std::string& wf) {
+  Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
+  if (!applied.ok()) {
+    spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
+    return;
+  }
+  json list = JGet(*applied, "applied", json::array());
+  if (!list.is_array() || list.empty()) return;
+  std::string at = FormatTime(env.NowSeconds());
+  std::string session = "schedule-pulse-tick";
+  std::string agent = "pulse-tick-safe-defaults-" + at;
+  (void)CallApi(ctx, "agent_log.started",
+                json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
+                     {"kind", "apply_due_defaults"}, {"at", at}});
+  (void)CallApi(ctx, "agent_log.completed",
+                json{{"session", session}, {"agent", agent}, {"status", "completed"}, {"result", list.dump()}, {"at", at}});
+  spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
+}
+
+}  // namespace
+
 void Scheduler::TickOnce() {
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) {
@@ -107,8 +134,28 @@ void Scheduler::TickOnce() {
     // deciding due-ness and quiet sees the runs the command line sees.
     Result<ImportCounts> imported = ImportScheduleRunsFile(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
     if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
-    CheckLoad load{turns_->ActiveOn(wf), turns_->RunningOfKind("goal_check"), options_.max_checks};
-    Result<CheckDue> due = TurnCheckDue(ctx, load);
+    // 1a. The full Pulse pass first (its Goal Work begins with the goal
+    // check): never beside another turn of the workflow, and it shares the
+    // goal checks' concurrency cap.
+    const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
+    bool pass_started = false;
+    if (!turns_->ActiveOn(wf) && pulse_running < options_.max_checks) {
+      Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env_->NowSeconds());
+      if (!pass.ok()) {
+        spdlog::warn("tick: {}: pass due: {}", wf, pass.status().message());
+      } else if (pass->due) {
+        TurnRequest req;
+        req.workflow = wf;
+        req.kind = "pass";
+        req.trigger = "tick";
+        req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
+        Result<TurnTicket> t = turns_->Submit(req);
+        if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
+        pass_started = t.ok();
+      }
+    }
+    CheckLoad load{turns_->ActiveOn(wf), pulse_running, options_.max_checks};
+    Result<CheckDue> due = pass_started ? Result<CheckDue>(CheckDue{}) : TurnCheckDue(ctx, load);
     if (!due.ok()) {
       spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
     } else if (due->due) {
@@ -121,27 +168,8 @@ void Scheduler::TickOnce() {
       if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
     }
 
-    // 2. Safe defaults whose time has passed (the core applies them only
-    // with pulse.autonomy.answer=act); what it applied is recorded as one
-    // background agent of the tick.
-    Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
-    if (!applied.ok()) {
-      spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
-    } else {
-      json list = JGet(*applied, "applied", json::array());
-      if (list.is_array() && !list.empty()) {
-        std::string at = FormatTime(env_->NowSeconds());
-        std::string session = "schedule-pulse-tick";
-        std::string agent = "pulse-tick-safe-defaults-" + at;
-        (void)CallApi(ctx, "agent_log.started",
-                      json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
-                           {"kind", "apply_due_defaults"}, {"at", at}});
-        (void)CallApi(ctx, "agent_log.completed",
-                      json{{"session", session}, {"agent", agent}, {"status", "completed"},
-                           {"result", list.dump()}, {"at", at}});
-        spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
-      }
-    }
+    // 2. Safe defaults whose time has passed.
+    ApplySafeDefaults(*env_, ctx, wf);
 
     // Focus areas past their end date expire (an edit of workflow.json that
     // keeps any concurrent save).

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/agent_log.h"
@@ -104,14 +105,25 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
     }
   }
   PULSE_ASSIGN_OR_RETURN(std::unique_ptr<OpenCtx> oc, OpenForCall(*env_, options_.workspace, request.workflow));
-  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(request.kind));
+  const bool pass = request.kind == "pass";
+  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(pass ? "goal_work" : request.kind));
   int64_t now = env_->NowSeconds();
-  PULSE_ASSIGN_OR_RETURN(OpenedSession session, OpenToolSession(*oc->ctx.db, oc->ctx.workflow, kind, "", now));
   TurnTicket t;
   t.workflow = request.workflow;
   t.kind = request.kind;
-  t.session = session.session.id;
-  t.token = session.token;
+  if (pass && !RunsInConversation(oc->ctx, kind)) {
+    return Status::Refused(request.workflow + ": a Pulse pass needs a goal (goal.primary_metric) and pulse.enabled");
+  }
+  if (RunsInConversation(oc->ctx, kind)) {
+    // The conversation's session; its token is made when the turn runs, so
+    // a turn waiting behind another never takes the running one's session.
+    t.conversation = true;
+    PULSE_ASSIGN_OR_RETURN(t.session, PrepareConversationTurn(oc->ctx, kind));
+  } else {
+    PULSE_ASSIGN_OR_RETURN(OpenedSession session, OpenToolSession(*oc->ctx.db, oc->ctx.workflow, kind, "", now));
+    t.session = session.session.id;
+    t.token = session.token;
+  }
   t.started_at = FormatTime(now);
   uint64_t n = ++counter_;
   t.pulse_run_id = "pr-" + Compact(t.started_at) + "-" + RandomHex(6) + "-" + std::to_string(n);
@@ -216,6 +228,13 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
 }
 
 Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  if (ticket.kind == "pass") return RunPass(oc, ticket, request);
+  if (ticket.conversation) return ConversationTurn(oc, ticket, request, ticket.kind);
+  return RunTurn(oc, ticket, request, json());
+}
+
+Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                  const json& continuity) {
   json turn = {{"kind", ticket.kind},         {"session", ticket.session},
                {"token", ticket.token},       {"pulse_run_id", ticket.pulse_run_id},
                {"agent", ticket.agent},       {"workflow", ticket.workflow},
@@ -233,6 +252,7 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
+    rules.report_only = JBool(request.input, "report_only");
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -244,6 +264,12 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   json stdin_doc = prepared;
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
+  if (!continuity.is_null()) {
+    // Continuity: a coding CLI resumes its own session by this id; an API
+    // model replays the generation's transcript.
+    public_turn["restored_conversation_session_id"] = continuity["restored_conversation_session_id"];
+    stdin_doc["conversation"] = continuity;
+  }
   stdin_doc["turn"] = public_turn;
   stdin_doc["mcp"] = {{"url", base_url_ + "mcp"},
                       {"tool_url", base_url_ + "s/" + ticket.session + "/tools/custom/"},
@@ -257,6 +283,7 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
       {"PULSE_TURN", ticket.kind},
       {"PULSE_RUN_ID", ticket.pulse_run_id},
   };
+  if (!continuity.is_null()) env["PULSE_RESTORED_SESSION"] = ticket.session;
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
@@ -272,6 +299,7 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
     out["error"] = std::string("runner timed out after ") + buf + " s and was killed";
   } else if (p.interrupted) {
     out["error"] = "interrupted: the server shut down while the runner was working; the runner was killed";
+    out["state"] = "interrupted";
   } else if (p.signal != 0) {
     out["error"] = "runner killed by signal " + std::to_string(p.signal) +
                    (err_tail.empty() ? "" : ": " + err_tail);
@@ -308,10 +336,30 @@ void TurnManager::Complete(const TurnTicket& t, const std::string& status, const
   }
 }
 
+void TurnManager::Drain() {
+  for (;;) {
+    std::list<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      threads.swap(threads_);
+      finished_.clear();
+    }
+    if (threads.empty()) return;
+    for (std::thread& t : threads) {
+      if (t.joinable()) t.join();
+    }
+  }
+}
+
 void TurnManager::RecoverInterrupted(const std::string& workflow) {
   Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, workflow);
   if (!oc.ok()) return;
   const int64_t now = env_->NowSeconds();
+  // The conversation goes on: a turn the last server left running is
+  // recorded as interrupted and the conversation released.
+  Result<int> turns = Conversation(*(*oc)->ctx.db, workflow)
+                          .RecoverInterrupted("interrupted: the server stopped before this turn finished", now);
+  if (turns.ok() && *turns > 0) spdlog::warn("{}: {} conversation turn(s) recorded as interrupted", workflow, *turns);
   AgentLogQuery q;
   q.status = "running";
   Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);

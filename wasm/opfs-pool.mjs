@@ -234,35 +234,38 @@ export class OpfsPool {
     return Math.max(0, slot.sah.getSize() - HEADER_SIZE);
   }
 
+  // xOpen: a file id, or -SQLITE_CANTOPEN (no such file without CREATE, no free slot).
+  openFile(path, flags) {
+    if (!path) path = `/temp-${Math.random().toString(36).slice(2)}`;
+    let slot = this.byPath.get(path);
+    if (!slot) {
+      if (!(flags & SQLITE_OPEN_CREATE)) return -SQLITE_CANTOPEN;
+      slot = this.free.pop();
+      if (!slot) {
+        this.lastError = 'no free slot in the OPFS pool';
+        return -SQLITE_CANTOPEN;
+      }
+      slot.sah.truncate(HEADER_SIZE);
+      this.writeHeader(slot, path, flags, 0);
+      slot.sah.flush();
+      this.byPath.set(path, slot);
+    }
+    const id = this.nextFileId++;
+    this.files.set(id, { slot, path, flags });
+    return id;
+  }
+
+  failed(e, rc) { this.lastError = `${e.name}: ${e.message}`; return rc; }
+
   // The synchronous file operations the C VFS calls through EM_JS.
   vfsMethods() {
     const Module = this.api;
-    const fail = (e, rc) => {
-      this.lastError = `${e.name}: ${e.message}`;
-      return rc;
-    };
     return {
       xOpen: (path, flags) => {
         try {
-          if (!path) path = `/temp-${Math.random().toString(36).slice(2)}`;
-          let slot = this.byPath.get(path);
-          if (!slot) {
-            if (!(flags & SQLITE_OPEN_CREATE)) return -SQLITE_CANTOPEN;
-            slot = this.free.pop();
-            if (!slot) {
-              this.lastError = 'no free slot in the OPFS pool';
-              return -SQLITE_CANTOPEN;
-            }
-            slot.sah.truncate(HEADER_SIZE);
-            this.writeHeader(slot, path, flags, 0);
-            slot.sah.flush();
-            this.byPath.set(path, slot);
-          }
-          const id = this.nextFileId++;
-          this.files.set(id, { slot, path, flags });
-          return id;
+          return this.openFile(path, flags);
         } catch (e) {
-          return -fail(e, SQLITE_CANTOPEN);
+          return -this.failed(e, SQLITE_CANTOPEN);
         }
       },
       xClose: (id) => {
@@ -273,7 +276,7 @@ export class OpfsPool {
           else if (f) f.slot.sah.flush();
           return SQLITE_OK;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_DELETE);
+          return this.failed(e, SQLITE_IOERR_DELETE);
         }
       },
       xRead: (id, ptr, n, offset) => {
@@ -286,7 +289,7 @@ export class OpfsPool {
           }
           return SQLITE_OK;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_READ);
+          return this.failed(e, SQLITE_IOERR_READ);
         }
       },
       xWrite: (id, ptr, n, offset) => {
@@ -295,7 +298,7 @@ export class OpfsPool {
           const wrote = this.files.get(id).slot.sah.write(view, { at: HEADER_SIZE + offset });
           return wrote === n ? SQLITE_OK : SQLITE_IOERR_WRITE;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_WRITE);
+          return this.failed(e, SQLITE_IOERR_WRITE);
         }
       },
       xTruncate: (id, size) => {
@@ -303,7 +306,7 @@ export class OpfsPool {
           this.files.get(id).slot.sah.truncate(HEADER_SIZE + size);
           return SQLITE_OK;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_TRUNCATE);
+          return this.failed(e, SQLITE_IOERR_TRUNCATE);
         }
       },
       xSync: (id) => {
@@ -311,14 +314,14 @@ export class OpfsPool {
           this.files.get(id).slot.sah.flush();
           return SQLITE_OK;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_FSYNC);
+          return this.failed(e, SQLITE_IOERR_FSYNC);
         }
       },
       xFileSize: (id) => {
         try {
           return this.dataSize(this.files.get(id).slot);
         } catch (e) {
-          return fail(e, -1);
+          return this.failed(e, -1);
         }
       },
       xDelete: (path) => {
@@ -327,7 +330,7 @@ export class OpfsPool {
           if (slot) this.clearSlot(slot);
           return SQLITE_OK;
         } catch (e) {
-          return fail(e, SQLITE_IOERR_DELETE);
+          return this.failed(e, SQLITE_IOERR_DELETE);
         }
       },
       xAccess: (path) => (this.byPath.has(path) ? 1 : 0),

@@ -7,30 +7,40 @@
 //   const rows = await pulse.exec('db.sqlite', 'SELECT ...', [params]);
 //
 // A failure rejects with Error(message) carrying .operation and .code.
+// One message from the worker: progress for a waiting request, or its
+// answer (an error becomes an Error with .operation and .code).
+function settle(pending, msg) {
+  const waiting = pending.get(msg.messageId);
+  if (!waiting) return;
+  if (msg.type === 'progress') {
+    if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total, msg);
+    return;
+  }
+  pending.delete(msg.messageId);
+  if (msg.type === 'error') {
+    const err = new Error(msg.result.message);
+    err.operation = msg.result.operation;
+    if (msg.result.code) err.code = msg.result.code;
+    waiting.reject(err);
+  } else {
+    waiting.resolve(msg.result);
+  }
+}
+
+async function toArrayBuffer(data) {
+  if (data instanceof ArrayBuffer) return data.slice(0);
+  if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
+  throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
+}
+
 export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', import.meta.url)) {
   const worker = new Worker(workerUrl, { type: 'module' });
   const pending = new Map();
   let nextId = 1;
   let closed = false;
 
-  worker.onmessage = (event) => {
-    const msg = event.data;
-    const waiting = pending.get(msg.messageId);
-    if (!waiting) return;
-    if (msg.type === 'progress') {
-      if (waiting.onProgress) waiting.onProgress(msg.loaded, msg.total, msg);
-      return;
-    }
-    pending.delete(msg.messageId);
-    if (msg.type === 'error') {
-      const err = new Error(msg.result.message);
-      err.operation = msg.result.operation;
-      if (msg.result.code) err.code = msg.result.code;
-      waiting.reject(err);
-    } else {
-      waiting.resolve(msg.result);
-    }
-  };
+  worker.onmessage = (event) => settle(pending, event.data);
   // A worker that cannot even load (missing module, syntax error) fails
   // every request rather than leaving it hanging.
   worker.onerror = (event) => {
@@ -47,13 +57,6 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       pending.set(messageId, { resolve, reject, onProgress });
       worker.postMessage({ type, messageId, args }, transfer);
     });
-  }
-
-  async function toArrayBuffer(data) {
-    if (data instanceof ArrayBuffer) return data.slice(0);
-    if (ArrayBuffer.isView(data)) return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
-    if (data && typeof data.arrayBuffer === 'function') return data.arrayBuffer(); // File, Blob
-    throw new TypeError('import: the data must be a File, Blob, ArrayBuffer or Uint8Array');
   }
 
   return {

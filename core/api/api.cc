@@ -54,6 +54,7 @@ const ApiRegistry& CoreApi() {
     AddAgentLogApi(r);
     AddGoalApi(r);
     AddDecisionsApi(r);
+    AddConversationApi(r);
     AddFocusApi(r);
     return r;
   }();

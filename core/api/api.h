@@ -99,6 +99,7 @@ void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
+void AddConversationApi(ApiRegistry& registry);
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
 
 }  // namespace pulse

@@ -48,16 +48,19 @@ TEST(PulseTurns, RecommendationBatchesTheAlarmsIntoOneDecision) {
       MakeAlarm(AlarmKind::kNotMeasured, "not measured by a workflow run for 20 days (last reading 17 Sep)"),
       MakeAlarm(AlarmKind::kGoalWorkWithoutReading, "growth_funnel ran 6 times since 17 Sep without a reading"),
       MakeAlarm(AlarmKind::kGoalWorkNotCompleted, "growth work has not completed for 11 days"),
-      MakeAlarm(AlarmKind::kNoRun, "no run for 7 days with schedules paused")};
+      MakeAlarm(AlarmKind::kNoRun, "no run for 7 days")};
   GoalRecommendation rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
   EXPECT_EQ(rec.question, "Substack Pulse: the goal is not measured. Which fix should come first?");
   ASSERT_EQ(rec.options.size(), 4u);
   EXPECT_EQ(rec.options[0], "Add a step to growth_funnel that records subscribers on every run");
   EXPECT_EQ(rec.options[1], "Make growth_funnel the next scheduled run and fix what stops it");
-  EXPECT_EQ(rec.options[2], "Resume the paused schedules");
+  // Nothing is paused in this configuration: a silence is looked into, never "resumed".
+  EXPECT_EQ(rec.options[2], "Find out why no scheduled run started and fix it");
   EXPECT_EQ(rec.options[3], "Leave it as it is for now");
   EXPECT_EQ(rec.option, rec.options[0]);
   EXPECT_EQ(rec.confidence, "high");
+  check.alarms.push_back(MakeAlarm(AlarmKind::kSchedulesPaused, "schedules paused"));
+  EXPECT_EQ(BuildGoalRecommendation(check, Config(kSubstack), "substack").options[2], "Resume the paused schedules");
   EXPECT_NE(rec.why.find("not measured by a workflow run for 20 days (last reading 17 Sep); "
                          "growth_funnel ran 6 times"),
             std::string::npos);

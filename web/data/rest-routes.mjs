@@ -30,6 +30,8 @@ export const REST_ROUTES = [
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
+  {"method": "conversation.show", "verb": "GET", "path": "/conversation", "query": {"generation": "generation"},
+   "int": ["generation"]},
   {"method": "decision.answer", "verb": "POST", "path": "/decisions/{id}/answer"},
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
   {"method": "memory.save", "verb": "PUT", "path": "/memory"},

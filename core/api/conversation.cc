@@ -1,0 +1,41 @@
+// The conversation's methods of the API table: the command line
+// (`pulse conversation show`), GET /api/workflows/<wf>/conversation and the
+// browser's WASM facade all read Pulse's conversation through these, so each
+// shows exactly what the others do.
+#include "core/api/api.h"
+#include "core/conversation.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+namespace {
+
+Result<json> Show(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
+  int generation = 0;
+  PULSE_RETURN_IF_ERROR(a.OptInt("generation", 0, 1000000, &generation));
+  Conversation conversation(*ctx.db, ctx.workflow);
+  PULSE_ASSIGN_OR_RETURN(ConversationView view, conversation.View(generation));
+  json out = view.ToJson();
+  out["has_goal"] = ctx.config.HasGoal();
+  return out;
+}
+
+Result<json> Stop(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
+  Conversation conversation(*ctx.db, ctx.workflow);
+  PULSE_ASSIGN_OR_RETURN(bool stopped_running, conversation.Stop(ctx.env->NowSeconds()));
+  return json{{"stopped", true}, {"stopped_running_turn", stopped_running}};
+}
+
+}  // namespace
+
+void AddConversationApi(ApiRegistry& r) {
+  r.Add("conversation.show", Show, Access::kRead,
+        "Pulse's conversation: generations, and the turns of one (the current one unless \"generation\")");
+  r.Add("conversation.stop", Stop, Access::kOwner,
+        "the owner's Stop: the running turn is marked stopped; the next turn clears it");
+}
+
+}  // namespace pulse

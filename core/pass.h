@@ -1,0 +1,77 @@
+// The full Pulse pass of a workflow with a goal: Gate (code: may the pass
+// run, is there a goal), Goal Work in Pulse's conversation (which begins
+// with the goal check), Finalize (the pass's Pulse summary, leading with the
+// goal status). A pass is due once per fire of pulse.full_pass.cron, or
+// earlier when Pulse asked for one (record_pulse_fast_request). The daily
+// goal check never moves this schedule and never consumes fast requests:
+// only passes are read here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/status.h"
+#include "core/workflow_config.h"
+
+namespace pulse {
+
+// The order of a pass's steps for a workflow with a goal.
+const std::vector<std::string>& PassOrder();
+
+struct FastRequest {
+  int64_t id = 0;
+  std::string why;
+  std::string session;
+  std::string requested_at;
+  int64_t pass_id = 0;  // the pass that took it (0: waiting)
+};
+
+// record_pulse_fast_request's store: Pulse asks for an earlier full pass.
+// InvalidArgument for an empty or oversized reason.
+Result<int64_t> RecordFastRequest(Db& db, const std::string& why, const std::string& session, int64_t now);
+// Requests no pass has taken yet, oldest first.
+Result<std::vector<FastRequest>> PendingFastRequests(Db& db);
+
+struct PassDue {
+  bool due = false;
+  std::string kind;    // full | fast
+  std::string reason;  // "pulse.full_pass 0 6 * * * fired at ...", "fast request 3: ..."
+  nlohmann::json ToJson() const;
+};
+
+// Whether a pass is due now: a fast request waits, or pulse.full_pass.cron
+// fired since the last pass started. Never for a workflow without a goal or
+// with Pulse off. InvalidArgument for a malformed cron.
+Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now);
+
+struct PassStep {
+  std::string step;     // gate, goal_work, finalize
+  std::string state;    // completed, failed, skipped
+  std::string detail;
+  int64_t turn_id = 0;  // the conversation turn (goal_work)
+};
+
+struct PassRecord {
+  int64_t id = 0;
+  std::string kind, trigger, started_at, finished_at, state, summary, goal_status;
+  std::vector<PassStep> steps;
+  std::vector<int64_t> fast_requests;
+  nlohmann::json ToJson() const;
+};
+
+// Opens a pass record (state running) and hands it the waiting fast
+// requests, in one transaction.
+Result<PassRecord> StartPass(Db& db, const std::string& kind, const std::string& trigger, int64_t now);
+// Stores the steps, the summary and the end.
+Status FinishPass(Db& db, const PassRecord& pass, int64_t now);
+// Newest first.
+Result<std::vector<PassRecord>> ListPasses(Db& db, int limit);
+
+Status EnsurePassSchema(Db& db);
+
+}  // namespace pulse
