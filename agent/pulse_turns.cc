@@ -345,7 +345,7 @@ RecommendationInput PickForDecision(const Decision& d, const GoalCheck& check, c
 // keeps it.
 Status RecommendOnPending(ApiContext& ctx, GuardedRunner& call, const GoalCheck& check, RulesReport* out) {
   PULSE_ASSIGN_OR_RETURN(std::vector<Decision> pending, PendingDecisions(*ctx.db));
-  const std::string today = FormatTime(StartOfDay(ctx.env->NowSeconds()));
+  const int64_t today = StartOfDay(ctx.env->NowSeconds());
   for (const Decision& d : pending) {
     PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(*ctx.db, d.id));
     if (rec && rec->recommended_at >= today) continue;
