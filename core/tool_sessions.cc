@@ -264,7 +264,7 @@ Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& ses
   out.session.id = session_id;
   out.session.turn = turn;
   out.session.root = session_id;
-  out.session.opened_at = at;
+  out.session.opened_at = now;
   return out;
 }
 
