@@ -44,6 +44,12 @@ export function startStaticServer({
       res.writeHead(405, { Allow: 'GET, HEAD' }).end('method not allowed\n');
       return;
     }
+    // The Pulse tab asks whether a `pulse serve` is behind it: a static
+    // server says "no" plainly (a 404 would be a console error in the page).
+    if (pathname === '/api/health') {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end('{"ok":false}\n');
+      return;
+    }
     if (pathname === '/' && !existsSync(join(ROOT, 'web', 'index.html'))) {
       res.writeHead(302, { Location: '/opfs-demo.html' }).end();
       return;

@@ -22,16 +22,27 @@ void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
     sub->add_option("--workflow", state.globals.workflow, "the workflow's slug (its folder under Workflow/)")
         ->required();
   }
-  sub->add_option("--now", state.globals.now, "evaluate as of this RFC 3339 time (default: the clock)");
+  CLI::Option* now = sub->add_option("--now", state.globals.now, "evaluate as of this RFC 3339 time (default: the clock)");
+  sub->add_option("--now-file", state.globals.now_file, "read that time from this file (as pulse serve --now-file)")
+      ->excludes(now);
   sub->add_flag("--json", state.globals.json, "print one JSON document");
 }
 
 Result<Env*> GetEnv(State& state) {
   if (!state.env) {
     int64_t now = DefaultEnv()->NowSeconds();
-    if (!state.globals.now.empty()) {
-      Result<int64_t> t = ParseTime(state.globals.now);
-      if (!t.ok()) return Status::InvalidArgument("--now: " + t.status().message());
+    std::string text = state.globals.now;
+    std::string flag = "--now";
+    if (!state.globals.now_file.empty()) {
+      Result<std::string> file = DefaultEnv()->ReadFile(state.globals.now_file);
+      if (!file.ok()) return Status::InvalidArgument("--now-file " + state.globals.now_file + ": " + file.status().message());
+      text = *file;
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+      flag = "--now-file " + state.globals.now_file;
+    }
+    if (!text.empty()) {
+      Result<int64_t> t = ParseTime(text);
+      if (!t.ok()) return Status::InvalidArgument(flag + ": " + t.status().message());
       now = *t;
     }
     state.env = std::make_unique<FixedClockEnv>(DefaultEnv(), now);
@@ -44,7 +55,42 @@ Result<OpenedWorkflow> OpenFromFlags(State& state) {
   if (!env->IsDirectory(state.globals.workspace)) {
     return Status::NotFound(state.globals.workspace + ": workspace directory does not exist");
   }
+  std::string folder = state.globals.workspace + "/Workflow/" + state.globals.workflow;
+  if (ValidateWorkflowName(state.globals.workflow).ok() && !env->IsDirectory(folder)) {
+    Result<std::vector<std::string>> names = ListWorkflows(*env, state.globals.workspace);
+    std::string known;
+    if (names.ok()) {
+      for (const std::string& n : *names) known += (known.empty() ? "" : ", ") + n;
+    }
+    return Status::NotFound("--workflow " + state.globals.workflow + ": no such workflow in " + state.globals.workspace +
+                            (known.empty() ? " (it has no workflows under Workflow/)" : " (the workflows: " + known + ")"));
+  }
   return OpenWorkflow(*env, state.globals.workspace, state.globals.workflow);
+}
+
+int StatusRank(const std::string& status) {
+  static const char* kOrder[] = {"off_track", "not_measured", "at_risk", "on_track", "no_goal"};
+  for (int i = 0; i < 5; ++i) {
+    if (status == kOrder[i]) return i + 1;
+  }
+  return 0;  // a workflow that could not be checked comes first
+}
+
+Result<std::vector<std::string>> ParseFailOn(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (StatusRank(item) == 0) {
+      return Status::InvalidArgument("--fail-on: \"" + item +
+                                     "\" is not a goal status (use off_track, not_measured, at_risk, on_track, no_goal)");
+    }
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 int Fail(const Status& status) {

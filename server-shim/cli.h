@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/env.h"
 #include "core/status.h"
@@ -24,6 +25,7 @@ struct Globals {
   std::string workspace;
   std::string workflow;
   std::string now;  // RFC 3339; empty: the clock
+  std::string now_file;  // a file holding the RFC 3339 time (as `pulse serve --now-file`)
   bool json = false;
 };
 
@@ -42,7 +44,7 @@ struct CommandRegistrar {
 #define PULSE_REGISTER_COMMAND(name, setup) \
   static ::pulse::cli::CommandRegistrar pulse_registrar_##setup(name, setup)
 
-// Adds --workspace/--workflow/--now/--json to a subcommand.
+// Adds --workspace/--workflow/--now/--now-file/--json to a subcommand.
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow = true);
 
 // Env for this invocation; InvalidArgument when --now is not a time.
@@ -50,6 +52,18 @@ Result<Env*> GetEnv(State& state);
 
 // Opens the named workflow (workflow.json parsed, database ready).
 Result<OpenedWorkflow> OpenFromFlags(State& state);
+
+// Every command's --help: plain flags, one example, the exit codes (cli_help.cc).
+void FinishHelp(CLI::App& app);
+// The one line for a usage error: "did you mean" for a mistyped command or
+// flag, and the command's own --help to read.
+std::string UsageError(CLI::App& app, int argc, char** argv, const std::string& error);
+
+// Goal statuses worst first (what `pulse status` sorts by and what
+// `--fail-on` accepts): off_track, not_measured, at_risk, on_track, no_goal.
+int StatusRank(const std::string& status);
+// "--fail-on a,b": the statuses, or InvalidArgument naming the one unknown.
+Result<std::vector<std::string>> ParseFailOn(const std::string& list);
 
 // Prints "pulse: <message>" on stderr and returns the exit status for it.
 int Fail(const Status& status);

@@ -302,7 +302,8 @@ void Setup(CLI::App& app, State& state) {
   AddCommonOptions(show, state);
   show->add_option("--session", f.session, "only this session");
   show->add_option("--run-id", f.run_id, "only this Pulse pass (pulse_run_id)");
-  show->add_option("--status", f.show_status, "only this status (running, completed, failed, ..., or stuck)");
+  show->add_option("--status", f.show_status, "only this status: running, stuck, completed, failed, cancelled, error or interrupted")
+      ->check(CLI::IsMember({"running", "stuck", "completed", "failed", "cancelled", "error", "interrupted"}));
   show->add_option("--since", f.since, "only rows that started or completed at or after this time");
   show->add_option("--stuck-after", f.stuck_after,
                    "minutes after which a running row is stuck (default: workflow.json "

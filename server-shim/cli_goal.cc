@@ -6,6 +6,7 @@
 // facts) and check (before the check reads): the import is idempotent (known
 // runs are skipped), and a malformed file stops the command with exit 2
 // before any row is written.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -123,11 +124,20 @@ void PrintCheck(const json& c) {
 }
 
 void SetupCheck(CLI::App& app, State& state) {
-  static struct { bool record = false; } f;
+  static struct { bool record = false; std::string fail_on; } f;
   CLI::App* sub = app.add_subcommand("check", "the goal check: status, key number, last measured, alarms");
   AddCommonOptions(sub, state);
   sub->add_flag("--record", f.record, "store the check (what makes \"paused: said once, then quiet\" work)");
+  sub->add_option("--fail-on", f.fail_on,
+                  "exit 1 when the status is one of these (comma-separated, e.g. not_measured,off_track); "
+                  "without it a bad status still exits 0");
   sub->callback([&state] {
+    std::vector<std::string> fail_on;
+    if (!f.fail_on.empty()) {
+      Result<std::vector<std::string>> parsed = ParseFailOn(f.fail_on);
+      if (!parsed.ok()) { state.exit_code = Fail(parsed.status()); return; }
+      fail_on = *parsed;
+    }
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx = ServerContext(*w, *state.env);
@@ -135,9 +145,15 @@ void SetupCheck(CLI::App& app, State& state) {
     if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
     Result<json> out = CallApi(ctx, "goal.check", json{{"record", f.record}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
-    // A bad goal status is a finding, not an error: exit 0.
+    // A bad goal status is a finding, not an error: exit 0, unless the
+    // caller (cron, CI) asked to be alerted on it with --fail-on.
     if (state.globals.json) PrintJson(*out);
     else PrintCheck(*out);
+    std::string status = (*out)["status"].get<std::string>();
+    if (std::find(fail_on.begin(), fail_on.end(), status) != fail_on.end()) {
+      std::cerr << "pulse: " << (*out)["workflow"].get<std::string>() << " is " << status << " (--fail-on)" << std::endl;
+      state.exit_code = 1;
+    }
   });
 }
 

@@ -8,8 +8,10 @@ namespace pulse::cli {
 namespace {
 
 void Setup(CLI::App& app, State& state) {
-  CLI::App* sub = app.add_subcommand("info", "show the workflow's Pulse configuration and the core's API methods");
+  static bool with_methods = false;
+  CLI::App* sub = app.add_subcommand("info", "show the workflow's Pulse configuration");
   AddCommonOptions(sub, state);
+  sub->add_flag("--methods", with_methods, "also list the core's API methods (for developers)");
   sub->callback([&state] {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) {
@@ -22,13 +24,17 @@ void Setup(CLI::App& app, State& state) {
     if (!config.ok()) { state.exit_code = Fail(config.status()); return; }
     if (!methods.ok()) { state.exit_code = Fail(methods.status()); return; }
     nlohmann::json out = *config;
-    out["methods"] = *methods;
+    if (with_methods) out["methods"] = *methods;
     if (state.globals.json) {
       PrintJson(out);
     } else {
       std::cout << "workflow " << ctx.workflow << (ctx.config.HasGoal() ? " (has a goal)" : " (no goal)") << "\n"
                 << "database " << w->paths.db << "\n";
-      for (const auto& m : *methods) std::cout << "  " << m["name"].get<std::string>() << "  " << m["summary"].get<std::string>() << "\n";
+      if (with_methods) {
+        for (const auto& m : *methods) std::cout << "  " << m["name"].get<std::string>() << "  " << m["summary"].get<std::string>() << "\n";
+      } else {
+        std::cout << "(pulse info --methods lists the core's API methods)\n";
+      }
     }
   });
 }

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   State state;
   SetupAll(app, state);
+  FinishHelp(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -28,7 +29,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // One line naming the problem; usage errors exit 2.
     std::string what = e.what();
-    std::cerr << "pulse: " << (what.empty() ? e.get_name() : what) << " (see pulse --help)" << std::endl;
+    std::cerr << "pulse: " << UsageError(app, argc, argv, what.empty() ? e.get_name() : what) << std::endl;
     return 2;
   }
   return state.exit_code;

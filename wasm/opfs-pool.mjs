@@ -463,7 +463,7 @@ export class OpfsPool {
 
   // A read-only connection over `file` through a pseudo-slot whose handle
   // reads the File (never listed, never written), for `fn(db)`.
-  previewFile(file, fn) {
+  previewFile(file, fn, onError = null) {
     const path = `/~preview-${this.nextFileId}`;
     const reader = new FileReaderSync();
     // Each File read is a round trip to the browser: read 256 KB blocks and
@@ -507,8 +507,9 @@ export class OpfsPool {
       db = this.api.Database.openFile(path, { vfs: VFS_NAME });
       db.exec('SELECT count(*) FROM sqlite_schema');
       fn(db);
-    } catch {
+    } catch (e) {
       // No preview: the card comes from the stored copy instead.
+      if (onError) onError(e);
     } finally {
       if (db) db.close();
       this.byPath.delete(path);

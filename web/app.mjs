@@ -6,21 +6,41 @@
 //    by the WASM core in a dedicated Worker; everything works offline and
 //    actions change only the copy, which can be exported back to a file.
 // Where the documents come from is web/data/; the cards and panels, the same
-// in both modes, are web/cards/. This file holds the mode, the open workflow
-// and the layout.
+// in both modes, are web/cards/. This file holds the address (data/route.mjs:
+// which mode, which workflow, which view), the clock and the layout.
 import { html, render } from 'htm/preact';
 import { useState, useEffect, useRef } from 'preact/hooks';
 import { Dashboard } from './cards/dashboard.mjs';
 import { LocalPanel } from './cards/local-panel.mjs';
 import { ServerPanel } from './cards/server-panel.mjs';
 import { PreviewCard } from './cards/preview.mjs';
-import { parseNowParam, isoSeconds } from './format.mjs';
+import { OverviewCard } from './cards/overview.mjs';
+import { parseNowParam, isoSeconds, formatTime } from './format.mjs';
 import { takeTokenFromLocation } from './data/server-api.mjs';
 import { localSource, serverSource } from './data/sources.mjs';
 import { useLocalCopies, useServer } from './data/hooks.mjs';
+import { parseRoute, routeHash, routeFromQuery } from './data/route.mjs';
+import { loadLocalOverview, loadServerOverview } from './data/overview.mjs';
 
 const params = new URLSearchParams(location.search);
 takeTokenFromLocation();
+// Links made before the tab had addresses (?copy=, ?mode=) become one.
+if (!location.hash || location.hash === '#') {
+  const legacy = routeFromQuery(params);
+  if (legacy) history.replaceState(null, '', location.pathname + location.search + legacy);
+}
+
+// The address, followed through back/forward.
+function useRoute() {
+  const [route, setRoute] = useState(() => parseRoute(location.hash));
+  useEffect(() => {
+    const on = () => setRoute(parseRoute(location.hash));
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  const go = (r) => { const h = routeHash(r); if (location.hash !== h) location.hash = h; else setRoute(parseRoute(h)); };
+  return { route, go };
+}
 
 // The time the local mode evaluates at (?now=, or the clock), kept in the URL.
 function useNow() {
@@ -41,12 +61,13 @@ function useNow() {
 
 function NowSetting({ nowSeconds, nowError, onNow }) {
   const [draft, setDraft] = useState(nowSeconds !== undefined ? isoSeconds(nowSeconds) : '');
+  useEffect(() => setDraft(nowSeconds !== undefined ? isoSeconds(nowSeconds) : ''), [nowSeconds]);
   return html`<form class="now-setting" onSubmit=${(e) => { e.preventDefault(); onNow(draft.trim()); }}>
     <label for="now-input">Evaluate at</label>
-    <input id="now-input" type="text" placeholder="now (the clock)" value=${draft} size="21"
+    <input id="now-input" type="text" placeholder="now (this browser's clock)" value=${draft} size="21"
       onInput=${(e) => setDraft(e.target.value)} aria-describedby="now-help" />
     <button type="submit">Apply</button>
-    <span id="now-help" class="sr-only">An RFC 3339 UTC time such as 2026-10-07T12:00:00Z; empty for the clock</span>
+    <span id="now-help" class="sr-only">An RFC 3339 UTC time such as 2026-10-07T12:00:00Z; empty for this browser's clock</span>
     ${nowError ? html`<span class="card-error">${nowError}</span>` : null}
   </form>`;
 }
@@ -55,39 +76,64 @@ function TopBar({ mode, switchMode, serverUp, now, serverNow }) {
   const modeButton = (m, label, extra = {}) => html`<button type="button" aria-pressed=${mode === m}
     class=${mode === m ? 'active' : ''} ...${extra} onClick=${() => switchMode(m)}>${label}</button>`;
   return html`<header class="topbar">
-      <div class="brand"><span class="logo" aria-hidden="true">◉</span> <h1>Pulse</h1></div>
+      <div class="brand"><span class="logo" aria-hidden="true">◉</span> <h1><a href="#/">Pulse</a></h1></div>
       <nav class="mode-switch" aria-label="Mode">
         ${modeButton('server', 'Server', { disabled: !serverUp, title: serverUp ? '' : 'No pulse serve behind this page' })}
         ${modeButton('local', 'Local copy')}
       </nav>
       ${mode === 'local'
         ? html`<${NowSetting} nowSeconds=${now.nowSeconds} nowError=${now.nowError} onNow=${now.onNow} />`
-        : html`<span class="now-setting">Server clock${serverNow !== undefined ? `: ${isoSeconds(serverNow)}` : ''}</span>`}
+        : html`<span class="now-setting" id="server-clock">Server clock${serverNow !== undefined ? `: ${isoSeconds(serverNow)}` : ''}</span>`}
     </header>
-    <div class=${`mode-banner banner-${mode}`} id="mode-banner">
+    <div class=${`mode-banner banner-${mode}`} id="mode-banner" data-mode=${mode}>
       ${mode === 'server'
-        ? html`<strong>Served by pulse serve</strong> — the server's workflows; answers and edits go through the server.`
+        ? html`<strong>Served by pulse serve</strong> — the server's workflows, computed on the server's clock; answers and edits go through the server.`
         : html`<strong>Local copy, offline</strong> — computed in this browser by the WASM core; actions change only the copy in this browser (export it to keep them).`}
-      ${mode === 'local' && now.nowSeconds !== undefined ? html` <span class="now-tag">Evaluated at ${isoSeconds(now.nowSeconds)}</span>` : null}
     </div>`;
 }
 
-function Sidebar({ mode, local, server, open, setOpen, setPreview, nowSeconds }) {
+// Which clock the cards are on, and "as of the last recorded check": the
+// time the workflow's own goal check last ran and stored what it found.
+function ClockLine({ source, mode, nowSeconds, serverNow, onNow }) {
+  const [last, setLast] = useState(null);
+  useEffect(() => {
+    let live = true;
+    source.call('goal.last_check', {}, nowSeconds).then((d) => live && setLast(d)).catch(() => live && setLast(null));
+    return () => { live = false; };
+  }, [source, nowSeconds]);
+  const lastAt = last && last.checked_at;
+  const clock = mode === 'server'
+    ? html`On the server's clock${serverNow !== undefined ? html` (<time>${isoSeconds(serverNow)}</time>)` : null}.`
+    : nowSeconds !== undefined
+      ? html`At a set time, <time>${isoSeconds(nowSeconds)}</time> (not this browser's clock).`
+      : html`On this browser's clock (<time>${isoSeconds(Math.floor(Date.now() / 1000))}</time>).`;
+  const atLast = mode === 'local' && lastAt && parseNowParam(lastAt).seconds === nowSeconds;
+  return html`<p class="clock-line" id="clock-line">
+    <span class="clock-what">${clock}</span>
+    ${lastAt ? html` <span>Last recorded check: ${formatTime(lastAt)} UTC${last.status ? ` (${String(last.status).replace(/_/g, ' ')})` : ''}.</span>`
+      : html` <span class="muted">No recorded check in this database.</span>`}
+    ${mode === 'local' && lastAt && !atLast
+      ? html` <button type="button" id="as-of-last-check" onClick=${() => onNow(lastAt)}>Show as of the last recorded check</button>` : null}
+    ${mode === 'local' && nowSeconds !== undefined
+      ? html` <button type="button" id="use-clock" onClick=${() => onNow('')}>Use this browser's clock</button>` : null}
+  </p>`;
+}
+
+function Sidebar({ mode, local, server, open, go, setPreview, nowSeconds }) {
   if (mode !== 'local') {
     return html`<${ServerPanel} workflows=${server.workflows} error=${server.serverError}
       openName=${open && open.kind === 'server' ? open.name : ''}
-      onOpen=${(name) => setOpen({ kind: 'server', name })}
+      onOpen=${(name) => go({ open: { kind: 'server', name } })}
       token=${server.token} tokenState=${server.tokenState} onToken=${server.onToken} />`;
   }
   const onDeleted = async (name) => {
-    if (localStorage.getItem('pulse.lastCopy') === name) localStorage.removeItem('pulse.lastCopy');
     await local.refreshCopies();
-    if (open && open.name === name) setOpen(null);
+    if (open && open.name === name) go({ mode: 'local' });
   };
-  return html`<${LocalPanel} store=${local.store} storeError=${local.storeError} copies=${local.copies}
+  return html`<${LocalPanel} store=${local.store} whenReady=${local.whenReady} storeError=${local.storeError} copies=${local.copies}
     openName=${open && open.kind === 'local' ? open.name : ''}
-    onOpen=${(name) => setOpen({ kind: 'local', name })}
-    onImported=${async (name) => { setOpen({ kind: 'local', name }); await local.refreshCopies(); }}
+    onOpen=${(name) => go({ open: { kind: 'local', name } })}
+    onImported=${async (name) => { await local.refreshCopies(); go({ open: { kind: 'local', name } }); }}
     onDeleted=${onDeleted} onVerified=${() => local.refreshCopies()} onPreview=${setPreview} nowSeconds=${nowSeconds} />`;
 }
 
@@ -101,53 +147,119 @@ function useOpenSource(open, store, api) {
   return { key, source: ref.current.source };
 }
 
+// The overview's rows for the mode shown, reloaded when the list changes.
+function useOverview(mode, shown, local, server, nowSeconds) {
+  const [state, setState] = useState({ rows: null, loading: false, error: '' });
+  const listKey = mode === 'local' ? local.copies.map((c) => `${c.name}:${c.size}`).join(',') : server.workflows.map((w) => w.name).join(',');
+  useEffect(() => {
+    if (!shown) return undefined;
+    let live = true;
+    const job = mode === 'local'
+      ? (local.store ? loadLocalOverview(local.store, local.copies, nowSeconds) : null)
+      : loadServerOverview(server.api, server.workflows);
+    if (!job) return undefined;
+    setState((s) => ({ ...s, loading: true }));
+    job.then((rows) => live && setState({ rows, loading: false, error: '' }))
+      .catch((err) => live && setState({ rows: null, loading: false, error: err.message || String(err) }));
+    return () => { live = false; };
+  }, [shown, mode, listKey, !!local.store, nowSeconds]);
+  return state;
+}
+
+// Scrolls the view named in the address into sight once its card is drawn.
+function useViewScroll(view, key) {
+  useEffect(() => {
+    if (!view) return undefined;
+    let tries = 0;
+    let timer = 0;
+    const find = () => {
+      const el = document.getElementById(view);
+      if (el) { el.scrollIntoView({ block: 'start' }); return; }
+      if (++tries < 50) timer = setTimeout(find, 100);
+    };
+    find();
+    return () => clearTimeout(timer);
+  }, [view, key]);
+}
+
+const VIEW_LINKS = [['goal-status', 'Goal'], ['readings', 'Readings'], ['needs-you', 'Needs you'], ['decision-log', 'Decision log'],
+  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log']];
+
+function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged, clock }) {
+  const back = routeHash({ mode: open.kind === 'server' ? 'server' : 'local' });
+  return html`<div class="open-title">
+      <a class="back-link" href=${back}>← All ${open.kind === 'server' ? 'workflows' : 'copies'}</a>
+      <h2>${open.name}</h2>
+      <span class="muted">${open.kind === 'local' ? 'local copy' : 'on the server'}${dirty ? ' · changed in this browser — export to keep' : ''}</span>
+    </div>
+    <nav class="view-links" aria-label="Cards">${VIEW_LINKS.map(([id, label]) => html`<a href=${routeHash({ open, view: id })}
+      aria-current=${view === id ? 'location' : undefined}>${label}</a>`)}</nav>
+    ${clock}
+    <${Dashboard} key=${`${open.kind}:${open.name}${shownNow || ''}`} source=${source} nowSeconds=${shownNow}
+      readOnly=${readOnly} onChanged=${onChanged} />`;
+}
+
+function MainPane({ mode, route, local, server, source, key, preview, now, dirty, setDirty, overview }) {
+  const open = route.open;
+  const shownNow = mode === 'server' ? server.serverNow : now.nowSeconds;
+  const nowMs = (shownNow !== undefined ? shownNow : Date.now() / 1000) * 1000;
+  if (preview && preview.check) return html`<${PreviewCard} preview=${preview} nowSeconds=${now.nowSeconds} />`;
+  if (!open) {
+    return html`<${OverviewCard} rows=${overview.rows} loading=${overview.loading || (mode === 'local' && !local.store)}
+      error=${overview.error || (mode === 'local' ? local.storeError : server.serverError)} mode=${mode} nowMs=${nowMs} />`;
+  }
+  if (open.kind === 'local' && local.store && !local.copies.some((c) => c.name === open.name)) {
+    return html`<div class="empty"><h2>No copy named ${open.name} in this browser</h2>
+      <p>It may have been deleted, or imported in another browser. <a href="#/local">See the copies here</a>.</p></div>`;
+  }
+  if (!source) return html`<div class="empty"><h2>${open.name}</h2><p>Opening the copy…</p></div>`;
+  const readOnly = open.kind === 'server' && (!server.token || server.tokenState === 'refused')
+    ? 'Read only: paste the owner token (left) to answer or edit.' : '';
+  const onChanged = () => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); local.refreshCopies(); } };
+  const clock = html`<${ClockLine} source=${source} mode=${mode} nowSeconds=${shownNow} serverNow=${server.serverNow} onNow=${now.onNow} />`;
+  return html`<${OpenWorkflow} open=${open} source=${source} view=${route.view} dirty=${dirty[key]} shownNow=${shownNow}
+    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} />`;
+}
+
 function App() {
   const now = useNow();
-  const [mode, setMode] = useState(params.get('mode') === 'server' ? 'server' : 'local');
-  const [open, setOpen] = useState(null); // {kind, name}
+  const { route, go } = useRoute();
   const [dirty, setDirty] = useState({});
   // The goal check computed on a file being imported, shown until it is stored.
   const [preview, setPreview] = useState(null);
-  const local = useLocalCopies((list) => {
-    // ?copy=NAME, else the copy open when the page was last left.
-    const want = params.get('copy') || localStorage.getItem('pulse.lastCopy');
-    if (want && list.some((c) => c.name === want) && params.get('mode') !== 'server') setOpen({ kind: 'local', name: want });
-  });
-  const server = useServer(() => { if (!params.get('mode')) setMode('server'); });
-  const switchMode = (m) => { setMode(m); setOpen(null); };
-  useEffect(() => {
-    if (open && open.kind === 'local') localStorage.setItem('pulse.lastCopy', open.name);
-  }, [open && open.kind, open && open.name]);
-
-  const { key, source } = useOpenSource(open, local.store, server.api);
-  const readOnly = open && open.kind === 'server' && (!server.token || server.tokenState === 'refused')
-    ? 'Read only: paste the owner token (left) to answer or edit.' : '';
-  // The server computes at its own clock; the page shows its times against it.
-  const shownNow = mode === 'server' ? server.serverNow : now.nowSeconds;
-  const onChanged = () => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); local.refreshCopies(); } };
+  const local = useLocalCopies();
+  const server = useServer();
+  // The address decides the mode; "#/" is the server's when one answers.
+  const mode = route.mode || (server.serverUp ? 'server' : 'local');
+  const switchMode = (m) => go({ mode: m });
+  const { key, source } = useOpenSource(route.open, local.store, server.api);
+  const overview = useOverview(mode, !route.open, local, server, now.nowSeconds);
+  useViewScroll(route.view, key);
 
   return html`<div class=${`app mode-${mode}`}>
     <${TopBar} mode=${mode} switchMode=${switchMode} serverUp=${server.serverUp} now=${now} serverNow=${server.serverNow} />
-    <div class="layout">
+    <div class=${`layout ${route.open ? 'layout-open' : 'layout-overview'}`}>
       <aside class="sidebar">
-        <${Sidebar} mode=${mode} local=${local} server=${server} open=${open} setOpen=${setOpen}
+        <${Sidebar} mode=${mode} local=${local} server=${server} open=${route.open} go=${go}
           setPreview=${setPreview} nowSeconds=${now.nowSeconds} />
       </aside>
       <main class="main" id="main">
-        ${preview && preview.check
-          ? html`<${PreviewCard} preview=${preview} nowSeconds=${now.nowSeconds} />`
-          : source
-          ? html`<div class="open-title"><h2>${open.name}</h2>
-              <span class="muted">${open.kind === 'local' ? 'local copy' : 'on the server'}${dirty[key] ? ' · changed in this browser — export to keep' : ''}</span></div>
-            <${Dashboard} key=${key + (shownNow || '')} source=${source} nowSeconds=${shownNow}
-              readOnly=${readOnly} onChanged=${onChanged} />`
-          : html`<div class="empty">
-              <h2>No workflow open</h2>
-              <p>${mode === 'local' ? 'Import a workflow database copy, or open one from the list.' : 'Open a workflow from the list.'}</p>
-            </div>`}
+        <${MainPane} mode=${mode} route=${route} local=${local} server=${server} source=${source} key=${key}
+          preview=${preview} now=${now} dirty=${dirty} setDirty=${setDirty} overview=${overview} />
       </main>
     </div>
   </div>`;
+}
+
+// "Skip to the cards" moves the focus without touching the address (the
+// fragment is the tab's route).
+const skip = document.querySelector('.skip');
+if (skip) {
+  skip.addEventListener('click', (e) => {
+    e.preventDefault();
+    const main = document.getElementById('main');
+    if (main) { main.setAttribute('tabindex', '-1'); main.focus(); }
+  });
 }
 
 const root = document.getElementById('app');

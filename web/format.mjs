@@ -55,6 +55,27 @@ export function formatSpan(ms) {
   return `${days} days`;
 }
 
+// A duration in the same words as formatSpan, with seconds below a minute
+// ('under 1 s', '41 s', '3 min 10 s', '3 h 50 min').
+export function formatDuration(ms) {
+  if (ms === null || ms === undefined || Number.isNaN(ms)) return '';
+  if (ms < 1000) return 'under 1 s';
+  const s = Math.round(ms / 1000);
+  if (s >= 60 && s < 3600 && s % 60) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return formatSpan(ms);
+}
+
+// '0.007s', '41s', '3m10s', '1h2m', '90' (seconds) → milliseconds; null when not a duration.
+export function parseDurationText(text) {
+  if (text === undefined || text === null || text === '') return null;
+  if (typeof text === 'number') return text * 1000;
+  const t = String(text).trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const m = /^(?:(\d+)h)?\s*(?:(\d+)m(?!s))?\s*(?:(\d+(?:\.\d+)?)s)?\s*(?:(\d+)ms)?$/.exec(t);
+  if (!m || !m[0]) return null;
+  return ((Number(m[1] || 0) * 60 + Number(m[2] || 0)) * 60 + Number(m[3] || 0)) * 1000 + Number(m[4] || 0);
+}
+
 // How long ago `text` was, seen from `nowMs`: '3 days ago'.
 export function ago(text, nowMs) {
   const ms = parseTime(text);

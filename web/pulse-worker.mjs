@@ -7,7 +7,9 @@
 //   failure   {type: 'error', messageId, result: {operation, message, code?}}
 //   progress  {type: 'progress', messageId, loaded, total}   (during import)
 //
-// Types: init, list, import, importFile, export, delete, open, close, exec, run, call.
+// Types: init, list, import, importFile, inspectFile, export, delete, open, close, exec, run, call.
+// Every Pulse tab has its own worker; one of them owns the pool and serves
+// the others (see "Several tabs, one pool" below), so all tabs work.
 // The module is loaded from `./wasm/` next to this file (the server maps
 // build/wasm/ there); a `?wasm=<url>` on the worker's URL overrides it.
 const wasmBase = new URL(new URL(self.location.href).searchParams.get('wasm') || './wasm/', self.location.href);
@@ -71,6 +73,28 @@ const handlers = {
         : null,
     });
   },
+  // What a File is, read through a read-only connection before anything is
+  // stored: whether it holds Pulse's tables, the workflow it belongs to, or
+  // why SQLite cannot read it. Nothing is written, to the File or to OPFS.
+  inspectFile({ file }) {
+    const p = needPool();
+    let out = { readable: false, pulse: false, workflow: '', tables: 0, problem: 'the file could not be read' };
+    if (typeof FileReaderSync !== 'function') return { ...out, readable: true, pulse: true, problem: '' };
+    p.previewFile(file, (db) => {
+      const rows = db.exec("SELECT name FROM sqlite_schema WHERE type = 'table'");
+      const tables = rows.length ? rows[0].values.map((v) => String(v[0])) : [];
+      out = { readable: true, pulse: tables.includes('pulse_schema_versions'), workflow: '', tables: tables.length, problem: '' };
+      if (out.pulse) {
+        try {
+          const cfg = new api.Pulse(db).call('pulse.config', {});
+          out.workflow = (cfg && cfg.workflow) || '';
+        } catch {
+          // an older copy without a configuration snapshot: named after its file
+        }
+      }
+    }, (e) => { out.problem = e && e.message ? e.message : String(e); });
+    return out;
+  },
   export({ name }) {
     const bytes = needPool().exportDb(name);
     return { result: { name, bytes: bytes.buffer }, transfer: [bytes.buffer] };
@@ -105,26 +129,176 @@ const handlers = {
   },
 };
 
+// ---- Several tabs, one pool ----
+// OPFS sync access handles are exclusive, so one worker (the owner) opens the
+// pool; the workers of the other Pulse tabs of this browser send it their
+// requests over a BroadcastChannel and relay its answers (and import
+// progress) to their page. Ownership is a Web Lock: when the owner's tab
+// closes, its lock is released and the next waiting worker opens the pool and
+// says so; requests still out with the old owner fail with a reason.
+const OWNER_LOCK = 'pulse-opfs-owner';
+const me = Math.random().toString(36).slice(2) + Date.now().toString(36);
+const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('pulse-opfs') : null;
+let role = 'starting'; // 'owner' | 'client'
+let ownerId = '';
+let ownerWaiters = [];
+const outgoing = new Map(); // request id -> {resolve, reject, post, owner}
+let nextRemoteId = 1;
+
+// Requests that only read: sent again to the next owner when the owner's tab
+// closed before answering. A write is never repeated: it fails with a reason.
+const READ_CALL = /\.(check|list|show|readings|runs_by_route|last_check|config|version|methods|levels|decisions)$/;
+const safeToRepeat = (type, args) => ['init', 'list', 'exec', 'export', 'inspectFile', 'open', 'close'].includes(type)
+  || (type === 'call' && READ_CALL.test(String(args && args.method)));
+
+function setOwner(id) {
+  if (ownerId && ownerId !== id) {
+    const gone = new Error('the Pulse tab that held this browser\'s copies was closed while it worked on this: try again');
+    for (const [rid, req] of outgoing) {
+      if (req.owner !== ownerId) continue;
+      if (!safeToRepeat(req.type, req.args)) { outgoing.delete(rid); req.reject(gone); continue; }
+      req.owner = id;
+      if (id === me) {
+        outgoing.delete(rid);
+        enqueue(() => runLocal(req.type, req.args, req.post).then(req.resolve, req.reject));
+      } else {
+        channel.postMessage({ kind: 'req', id: rid, to: id, type: req.type, args: req.args });
+      }
+    }
+  }
+  ownerId = id;
+  const waiting = ownerWaiters;
+  ownerWaiters = [];
+  for (const resolve of waiting) resolve();
+}
+
+function whenOwnerKnown(timeoutMs = 8000) {
+  if (ownerId) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('another Pulse tab holds this browser\'s copies and did not answer: reload this tab')), timeoutMs);
+    ownerWaiters.push(() => { clearTimeout(timer); resolve(); });
+    channel.postMessage({ kind: 'who' });
+  });
+}
+
+// One request to the owner; its progress goes to `post`, like a local one.
+async function forward(type, args, post) {
+  await whenOwnerKnown();
+  if (role === 'owner') return runLocal(type, args, post);
+  const id = `${me}:${nextRemoteId++}`;
+  return new Promise((resolve, reject) => {
+    outgoing.set(id, { resolve, reject, post, owner: ownerId, type, args });
+    channel.postMessage({ kind: 'req', id, to: ownerId, type, args });
+  });
+}
+
+async function runLocal(type, args, post) {
+  const handler = Object.hasOwn(handlers, type) ? handlers[type] : null;
+  if (!handler) throw new Error(`unknown message type ${JSON.stringify(type)}`);
+  return handler(args || {}, post);
+}
+
+// Becomes the owner now if no worker is, else waits in line for the lock.
+function claimOwnership() {
+  if (!channel || !globalThis.navigator?.locks) { role = 'owner'; return Promise.resolve(true); }
+  return new Promise((resolve) => {
+    navigator.locks.request(OWNER_LOCK, { ifAvailable: true }, (lock) => {
+      if (!lock) { resolve(false); return null; }
+      role = 'owner';
+      resolve(true);
+      return new Promise(() => {}); // held for this worker's life
+    });
+  }).then((owner) => {
+    if (!owner) {
+      role = 'client';
+      navigator.locks.request(OWNER_LOCK, () => {
+        role = 'owner';
+        // The old owner is gone: open the pool here, then tell the others.
+        enqueue(async () => {
+          try { await init({}); } catch { /* the next request reports it */ }
+          channel.postMessage({ kind: 'owner', id: me });
+          setOwner(me);
+        });
+        return new Promise(() => {});
+      });
+    }
+    return owner;
+  });
+}
+
+async function initHere(args, post) {
+  if (role === 'starting') {
+    const owner = await claimOwnership();
+    if (owner) {
+      const info = await init(args);
+      if (channel) { setOwner(me); channel.postMessage({ kind: 'owner', id: me }); }
+      return info;
+    }
+  }
+  if (role === 'owner') return init(args);
+  const info = await forward('init', args, post);
+  return { ...info, sharedWith: 'another Pulse tab' };
+}
+
+if (channel) {
+  channel.onmessage = (event) => {
+    const m = event.data || {};
+    if (m.kind === 'who' && role === 'owner') channel.postMessage({ kind: 'owner', id: me });
+    else if (m.kind === 'owner') setOwner(m.id);
+    else if (m.kind === 'req' && m.to === me && role === 'owner') {
+      enqueue(async () => {
+        const post = (msg) => channel.postMessage({ ...msg, kind: 'progress', id: m.id });
+        try {
+          let result = await runLocal(m.type, m.args, post);
+          if (m.type === 'export') result = result.result;
+          channel.postMessage({ kind: 'res', id: m.id, result });
+        } catch (e) {
+          channel.postMessage({ kind: 'err', id: m.id, error: errorResult(m.type, e) });
+        }
+      });
+    } else if ((m.kind === 'res' || m.kind === 'err' || m.kind === 'progress') && outgoing.has(m.id)) {
+      const req = outgoing.get(m.id);
+      if (m.kind === 'progress') { const { kind, id, ...rest } = m; req.post(rest); return; }
+      outgoing.delete(m.id);
+      if (m.kind === 'res') req.resolve(m.result);
+      else { const err = new Error(m.error.message); if (m.error.code) err.code = m.error.code; req.reject(err); }
+    }
+  };
+}
+
+function errorResult(type, e) {
+  const message = typeof e === 'string' ? e : e && e.message ? e.message : String(e);
+  const result = { operation: type, message };
+  if (e && e.code) result.code = e.code;
+  return result;
+}
+
 // Messages are handled one at a time, in order: a database is never used by
-// two operations at once.
+// two operations at once (a request from another tab waits its turn too).
 let queue = Promise.resolve();
+function enqueue(job) {
+  queue = queue.then(job, job);
+  return queue;
+}
 
 self.onmessage = (event) => {
   const { type, messageId, args } = event.data || {};
-  queue = queue.then(async () => {
-    const post = (msg, transfer) => self.postMessage({ ...msg, messageId }, transfer || []);
+  const post = (msg, transfer) => self.postMessage({ ...msg, messageId }, transfer || []);
+  const job = async () => {
     try {
-      const handler = Object.hasOwn(handlers, type) ? handlers[type] : null;
-      if (!handler) throw new Error(`unknown message type ${JSON.stringify(type)}`);
-      let result = await handler(args || {}, post);
+      let result;
       let transfer = [];
-      if (type === 'export') ({ result, transfer } = result);
+      if (type === 'init') result = await initHere(args || {}, post);
+      else if (role === 'client' && Object.hasOwn(handlers, type)) result = await forward(type, args, post);
+      else {
+        result = await runLocal(type, args, post);
+        if (type === 'export') ({ result, transfer } = result);
+      }
       post({ type, result }, transfer);
     } catch (e) {
-      const message = typeof e === 'string' ? e : e && e.message ? e.message : String(e);
-      const result = { operation: type, message };
-      if (e && e.code) result.code = e.code;
-      post({ type: 'error', result });
+      post({ type: 'error', result: errorResult(type, e) });
     }
-  });
+  };
+  // A client's requests wait on the owner, not on this worker's queue.
+  if (role === 'client' && type !== 'init') job(); else enqueue(job);
 };

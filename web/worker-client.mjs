@@ -69,14 +69,13 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       const bytes = await toArrayBuffer(data);
       return post('import', { name, bytes }, [bytes], onProgress);
     },
-    // → {name, size}: a File or Blob streamed into OPFS by the worker (no
-    // copy in this page); onProgress(loaded, total) while it is written
-    // preview: {method, args, now}: onProgress(0, total, {preview: result})
-    // first, that method computed on the File before it is stored
+    // → {name, size}: a File streamed into OPFS by the worker (no copy here), with progress;
+    // preview {method, args, now}: onProgress(0, total, {preview}) first, computed on the File
     importFile: (name, file, onProgress, preview) => post('importFile', { name, file, preview }, [], onProgress),
+    // → {readable, pulse, workflow, tables, problem}: the File read, never written
+    inspectFile: (file) => post('inspectFile', { file }),
     // → {name, bytes: Uint8Array}
     export: (name) => post('export', { name }).then((r) => ({ name: r.name, bytes: new Uint8Array(r.bytes) })),
-    // → {name, deleted: true}
     delete: (name) => post('delete', { name }),
     // → {name, open}: creates an empty copy with {create: true}
     open: (name, options = {}) => post('open', { name, ...options }),

@@ -98,6 +98,15 @@ Result<json> RoutesSummary(ApiContext& ctx, const Args& a) {
   return RunsByRouteJson(*ctx.db, ctx.config, since.value_or(0), ctx.env->NowSeconds());
 }
 
+// The last check stored with --record (or by the server's tick) at or before
+// now: the clock a reader can evaluate at to see what was last reported.
+Result<json> LastCheck(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
+  PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(*ctx.db, ctx.env->NowSeconds()));
+  if (!last) return json{{"checked_at", nullptr}, {"status", nullptr}};
+  return json{{"checked_at", FormatTime(last->checked_at)}, {"status", last->status}};
+}
+
 Result<json> CheckDueMethod(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   CheckLoad load;
@@ -151,6 +160,7 @@ void AddGoalApi(ApiRegistry& r) {
   r.Add("goal.record_run", RecordRun, Access::kOwner, "record a finished run's goal facts {run:{...}, route} (idempotent)");
   r.Add("goal.import_schedule_runs", ImportRuns, Access::kOwner, "import older runs from schedule-runs.json entries {runs:[...]}");
   r.Add("goal.check", Check, Access::kRead, "the goal check: status, key number, alarms {record?}", "record");
+  r.Add("goal.last_check", LastCheck, Access::kRead, "the last recorded goal check's time and status");
   r.Add("goal.readings", Readings, Access::kRead, "the primary metric's readings, oldest first");
   r.Add("goal.runs_by_route", RoutesSummary, Access::kRead, "runs per route {since?}");
   r.Add("goal.check_due", CheckDueMethod, Access::kRead, "is the daily goal check due {pulse_pass_active, running_checks, cap}");

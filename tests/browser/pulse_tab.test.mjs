@@ -100,8 +100,8 @@ test('the background agent log: per session and per Pulse run, oldest first, run
   await card.locator('.agent-group').first().waitFor();
   // Per session, sessions and rows oldest first.
   const groups = await card.locator('.agent-group h3').allInnerTexts();
-  assert.match(groups[0], /Session schedule-goallead--substack-g1/);
-  assert.match(groups[1], /Session builder-7f3a/);
+  assert.match(groups[0], /Pulse's goal lead, generation 1 schedule-goallead--substack-g1/);
+  assert.match(groups[1], /A Builder chat builder-7f3a/);
   const agents = await card.locator('.agent-group').first().locator('tbody tr td:nth-child(2) strong').allInnerTexts();
   assert.deepEqual(agents, ['Gate', 'Reviewer', 'Fixer']);
   // The Fixer never finished: stuck; the research helper started 10 minutes ago: running.
@@ -178,8 +178,8 @@ test('export downloads the changed copy; imported again it shows the answer; del
   assert.equal(bytes.subarray(0, 15).toString('latin1'), 'SQLite format 3');
   // Round trip: the exported file, imported as a second copy, carries the answer.
   await importFile(page, saved);
-  // Named after the file (exported.db.sqlite → "exported"), never over the first.
-  const secondName = 'exported';
+  // Named after the workflow it holds, never over the first.
+  const secondName = 'substack-2';
   const second = page.locator(`.copies .copy.open[data-name="${secondName}"]`);
   await second.waitFor();
   if (answered) await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
@@ -211,14 +211,15 @@ test('a large database shows a progress bar while it is stored', opts, async () 
   const bar = page.locator('#import-progress');
   // Read the label in the same tick that finds the bar (it goes once stored).
   const label = await (await page.waitForFunction(() => document.querySelector('#import-progress')
-    && document.querySelector('.progress').textContent, null, { timeout: 10000 })).jsonValue();
-  assert.match(label, /Storing large \(\d+\.\d MB\)… \d+%/);
+    && /Storing/.test(document.querySelector('.progress').textContent) && document.querySelector('.progress').textContent,
+  null, { timeout: 10000, polling: 'raf' })).jsonValue();
+  assert.match(label, /Storing substack-2 \(\d+\.\d MB\)… \d+%/);
   await screenshot(page, 'pulse_tab_progress');
-  await page.locator('.copies .copy.open[data-name="large"]').waitFor({ timeout: 60000 });
+  await page.locator('.copies .copy.open[data-name="substack-2"]').waitFor({ timeout: 60000 });
   await page.locator('#goal-status .alarms').waitFor();
   await bar.waitFor({ state: 'detached' });
-  const copy = page.locator('.copies .copy[data-name="large"]');
-  await copy.getByRole('button', { name: 'Delete large' }).click();
+  const copy = page.locator('.copies .copy[data-name="substack-2"]');
+  await copy.getByRole('button', { name: 'Delete substack-2' }).click();
   await copy.getByRole('button', { name: 'Delete', exact: true }).click();
   await copy.waitFor({ state: 'detached' });
 });
@@ -251,7 +252,7 @@ test('a file that is not SQLite, or a truncated one, is refused with a clear mes
   writeFileSync(damaged, bad);
   await importFile(page, damaged);
   await page.waitForFunction(() => /damaged/.test(document.querySelector('.import-error')?.textContent || ''));
-  assert.match(await alert.innerText(), /Not imported: the file for copy "damaged" is not a usable SQLite database/);
+  assert.match(await alert.innerText(), /Not imported: "damaged.sqlite" is damaged: SQLite cannot read its tables/);
   assert.equal(await page.locator('.copies .copy').count(), before);
   await screenshot(page, 'pulse_tab_damaged');
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
@@ -329,7 +330,7 @@ test('offline: after one visit the page, the worker and the WASM module come fro
   await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
   // A second online visit goes through the service worker, which keeps each asset.
   await page.goto(withSw);
-  await page.locator('#goal-status .alarms').waitFor();
+  await page.locator('#overview .overview-row').first().waitFor();
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);
   await context.setOffline(true);
   try {

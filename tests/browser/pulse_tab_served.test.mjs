@@ -98,3 +98,65 @@ test('served mode: the server\'s workflows, the card from its API, Accept throug
   }
   assert.match(await page.locator('#needs-you').innerText(), /Read only/);
 });
+
+test('served: the overview first, one address per workflow, "Check now" adds Pulse\'s message; a refused token can be replaced', opts, async () => {
+  const problems = [];
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error' && !/401/.test(m.text())) problems.push(`console: ${m.text()}`); });
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/?nosw`);
+  const row = page.locator('#overview .overview-row[data-name="substack"]');
+  await row.waitFor();
+  assert.match(await row.innerText(), /Not measured/);
+  assert.match(await row.innerText(), /not measured by a workflow run for 20 days/);
+  await screenshot(page, 'ux_served_overview');
+  // A refused token: the form stays, the right one replaces it.
+  await page.evaluate(() => localStorage.removeItem('pulse.ownerToken'));
+  await page.reload();
+  const panel = page.locator('.server-panel');
+  await panel.getByLabel('Token').fill('0'.repeat(64));
+  await panel.getByRole('button', { name: 'Use token' }).click();
+  await panel.locator('.card-error', { hasText: 'refused' }).waitFor();
+  await panel.getByLabel('Token').fill(ownerToken);
+  await panel.getByRole('button', { name: 'Use token' }).click();
+  await panel.locator('p', { hasText: 'Accepted by the server' }).waitFor();
+  // The workflow's own address, straight to it.
+  await page.goto(`${url}/?nosw#/w/substack/messages`);
+  await page.locator('#goal-status .alarms').waitFor();
+  assert.equal(await page.locator('.mode-switch button[aria-pressed="true"]').innerText(), 'Server');
+  const messages = page.locator('#messages');
+  await messages.getByRole('button', { name: 'Check now' }).waitFor();
+  const before = await messages.locator('.message').count();
+  await messages.getByRole('button', { name: 'Check now' }).click();
+  await messages.locator('.notice-inline', { hasText: 'Goal check started' }).waitFor();
+  await page.waitForFunction((n) => document.querySelectorAll('#messages .message').length > n, before, { timeout: 20000 });
+  assert.match(await messages.locator('.message').first().innerText(), /Waiting to be delivered|Delivered|Not delivered/);
+  await screenshot(page, 'ux_served_messages');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('served: a local copy open in a served page stays "Local copy" after a reload (the mode bar follows what is shown)', opts, async () => {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/?nosw#/local`);
+  await page.locator('#choose-file:not([disabled])').waitFor();
+  await page.locator('#file-input').setInputFiles(fixture.dbPath);
+  await page.locator('.copies .copy.open[data-name="substack"]').waitFor();
+  await page.reload();
+  await page.locator('#goal-status .alarms').waitFor();
+  // The server answers /api/health behind this page, and still the bar says what the pane shows.
+  await page.locator('.mode-switch button:not([disabled])', { hasText: 'Server' }).waitFor();
+  assert.equal(await page.locator('.mode-switch button[aria-pressed="true"]').innerText(), 'Local copy');
+  assert.equal(await page.locator('#mode-banner').getAttribute('data-mode'), 'local');
+  assert.match(await page.locator('.open-title').innerText(), /local copy/);
+  await page.getByRole('button', { name: 'Server' }).click();
+  await page.locator('#overview .overview-row[data-name="substack"]').waitFor();
+  assert.equal(new URL(page.url()).hash, '#/server');
+  await page.goBack();
+  await page.locator('#goal-status .alarms').waitFor();
+  assert.equal(await page.locator('.mode-switch button[aria-pressed="true"]').innerText(), 'Local copy');
+  await screenshot(page, 'ux_served_local_copy_mode');
+  await page.close();
+});

@@ -112,8 +112,8 @@ const DECISIONS = {
 test('needs you lists pending decisions with the recommendation, the wait and what they block', () => {
   const out = text(html`<${NeedsYouCard} doc=${DECISIONS} nowMs=${NOW} onAnswer=${() => {}} />`);
   assert.match(out, /Resume the growth_funnel schedule\?/);
-  assert.match(out, /waiting 3 days/);
-  assert.match(out, /blocks: growth_funnel runs/);
+  assert.match(out, /Waiting 3 days/);
+  assert.match(out, /Blocks: growth_funnel runs/);
   assert.match(out, /Pulse recommends resume high confidence/);
   assert.match(out, /Safe default applies 9 Oct 12:00 UTC/);
   assert.match(out, /Accept/);
@@ -185,4 +185,32 @@ test('the header check accepts a real SQLite file and names a non-SQLite or trun
   const notDb = new TextEncoder().encode('hello, this is a text file and certainly not a database '.repeat(4));
   assert.match(checkSqliteHeader(notDb.subarray(0, 100), notDb.length, 'notes.txt'), /"notes.txt" is not a SQLite database/);
   assert.match(checkSqliteHeader(new Uint8Array(0), 0, 'empty.sqlite'), /empty/);
+});
+
+test('the shell\'s address, worst-first order, plural forms, durations and the chart\'s range', async () => {
+  const { parseRoute, routeHash, routeFromQuery, worstFirst } = await import('../../web/data/route.mjs');
+  const { plural } = await import('../../web/cards/card.mjs');
+  const { formatDuration, parseDurationText } = await import('../../web/format.mjs');
+  const { chartSeries } = await import('../../web/cards/goal.mjs');
+  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log' });
+  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '' });
+  assert.deepEqual(parseRoute('#/local'), { mode: 'local', open: null, view: '' });
+  assert.deepEqual(parseRoute(''), { mode: null, open: null, view: '' });
+  assert.equal(routeHash({ open: { kind: 'local', name: 'a b' }, view: 'needs-you' }), '#/copy/a%20b/needs-you');
+  assert.equal(routeFromQuery(new URLSearchParams('mode=local')), '#/local');
+  assert.equal(routeFromQuery(new URLSearchParams('copy=substack&mode=local')), '#/copy/substack');
+  assert.deepEqual(worstFirst([{ name: 'a', status: 'on_track' }, { name: 'b', status: 'no_goal' }, { name: 'c', status: 'off_track' },
+    { name: 'd', status: 'not_measured' }, { name: 'e', status: 'error' }]).map((r) => r.name), ['e', 'c', 'd', 'a', 'b']);
+  assert.equal(plural(1, 'row'), '1 row');
+  assert.equal(plural(0, 'row'), '0 rows');
+  assert.equal(plural(2, 'copy', 'copies'), '2 copies');
+  assert.equal(formatDuration(parseDurationText('0.007s')), 'under 1 s');
+  assert.equal(formatDuration(parseDurationText('3m10s')), '3 min 10 s');
+  assert.equal(formatDuration(parseDurationText('41s')), '41 s');
+  assert.equal(formatDuration(3 * 3600e3 + 50 * 60e3), '3 h 50 min');
+  const s = chartSeries({ readings: [{ at: '2026-09-17T09:30:00Z', value: 412, by_run: true }], target: 1000, baseline: 200,
+    baseline_at: '2026-08-01T00:00:00Z', deadline: '2026-12-31T00:00:00Z' }, Date.parse('2026-10-07T12:00:00Z'));
+  assert.ok(s.yMax >= 1000, 'the target is in the y range');
+  assert.equal(s.lastByRun, Date.parse('2026-09-17T09:30:00Z') / 1000);
+  assert.equal(s.now, Date.parse('2026-10-07T12:00:00Z') / 1000);
 });

@@ -1,8 +1,8 @@
 // The background agent log card: the rows agent_log.show gives, grouped by
 // session or Pulse run, with the filters the dashboard applies.
 import { html } from 'htm/preact';
-import { Card } from './card.mjs';
-import { formatTime, formatSpan, parseTime } from '../format.mjs';
+import { Card, EmptyState, plural } from './card.mjs';
+import { formatTime, formatSpan, formatDuration, parseDurationText, parseTime } from '../format.mjs';
 
 // ---------- background agent log ----------
 
@@ -21,10 +21,68 @@ export function groupAgentRows(rows, by) {
 
 export const MAX_AGENT_ROWS = 500;
 
+// A group's heading in words, the raw id beside it.
+export function sessionTitle(id) {
+  if (!id) return 'No session';
+  const lead = /^schedule-goallead--.*-g(\d+)$/.exec(id);
+  if (lead) return `Pulse's goal lead, generation ${lead[1]}`;
+  if (/^schedule-/.test(id)) return 'A scheduled session';
+  if (/^builder-/.test(id)) return 'A Builder chat';
+  if (/^run-/.test(id)) return 'A workflow run';
+  return 'Session';
+}
+
+// The agent's own measure when it gave one, else the row's two times.
+function duration(r) {
+  const parsed = parseDurationText(r.duration);
+  if (parsed !== null) return formatDuration(parsed);
+  if (r.completed_at && r.started_at) {
+    const ms = parseTime(r.completed_at) - parseTime(r.started_at);
+    if (!Number.isNaN(ms) && ms >= 0) return formatDuration(ms);
+  }
+  return r.duration || '';
+}
+
+// Multi-line results keep their lines; a long one shows its first lines
+// and opens on demand.
+function ResultText({ text }) {
+  const t = String(text || '');
+  const lines = t.split('\n');
+  if (lines.length <= 3 && t.length <= 240) return html`<span class="pre-text">${t}</span>`;
+  const head = lines.slice(0, 2).join('\n').slice(0, 200);
+  return html`<details class="result-more"><summary><span class="pre-text">${head}</span> <span class="more">…more</span></summary>
+    <div class="pre-text">${t}</div></details>`;
+}
+
+function AgentRow({ r, nowMs, byRun }) {
+  const state = rowState(r);
+  return html`<tr class=${`agent-row state-${state}`}>
+    <td data-label="Started">${formatTime(r.started_at || r.updated_at, nowMs)}</td>
+    <td data-label="Agent"><strong>${r.name || r.agent_id}</strong>${r.name ? html`<br /><code class="muted id" title=${r.agent_id}>${r.agent_id}</code>` : null}
+      ${r.parent_execution_id ? html`<br /><span class="muted">parent <code class="id">${r.parent_execution_id}</code></span>` : null}</td>
+    <td data-label="Kind">${r.kind}</td>
+    <td data-label="State"><span class=${`state-badge state-${state}`}>${state === 'stuck' ? `stuck (running ${formatSpan(nowMs - parseTime(r.started_at || r.updated_at))})` : state}</span></td>
+    <td data-label="Duration">${duration(r)}</td>
+    <td data-label="Result" class="result">${r.error ? html`<span class="failed"><${ResultText} text=${r.error} /></span>` : html`<${ResultText} text=${r.result} />`}</td>
+    <td data-label=${byRun ? 'Session' : 'Pulse run'}><code class="id" title=${byRun ? r.session_id : (r.pulse_run_id || '')}>${byRun ? r.session_id : (r.pulse_run_id || '')}</code></td>
+  </tr>`;
+}
+
 function rowState(r) {
   if (r.stuck) return 'stuck';
   if (r.status === 'running') return 'running';
   return r.status || 'unknown';
+}
+
+const PERIOD_WORDS = { '24h': 'in the last 24 hours', '7d': 'in the last 7 days', '30d': 'in the last 30 days', all: 'at all' };
+
+// Why nothing is shown: the filters, or nothing ran.
+function emptyText(readCount, f) {
+  const period = PERIOD_WORDS[f.period || '7d'] || '';
+  const narrowed = f.status || f.session || f.run || f.stuckOnly;
+  if (narrowed && readCount) return `None of the ${plural(readCount, 'row')} read match these filters.`;
+  if (narrowed) return `No agent rows ${period} match these filters: choose "all" in Status, Session or Pulse run, or a longer period.`;
+  return `No background agent ran ${period}.`;
 }
 
 export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) {
@@ -37,7 +95,7 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
   const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
   return html`<${Card} id="agent-log" title="Background agent log"
-    subtitle=${`${rows.length} rows${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
+    subtitle=${`${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
       <label>Period
         <select value=${f.period || '7d'} aria-label="Period" onChange=${set('period')}>
@@ -68,28 +126,15 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
         <input type="number" min="1" class="narrow" aria-label="Stuck after (minutes)" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
-    ${groups.length === 0 ? html`<p class="muted">No agent rows${rows.length ? ' match' : ' in this period'}.</p>` : groups.map(([key, list]) => html`
+    ${groups.length === 0 ? html`<${EmptyState}>${emptyText(rows.length, f)}<//>` : groups.map(([key, list]) => html`
       <div class="agent-group">
-        <h3>${f.groupBy === 'run' ? (key ? html`Pulse run <code>${key}</code>` : 'No Pulse run') : html`Session <code>${key}</code>`}
-          <span class="muted"> · ${list.length} agent${list.length === 1 ? '' : 's'}</span></h3>
-        <table class="agents">
+        <h3>${f.groupBy === 'run' ? (key ? html`Pulse run <code class="id">${key}</code>` : 'Not part of a Pulse run')
+          : html`${sessionTitle(key)} ${key ? html`<code class="id muted">${key}</code>` : null}`}
+          <span class="muted"> · ${plural(list.length, 'agent')}</span></h3>
+        <table class="agents reflow">
           <thead><tr><th>Started (UTC)</th><th>Agent</th><th>Kind</th><th>State</th><th>Duration</th><th>Result / error</th>
             <th>${f.groupBy === 'run' ? 'Session' : 'Pulse run'}</th></tr></thead>
-          <tbody>
-            ${list.map((r) => {
-              const state = rowState(r);
-              return html`<tr class=${`agent-row state-${state}`}>
-                <td>${formatTime(r.started_at || r.updated_at, nowMs)}</td>
-                <td><strong>${r.name || r.agent_id}</strong>${r.name ? html`<br /><code class="muted">${r.agent_id}</code>` : null}
-                  ${r.parent_execution_id ? html`<br /><span class="muted">parent ${r.parent_execution_id}</span>` : null}</td>
-                <td>${r.kind}</td>
-                <td><span class=${`state-badge state-${state}`}>${state === 'stuck' ? `stuck (running ${formatSpan(nowMs - parseTime(r.started_at || r.updated_at))})` : state}</span></td>
-                <td>${r.duration || (r.completed_at ? formatSpan(parseTime(r.completed_at) - parseTime(r.started_at)) : '')}</td>
-                <td class="result">${r.error ? html`<span class="failed">${r.error}</span>` : r.result}</td>
-                <td><code>${f.groupBy === 'run' ? r.session_id : (r.pulse_run_id || '')}</code></td>
-              </tr>`;
-            })}
-          </tbody>
+          <tbody>${list.map((r) => html`<${AgentRow} r=${r} nowMs=${nowMs} byRun=${f.groupBy === 'run'} />`)}</tbody>
         </table>
       </div>`)}
   <//>`;

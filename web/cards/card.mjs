@@ -1,6 +1,31 @@
 // The frame every card shares, and the two states a card shows before its
 // document is there (loading) or when it could not be read (error).
+//
+// Layout rules every card follows (styles.css keeps them): a card is a
+// <section class="card"> with one <h2> title (never repeated inside the
+// card); a card that has nothing to show says so with <EmptyState>, in a
+// sentence that names what is missing and why; counts use plural(); wide
+// tables are wrapped in <TableScroll> (they scroll sideways inside the card
+// at any width) or get class "reflow" with a data-label on each cell (at
+// phone width each row becomes a block of "label: value" lines). Cards
+// stack in one column below 900 px.
 import { html } from 'htm/preact';
+
+// "1 row", "3 rows", "0 copies" (plural given when it is not word + s).
+export function plural(n, word, many) {
+  const count = Number(n) || 0;
+  return `${count.toLocaleString('en-GB')} ${count === 1 ? word : (many || `${word}s`)}`;
+}
+
+// What a card shows when it has nothing to show.
+export function EmptyState({ children }) {
+  return html`<p class="empty-state muted">${children}</p>`;
+}
+
+// A wide table: scrolls sideways inside its card rather than the page.
+export function TableScroll({ children, label }) {
+  return html`<div class="table-scroll" role="region" aria-label=${label || 'table'} tabindex="0">${children}</div>`;
+}
 
 export function Card({ id, title, subtitle, children, actions }) {
   return html`<section class="card" id=${id} aria-labelledby=${`${id}-title`}>

@@ -9,6 +9,7 @@ import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { FocusAreasCard } from './focus.mjs';
 import { AgentLogCard } from './agent-log.mjs';
+import { MessagesCard } from './messages.mjs';
 import { CARD_METHODS, readAgentLog } from '../data/sources.mjs';
 
 const errorText = (err) => err.message || String(err);
@@ -89,6 +90,24 @@ function useActions(source, nowSeconds, load, onChanged) {
       setBusyId(null);
     }
   };
+  // The owner records what came of an answered decision.
+  const onOutcome = async (d, result) => {
+    setBusyId(d.id);
+    setNotice('');
+    try {
+      await source.call('decision.outcome', { id: d.id, result }, nowSeconds);
+      setNotice(`Result recorded: ${d.question}`);
+      // A result is also a goal-memory entry.
+      await load(['decisions', 'memory']);
+      if (onChanged) onChanged();
+      return true;
+    } catch (err) {
+      setNotice(`Could not record the result: ${errorText(err)}`);
+      return false;
+    } finally {
+      setBusyId(null);
+    }
+  };
   const onSaveMemory = async (text, doc) => {
     setSaving(true);
     setMemError('');
@@ -96,6 +115,7 @@ function useActions(source, nowSeconds, load, onChanged) {
       await source.call('memory.save', { text, base_hash: doc && (doc.hash || doc.base_hash) }, nowSeconds);
       await load(['memory']);
       if (onChanged) onChanged();
+      setNotice('Goal memory saved.');
       return true;
     } catch (err) {
       setMemError(`Not saved: ${errorText(err)}`);
@@ -124,7 +144,7 @@ function useActions(source, nowSeconds, load, onChanged) {
       setFocusBusy(false);
     }
   };
-  return { busyId, notice, noticeRef, memError, saving, onAnswer, onSaveMemory, onFocus, focusBusy, focusError };
+  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory, onFocus, focusBusy, focusError };
 }
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
@@ -136,6 +156,12 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
   }, [!!docs.check, !!errors.check]);
 
+  const onCheckNow = async () => {
+    const out = await source.call('turn.goal_check', {}, nowSeconds);
+    // The turn runs in the background: read its message back a few times.
+    for (const ms of [1000, 3000, 6000]) setTimeout(() => load(['messages', 'check']), ms);
+    return `Goal check started${out && out.turn && out.turn.started_at ? ` at ${out.turn.started_at}` : ''}: its message appears here when it is done.`;
+  };
   const nowMs = (nowSeconds !== undefined ? nowSeconds : Date.now() / 1000) * 1000;
   const card = (key, id, title, body) => (errors[key] ? html`<${CardError} id=${id} title=${title} error=${errors[key]} />`
     : docs[key] === undefined ? html`<${CardLoading} id=${id} title=${title} />` : body());
@@ -153,8 +179,11 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     <div class="grid">
       ${card('decisions', 'needs-you', 'Needs you', () => html`<${NeedsYouCard} doc=${docs.decisions} nowMs=${nowMs}
         onAnswer=${a.onAnswer} busyId=${a.busyId} readOnly=${readOnly} />`)}
-      ${card('decisions', 'decision-log', 'Decision log', () => html`<${DecisionLogCard} doc=${docs.decisions} nowMs=${nowMs} />`)}
+      ${card('decisions', 'decision-log', 'Decision log', () => html`<${DecisionLogCard} doc=${docs.decisions} nowMs=${nowMs}
+        onOutcome=${a.onOutcome} busyId=${a.busyId} readOnly=${readOnly} />`)}
     </div>
+    ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
+      canAct=${!readOnly} onCheckNow=${onCheckNow} />`)}
     ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
       readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
     ${card('agents', 'agent-log', 'Background agent log', () => html`<${AgentLogCard} doc=${docs.agents} nowMs=${nowMs}

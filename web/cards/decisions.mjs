@@ -2,7 +2,7 @@
 // decision log.
 import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { Card, optionLabel, optionValue } from './card.mjs';
+import { Card, EmptyState, plural, optionLabel, optionValue } from './card.mjs';
 import { formatTime, formatDay, formatSpan, ago, parseTime } from '../format.mjs';
 
 // ---------- needs you ----------
@@ -15,6 +15,7 @@ function recommendationText(rec) {
 
 function ChangeForm({ decision, onSubmit, onCancel, busy }) {
   const options = Array.isArray(decision.options) ? decision.options : [];
+  const picked = decision.recommendation ? recommendationText(decision.recommendation) : '';
   const [choice, setChoice] = useState(options.length ? String(optionValue(options[0])) : '__text');
   const [text, setText] = useState('');
   const [note, setNote] = useState('');
@@ -37,7 +38,7 @@ function ChangeForm({ decision, onSubmit, onCancel, busy }) {
       ${options.map((o, i) => html`<label class="radio">
         <input type="radio" name=${`opt-${decision.id}`} value=${String(optionValue(o))} ref=${i === 0 ? first : null}
           checked=${choice === String(optionValue(o))} onChange=${() => setChoice(String(optionValue(o)))} />
-        ${optionLabel(o)}</label>`)}
+        ${optionLabel(o)}${picked && optionLabel(o) === picked ? html` <span class="tag rec-tag">Pulse recommends</span>` : null}</label>`)}
       <label class="radio">
         <input type="radio" name=${`opt-${decision.id}`} value="__text" ref=${options.length ? null : first}
           checked=${choice === '__text'} onChange=${() => setChoice('__text')} />
@@ -52,6 +53,18 @@ function ChangeForm({ decision, onSubmit, onCancel, busy }) {
   </form>`;
 }
 
+function waitingText(ms) {
+  if (Number.isNaN(ms) || ms < 60000) return 'Raised just now';
+  return `Waiting ${formatSpan(ms)}`;
+}
+
+function raisedBy(who) {
+  const w = String(who);
+  if (w.toLowerCase() === 'pulse') return 'Pulse';
+  if (w.toLowerCase() === 'owner') return 'you';
+  return w;
+}
+
 function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
   const [changing, setChanging] = useState(false);
   const rec = d.recommendation;
@@ -59,14 +72,14 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
   return html`<li class="decision" data-id=${d.id}>
     <p class="question">${d.question}</p>
     <p class="meta">
-      <span>waiting ${formatSpan(typeof d.waited_seconds === 'number' ? d.waited_seconds * 1000 : nowMs - parseTime(d.created_at))}</span>
-      ${d.blocks ? html`<span>blocks: <strong>${Array.isArray(d.blocks) ? d.blocks.join(', ') : d.blocks}</strong></span>` : null}
-      ${d.raised_by ? html`<span>raised by ${d.raised_by}</span>` : null}
+      <span>${waitingText(typeof d.waited_seconds === 'number' ? d.waited_seconds * 1000 : nowMs - parseTime(d.created_at))}</span>
+      ${d.blocks ? html`<span>Blocks: <strong>${Array.isArray(d.blocks) ? d.blocks.join(', ') : d.blocks}</strong></span>` : null}
+      ${d.raised_by ? html`<span>Raised by ${raisedBy(d.raised_by)}</span>` : null}
     </p>
+    ${options.length ? html`<p class="options">Options: ${options.map((o) => html`<span class=${`option ${rec && optionLabel(o) === recommendationText(rec) ? 'option-rec' : ''}`}>${optionLabel(o)}</span> `)}</p>` : null}
     ${d.why ? html`<p class="why">${d.why}</p>` : null}
     ${d.context && d.context.refused_call ? html`<p class="refused-call muted">Pulse asks instead of
       <code>${d.context.refused_call.tool}</code>, which its autonomy held: ${d.context.refused_call.reason}</p>` : null}
-    ${options.length ? html`<p class="options">Options: ${options.map((o, i) => html`${i ? ' · ' : ''}<span class="option">${optionLabel(o)}</span>`)}</p>` : null}
     ${rec
       ? html`<div class="recommendation">
         <p><span class="rec-label">Pulse recommends</span> <strong class="rec-answer">${recommendationText(rec)}</strong>
@@ -85,16 +98,20 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
           title=${rec ? '' : 'Nothing to accept yet'}
           onClick=${() => onAnswer(d, { accept: true })}>Accept${rec ? html`<span class="sr-only">: ${recommendationText(rec)}</span>` : null}</button>
         <button type="button" disabled=${busy || readOnly} onClick=${() => setChanging(true)}>Change…</button>
-      </div>`}
+        <button type="button" disabled=${busy || readOnly} onClick=${() => onAnswer(d, { dismiss: true })}>Dismiss</button>
+      </div>
+      <p class="what-happens muted">${rec
+        ? html`<strong>Accept</strong> records “${recommendationText(rec)}” as your answer; Pulse reads it at its next pass and carries it out within the workflow's autonomy levels.`
+        : html`<strong>Change…</strong> gives your own answer.`} <strong>Dismiss</strong> closes the question with no answer.</p>`}
   </li>`;
 }
 
 export function NeedsYouCard({ doc, nowMs, onAnswer, busyId, readOnly }) {
   const pending = (doc && Array.isArray(doc.decisions) ? doc.decisions : []).filter((d) => d.status === 'pending');
   pending.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
-  return html`<${Card} id="needs-you" title="Needs you" subtitle=${pending.length ? `${pending.length} pending` : ''}>
+  return html`<${Card} id="needs-you" title="Needs you" subtitle=${pending.length ? `${plural(pending.length, 'decision')} waiting` : ''}>
     ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
-    ${pending.length === 0 ? html`<p class="muted">Nothing waits for you.</p>` : html`<ul class="decisions">
+    ${pending.length === 0 ? html`<${EmptyState}>Nothing waits for you: Pulse has no open question.<//>` : html`<ul class="decisions">
       ${pending.map((d) => html`<${PendingDecision} key=${d.id} d=${d} nowMs=${nowMs} onAnswer=${onAnswer} busy=${busyId === d.id} readOnly=${!!readOnly} />`)}
     </ul>`}
   <//>`;
@@ -119,13 +136,33 @@ function answeredAt(d) {
   return a.answered_at || a.at || a.created_at || d.answered_at || d.updated_at || '';
 }
 
-export function DecisionLogCard({ doc, nowMs }) {
+// "Record result": what came of an answer, in the owner's words.
+function OutcomeForm({ d, onOutcome, busy }) {
+  const [open, setOpen] = useState(false);
+  const [text, setText] = useState('');
+  const field = useRef(null);
+  useLayoutEffect(() => { if (open && field.current) field.current.focus(); }, [open]);
+  if (!open) return html`<button type="button" class="small-button" disabled=${busy} onClick=${() => setOpen(true)}>Record result</button>`;
+  const submit = async (e) => {
+    e.preventDefault();
+    if (!text.trim()) return;
+    if (await onOutcome(d, text.trim())) setOpen(false);
+  };
+  return html`<form class="outcome-form row" onSubmit=${submit} onKeyDown=${(e) => { if (e.key === 'Escape') setOpen(false); }}>
+    <label class="sr-only" for=${`outcome-${d.id}`}>What came of it</label>
+    <input id=${`outcome-${d.id}`} type="text" ref=${field} placeholder="What came of it" value=${text} onInput=${(e) => setText(e.target.value)} />
+    <button type="submit" class="primary" disabled=${busy}>Save result</button>
+    <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+  </form>`;
+}
+
+export function DecisionLogCard({ doc, nowMs, onOutcome, busyId, readOnly }) {
   const all = doc && Array.isArray(doc.decisions) ? doc.decisions : [];
   const answered = all.filter((d) => d.status !== 'pending');
   answered.sort((a, b) => String(answeredAt(b)).localeCompare(String(answeredAt(a))));
   const due = new Set((doc && Array.isArray(doc.outcomes_due) ? doc.outcomes_due : []).map((o) => (typeof o === 'object' ? o.id : o)));
-  return html`<${Card} id="decision-log" title="Decision log" subtitle=${answered.length ? `${answered.length} answered` : ''}>
-    ${answered.length === 0 ? html`<p class="muted">No answered decisions yet.</p>` : html`<ol class="log">
+  return html`<${Card} id="decision-log" title="Decision log" subtitle=${answered.length ? `${plural(answered.length, 'answer')}, newest first` : ''}>
+    ${answered.length === 0 ? html`<${EmptyState}>No answered decisions yet: your answers and what came of them are kept here.<//>` : html`<ol class="log">
       ${answered.map((d) => {
         const a = d.answer || {};
         const o = d.outcome;
@@ -136,8 +173,9 @@ export function DecisionLogCard({ doc, nowMs }) {
             ${a.note ? html` <span class="muted">· “${a.note}”</span>` : null}</p>
           ${o && (o.result || o.text)
             ? html`<p class="outcome">Result: ${o.result || o.text}${o.at || o.recorded_at ? html` <span class="muted">(${formatDay(o.at || o.recorded_at)})</span>` : null}</p>`
-            : due.has(d.id) ? html`<p class="outcome due">Result due: answered over a day ago, no outcome recorded yet.</p>`
-              : html`<p class="outcome muted">No result yet.</p>`}
+            : html`<div class="outcome-row"><p class=${`outcome ${due.has(d.id) ? 'due' : 'muted'}`}>${due.has(d.id)
+                ? 'Result due: answered over a day ago, no outcome recorded yet.' : 'No result recorded yet.'}</p>
+              ${onOutcome && !readOnly && d.status !== 'dismissed' ? html`<${OutcomeForm} d=${d} onOutcome=${onOutcome} busy=${busyId === d.id} />` : null}</div>`}
         </li>`;
       })}
     </ol>`}

@@ -1,7 +1,7 @@
 // The goal cards: the goal status, the readings chart and runs by route.
 import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
-import { Card } from './card.mjs';
+import { Card, EmptyState, TableScroll, plural } from './card.mjs';
 import {
   statusWord, formatTime, formatDay, formatNumber, formatSpan, ago, parseTime,
 } from '../format.mjs';
@@ -86,7 +86,96 @@ export function chartSeries(doc, nowMs) {
     line[index.get(start)] = Math.round(lineAt(start) * 100) / 100;
     line[index.get(end)] = Math.round(lineAt(end) * 100) / 100;
   }
-  return { xs, byRun, outside, line, readings, target, hasDeadline: sloped, expectedNow: target !== null ? lineAt(until) : null };
+  const lastByRun = readings.filter((r) => r.byRun).pop();
+  const values = readings.map((r) => r.v).concat(target !== null ? [target, lineAt(start), lineAt(end)] : []);
+  return {
+    xs, byRun, outside, line, readings, target, hasDeadline: sloped, expectedNow: target !== null ? lineAt(until) : null,
+    now: nowS, lastByRun: lastByRun ? lastByRun.t : null,
+    yMin: values.length ? Math.min(...values) : 0, yMax: values.length ? Math.max(...values) : 1,
+  };
+}
+
+// The now line and the span with no reading by a workflow run since the
+// last one (the not-measured alarm), drawn under the series.
+function drawMarks(series) {
+  return (u) => {
+    const { ctx } = u;
+    const { left, top, width, height } = u.bbox;
+    const xNow = u.valToPos(series.now, 'x', true);
+    ctx.save();
+    if (series.lastByRun !== null && series.now > series.lastByRun) {
+      const x0 = Math.max(left, u.valToPos(series.lastByRun, 'x', true));
+      ctx.fillStyle = 'rgba(234, 88, 12, 0.12)';
+      ctx.fillRect(x0, top, Math.max(0, Math.min(xNow, left + width) - x0), height);
+    }
+    if (xNow >= left && xNow <= left + width) {
+      ctx.strokeStyle = '#b91c1c';
+      ctx.lineWidth = 1.5 * devicePixelRatio;
+      ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
+      ctx.beginPath();
+      ctx.moveTo(xNow, top);
+      ctx.lineTo(xNow, top + height);
+      ctx.stroke();
+      ctx.setLineDash([]);
+      ctx.fillStyle = '#b91c1c';
+      ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+      ctx.textAlign = 'right';
+      ctx.fillText('now', xNow - 4 * devicePixelRatio, top + 12 * devicePixelRatio);
+    }
+    ctx.restore();
+  };
+}
+
+// A legend of what is drawn, in the marks' own shapes (uPlot's shows
+// every series as the same square).
+function ChartLegend({ series, metric }) {
+  const gapDays = series.lastByRun !== null ? Math.floor((series.now - series.lastByRun) / 86400) : null;
+  return html`<ul class="chart-legend" aria-label="Legend">
+    <li><span class="key key-run" aria-hidden="true"></span>${metric}, read by a workflow run</li>
+    ${series.readings.some((r) => !r.byRun) ? html`<li><span class="key key-outside" aria-hidden="true"></span>read outside a run (not counted)</li>` : null}
+    ${series.target !== null ? html`<li><span class="key key-target" aria-hidden="true"></span>${series.hasDeadline ? 'where the status rule expects it (baseline → target at the deadline)' : 'target'}</li>` : null}
+    <li><span class="key key-now" aria-hidden="true"></span>now</li>
+    ${gapDays !== null && gapDays >= 1 ? html`<li><span class="key key-gap" aria-hidden="true"></span>no reading by a run for ${gapDays === 1 ? '1 day' : `${gapDays} days`}</li>` : null}
+  </ul>`;
+}
+
+// What was drawn, for a reader of the page (and its tests): the axes'
+// titles and the value range shown against the target.
+function describeChart(u, series) {
+  const el = u.root.parentNode;
+  if (!el) return;
+  el.dataset.axes = u.axes.map((a) => a.label || '').join('|');
+  el.dataset.yMax = String(u.scales.y.max);
+  if (series.target !== null) el.dataset.target = String(series.target);
+}
+
+function chartOptions(series, metric, width) {
+  const axis = { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' }, labelFont: '600 12px system-ui, sans-serif' };
+  const pad = Math.max(1, (series.yMax - series.yMin) * 0.08);
+  return {
+    width,
+    height: 260,
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    scales: {
+      x: { time: true, range: (u, min, max) => [min, Math.max(max, series.now)] },
+      // The target (and the line to it) always in view, not only the readings.
+      y: { range: () => [Math.max(0, series.yMin - pad), series.yMax + pad] },
+    },
+    axes: [
+      { ...axis, label: 'Date (UTC)', values: (u, splits) => splits.map((v) => formatDay(v * 1000).replace(/ \d{4}$/, '')) },
+      { ...axis, label: metric, size: 60 },
+    ],
+    series: [
+      { label: 'time' },
+      { label: `${metric} (by a workflow run)`, stroke: '#2563eb', width: 2, spanGaps: true,
+        points: { show: true, size: 7, fill: '#2563eb', stroke: '#2563eb' } },
+      { label: 'reading from outside a run', stroke: '#d97706', width: 0, paths: () => null,
+        points: { show: true, size: 11, width: 2.5, fill: '#ffffff', stroke: '#d97706' } },
+      { label: 'target line', stroke: '#059669', width: 1.5, dash: [6, 5], spanGaps: true, points: { show: false } },
+    ],
+    hooks: { drawClear: [drawMarks(series)], draw: [(u) => describeChart(u, series)] },
+  };
 }
 
 function UPlotChart({ series, metric }) {
@@ -98,33 +187,12 @@ function UPlotChart({ series, metric }) {
     import('uplot').then(({ default: UPlot }) => {
       if (cancelled || !ref.current) return;
       const el = ref.current;
-      const width = Math.max(280, el.clientWidth || 600);
-      const opts = {
-        width,
-        height: 240,
-        legend: { show: true, live: false },
-        cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
-        axes: [
-          { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' },
-            values: (u, splits) => splits.map((v) => formatDay(v * 1000).replace(/ \d{4}$/, '')) },
-          { stroke: '#4b5563', grid: { stroke: '#eef0f3' }, ticks: { stroke: '#d1d5db' }, size: 56 },
-        ],
-        series: [
-          { label: 'time', value: (u, v) => (v === null ? '—' : formatTime(v * 1000)) },
-          { label: `${metric} (by a workflow run)`, stroke: '#2563eb', width: 2, spanGaps: true,
-            points: { show: true, size: 7, fill: '#2563eb', stroke: '#2563eb' } },
-          { label: 'reading from outside a run', stroke: '#d97706', width: 0, paths: () => null,
-            points: { show: true, size: 11, width: 2.5, fill: '#ffffff', stroke: '#d97706' } },
-          { label: series.hasDeadline ? 'target line (baseline → target at the deadline)' : 'target', stroke: '#059669',
-            width: 1.5, dash: [6, 5], spanGaps: true, points: { show: false } },
-        ],
-      };
-      plot = new UPlot(opts, [series.xs, series.byRun, series.outside, series.line], el);
+      const width = Math.max(260, el.clientWidth || 600);
+      plot = new UPlot(chartOptions(series, metric, width), [series.xs, series.byRun, series.outside, series.line], el);
       if (typeof ResizeObserver !== 'undefined') {
         observer = new ResizeObserver(() => {
-          const w = Math.max(280, el.clientWidth);
-          if (plot && Math.abs(plot.width - w) > 4) plot.setSize({ width: w, height: 240 });
+          const w = Math.max(260, el.clientWidth);
+          if (plot && Math.abs(plot.width - w) > 4) plot.setSize({ width: w, height: 260 });
         });
         observer.observe(el);
       }
@@ -136,7 +204,8 @@ function UPlotChart({ series, metric }) {
     };
   }, [series, metric]);
   return html`<div class="chart" ref=${ref} role="img"
-    aria-label=${`${metric} readings against the target line`}></div>`;
+    aria-label=${`${metric} readings against the target line, with the time since the last reading by a run shaded`}></div>
+    <${ChartLegend} series=${series} metric=${metric} />`;
 }
 
 export function ReadingsCard({ doc, nowMs }) {
@@ -148,16 +217,16 @@ export function ReadingsCard({ doc, nowMs }) {
   const expected = series.hasDeadline && series.expectedNow !== null ? ` · the line is at ${formatNumber(Math.round(series.expectedNow))} now` : '';
   return html`<${Card} id="readings" title=${`${metric}: readings`} subtitle=${sub + expected}>
     ${series.readings.length === 0
-      ? html`<p class="muted">No readings recorded yet.</p>`
+      ? html`<${EmptyState}>No readings recorded yet: a workflow run records one with pulse observe.<//>`
       : html`<${UPlotChart} series=${series} metric=${metric} />
         <details class="readings-table">
-          <summary>${series.readings.length} readings as a table</summary>
-          <table>
+          <summary>${plural(series.readings.length, 'reading')} as a table</summary>
+          <table class="reflow">
             <thead><tr><th>When (UTC)</th><th class="num">Value</th><th>Source</th><th>By a run</th></tr></thead>
             <tbody>
               ${series.readings.map((r) => html`<tr class=${r.byRun ? '' : 'outside-row'}>
-                <td>${formatTime(r.t * 1000, nowMs)}</td><td class="num">${formatNumber(r.v)}</td>
-                <td>${(r.source || '').replace(/_/g, ' ')}</td><td>${r.byRun ? 'yes' : html`<strong>no — outside a run</strong>`}</td>
+                <td data-label="When">${formatTime(r.t * 1000, nowMs)}</td><td data-label="Value" class="num">${formatNumber(r.v)}</td>
+                <td data-label="Source">${(r.source || '').replace(/_/g, ' ')}</td><td data-label="By a run">${r.byRun ? 'yes' : html`<strong>no — outside a run</strong>`}</td>
               </tr>`)}
             </tbody>
           </table>
@@ -171,7 +240,7 @@ export function RunsByRouteCard({ doc }) {
   const routes = doc && Array.isArray(doc.routes) ? doc.routes : [];
   const max = Math.max(1, ...routes.map((r) => Number(r.runs) || 0));
   return html`<${Card} id="routes" title="Runs by route" subtitle=${doc && doc.since ? `since ${formatDay(doc.since)}` : ''}>
-    ${routes.length === 0 ? html`<p class="muted">No runs recorded.</p>` : html`<table class="routes">
+    ${routes.length === 0 ? html`<${EmptyState}>No runs recorded yet: pulse finalize-run records each finished run.<//>` : html`<${TableScroll} label="Runs by route"><table class="routes">
       <thead><tr><th>Route</th><th class="num">Runs</th><th class="num">Completed</th><th class="num">Failed</th><th class="bar-col"><span class="sr-only">Share</span></th></tr></thead>
       <tbody>
         ${routes.map((r) => html`<tr class=${r.primary ? 'primary-route' : ''}>
@@ -181,6 +250,6 @@ export function RunsByRouteCard({ doc }) {
           <td class="bar-col"><span class="bar" style=${`width:${Math.round(((Number(r.runs) || 0) / max) * 100)}%`}></span></td>
         </tr>`)}
       </tbody>
-    </table>`}
+    </table><//>`}
   <//>`;
 }

@@ -4,6 +4,7 @@
 import { html } from 'htm/preact';
 import { useState, useRef } from 'preact/hooks';
 import { formatBytes, formatTime, copyNameFor } from '../format.mjs';
+import { sqliteHeaderProblem } from '../sqlite-header.mjs';
 
 const errorText = (err) => err.message || err;
 
@@ -24,33 +25,46 @@ function dbFromDirectoryEntry(entry) {
   });
 }
 
-// Imports one file as a new copy: progress, the goal status preview while
-// it is stored, then opening it; the whole-file check runs afterwards.
-function useImport({ store, copies, onImported, onVerified, onPreview, nowSeconds, setError, setInfo }) {
+// Imports one file as a new copy. The File is first read (never written)
+// to learn what it is: a database without Pulse's tables is refused and
+// named as such; a copy gets its workflow's name. Then progress, the goal
+// status preview while it is stored, SQLite's check of the stored copy (a
+// damaged one is removed again), and opening it.
+function useImport({ whenReady, copies, onImported, onVerified, onPreview, nowSeconds, setError, setInfo }) {
   const [progress, setProgress] = useState(null);
+  const refuse = (text) => setError(`Not imported: ${text} Your other copies are unchanged.`);
   const importOne = async (file, baseName, source, warn) => {
     setError('');
     setInfo('');
-    const name = copyNameFor(baseName, copies.map((c) => c.name));
-    setProgress({ name, fraction: 0, phase: 'reading', size: file.size });
+    setProgress({ name: baseName, fraction: 0, phase: 'reading', size: file.size });
     try {
+      // A file chosen before the worker is up waits for it.
+      const store = await whenReady();
+      const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
+      const problem = sqliteHeaderProblem(head, file.size, `"${file.name}"`);
+      if (problem) { refuse(`${problem}.`); return; }
+      const what = await store.inspect(file);
+      if (!what.readable) { refuse(`"${file.name}" is damaged: SQLite cannot read its tables, so nothing was stored.`); return; }
+      if (!what.pulse) {
+        refuse(`"${file.name}" is a SQLite database but not a Pulse workflow database (it has ${what.tables === 1 ? 'one table' : `${what.tables} tables`}, none of them Pulse's); nothing was stored and the file is unchanged.`);
+        return;
+      }
+      const name = copyNameFor(what.workflow || baseName, copies.map((c) => c.name));
       await store.importFile(name, file, source, (fraction, phase) => setProgress({ name, fraction, phase, size: file.size }),
         (check) => onPreview({ name, check }), nowSeconds);
+      if (what.workflow) await store.rememberWorkflow(name, what.workflow);
+      setProgress({ name, fraction: 1, phase: 'checking', size: file.size });
+      const result = await store.verify(name);
+      if (result !== 'ok') {
+        await store.remove(name);
+        await onVerified();
+        refuse(`"${file.name}" is damaged (SQLite's integrity check failed on it), so the copy was removed again.`);
+        return;
+      }
       setInfo(`Imported ${name} (${formatBytes(file.size)}).${warn ? ` ${warn}` : ''}`);
-      // Open it first: the goal status card is what the owner waits for.
       await onImported(name);
-      store.call(name, 'pulse.config', {})
-        .then((cfg) => (cfg && cfg.workflow ? store.rememberWorkflow(name, cfg.workflow).then(onVerified) : null))
-        .catch(() => { /* a database with no Pulse snapshot still opens */ });
-      // The whole-file check runs once the cards have had the worker first.
-      setTimeout(() => {
-        store.verify(name).then((result) => {
-          if (result !== 'ok') setError(`${name}: SQLite's integrity check found a problem: ${result}. Re-export it from the workflow, or delete this copy.`);
-          return onVerified();
-        }).catch(() => {});
-      }, 2000);
     } catch (err) {
-      setError(`Not imported: ${errorText(err)}. Your other copies are unchanged.`);
+      refuse(`${errorText(err)}.`.replace(/\.\.$/, '.'));
     } finally {
       setProgress(null);
       onPreview(null);
@@ -152,7 +166,7 @@ function Dropzone({ store, progress, dragging, setDragging, handlers }) {
 function ImportProgress({ progress }) {
   const percent = Math.round(progress.fraction * 100);
   return html`<div class="progress" role="status">
-      <label for="import-progress">${`${progress.phase === 'reading' ? 'Reading' : 'Storing'} ${progress.name} (${formatBytes(progress.size)})… ${percent}%`}</label>
+      <label for="import-progress">${`${progress.phase === 'reading' ? 'Reading' : progress.phase === 'checking' ? 'Checking' : 'Storing'} ${progress.name} (${formatBytes(progress.size)})… ${percent}%`}</label>
       <progress id="import-progress" max="100" value=${percent}></progress>
     </div>`;
 }
@@ -174,12 +188,12 @@ function CopyItem({ c, openName, confirming, setConfirming, onOpen, actions }) {
       </li>`;
 }
 
-export function LocalPanel({ store, storeError, copies, openName, onOpen, onImported, onDeleted, onVerified, onPreview, nowSeconds }) {
+export function LocalPanel({ store, whenReady, storeError, copies, openName, onOpen, onImported, onDeleted, onVerified, onPreview, nowSeconds }) {
   const [error, setError] = useState('');
   const [info, setInfo] = useState('');
   const [dragging, setDragging] = useState(false);
   const [confirming, setConfirming] = useState('');
-  const { progress, importOne } = useImport({ store, copies, onImported, onVerified, onPreview, nowSeconds, setError, setInfo });
+  const { progress, importOne } = useImport({ whenReady, copies, onImported, onVerified, onPreview, nowSeconds, setError, setInfo });
   const handlers = importHandlers(importOne, setError, setDragging);
   const actions = copyActions(store, onDeleted, setError, setInfo, setConfirming);
 

@@ -6,16 +6,19 @@ import { statusWord } from '../format.mjs';
 
 function TokenForm({ token, tokenState, onToken }) {
   const [draft, setDraft] = useState('');
-  if (token) {
+  if (token && tokenState !== 'refused') {
     return html`<p class=${tokenState === 'refused' ? 'card-error' : 'muted'}>${tokenState === 'refused'
           ? 'The server refused this token: paste the one pulse serve showed when it made it, or a new one from pulse token rotate.'
           : tokenState === 'ok' ? 'Accepted by the server. Answers and memory edits go to the server.' : 'Set in this browser.'}</p>
         <button type="button" onClick=${() => onToken('')}>Forget token</button>`;
   }
+  const refused = token && tokenState === 'refused';
   return html`<form onSubmit=${(e) => { e.preventDefault(); onToken(draft); setDraft(''); }}>
+        ${refused ? html`<p class="card-error" role="alert">The server refused the stored token. Paste the right one below (it replaces the refused one).</p>` : null}
         <p class="muted">Needed to answer decisions or edit memory: the token <code>pulse serve</code> showed once when it made it (<code>pulse token rotate --workspace DIR</code> prints a new one).</p>
         <label class="field">Token <input type="password" value=${draft} autocomplete="off" onInput=${(e) => setDraft(e.target.value)} /></label>
-        <button type="submit">Use token</button>
+        <div class="row"><button type="submit">Use token</button>
+        ${refused ? html`<button type="button" onClick=${() => onToken('')}>Forget token</button>` : null}</div>
       </form>`;
 }
 

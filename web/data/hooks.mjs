@@ -8,33 +8,46 @@ import { LocalStore } from './local-store.mjs';
 
 const errorText = (err) => err.message || String(err);
 
-// The worker's store and its list of copies. `onReady(list)` runs once the
-// store is open (the shell reopens the copy open when the page was left).
-export function useLocalCopies(onReady) {
+// The worker's store and its list of copies. `whenReady()` resolves with the
+// store once it is open, so an action started before (a file chosen at once)
+// waits for it instead of failing.
+export function useLocalCopies() {
   const [store, setStore] = useState(null);
   const [storeError, setStoreError] = useState('');
   const [copies, setCopies] = useState([]);
+  const [ready] = useState(() => {
+    let resolve;
+    let reject;
+    const promise = new Promise((res, rej) => { resolve = res; reject = rej; });
+    promise.catch(() => {});
+    return { promise, resolve, reject };
+  });
   const refreshCopies = useCallback(async (s = store) => {
-    if (!s) return [];
-    const list = await s.list();
+    const st = s || await ready.promise;
+    const list = await st.list();
     setCopies(list);
     return list;
   }, [store]);
   useEffect(() => {
     LocalStore.open().then(async (s) => {
-      setStore(s);
       const list = await s.list();
       setCopies(list);
-      onReady(list);
-    }).catch((err) => setStoreError(errorText(err)));
+      setStore(s);
+      ready.resolve(s);
+    }).catch((err) => { setStoreError(errorText(err)); ready.reject(err); });
+    // Another Pulse tab imported or deleted a copy: its record changed.
+    const onStorage = (e) => {
+      if (e.key === 'pulse.copies') ready.promise.then((s) => s.list()).then(setCopies).catch(() => {});
+    };
+    addEventListener('storage', onStorage);
+    return () => removeEventListener('storage', onStorage);
   }, []);
-  return { store, storeError, copies, refreshCopies };
+  return { store, storeError, copies, refreshCopies, whenReady: () => ready.promise };
 }
 
 // The server behind the page: whether there is one, its clock, its
 // workflows, and the owner token (stored in this browser) it accepts or not.
-// `onUp()` runs when a server answers.
-export function useServer(onUp) {
+export function useServer() {
   const [api] = useState(() => new ServerApi(''));
   const [serverUp, setServerUp] = useState(false);
   const [workflows, setWorkflows] = useState([]);
@@ -49,7 +62,6 @@ export function useServer(onUp) {
       if (!up) return;
       setServerNow(parseNowParam(health.now).seconds);
       if (storedToken()) api.checkToken().then((ok) => setTokenState(ok ? 'ok' : 'refused')).catch(() => {});
-      onUp();
       try { setWorkflows(await api.workflows()); } catch (err) { setServerError(errorText(err)); }
     });
   }, []);

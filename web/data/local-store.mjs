@@ -79,6 +79,11 @@ export class LocalStore {
     onProgress(1, 'done');
   }
 
+  // What the File is, before anything is stored (pulse-worker.mjs inspectFile).
+  async inspect(file) {
+    return this.client.inspectFile(file);
+  }
+
   // The workflow name stored in the copy (its configuration snapshot).
   async rememberWorkflow(name, workflow) {
     const meta = readMeta();
@@ -108,6 +113,11 @@ export class LocalStore {
     meta[name] = { ...(meta[name] || {}), checked: result };
     writeMeta(meta);
     return result;
+  }
+
+  // A read-only SQL query on one copy (sql.js exec result).
+  async query(name, sql, params) {
+    return this.client.exec(name, sql, params);
   }
 
   // One core API method on one copy, at `nowSeconds` (undefined: the clock).

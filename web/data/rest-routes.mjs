@@ -17,6 +17,7 @@
 export const REST_ROUTES = [
   {"method": "pulse.config", "verb": "GET", "path": ""},
   {"method": "goal.check", "verb": "GET", "path": "/goal-status"},
+  {"method": "goal.last_check", "verb": "GET", "path": "/last-check"},
   {"method": "agent_log.show", "verb": "GET", "path": "/agent-log",
    "query": {"session": "session", "run_id": "pulse_run_id", "status": "status", "since": "since",
              "stuck_after_minutes": "stuck_after_minutes", "include_running": "include_running"},

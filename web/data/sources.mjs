@@ -4,11 +4,24 @@
 // page (data/server-api.mjs). The cards never know which.
 import { isoSeconds } from '../format.mjs';
 
+// The outbox is the server's (delivery is I/O), so the WASM core has no
+// outbox.list: a copy's stored messages are read from its pulse_outbox
+// table, in the method's own shape.
+async function copyOutbox(store, name) {
+  const has = await store.query(name, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pulse_outbox'");
+  if (!has.length) return { messages: [] };
+  const out = await store.query(name, 'SELECT id, kind, title, text, pulse_run_id, created_at, delivered_at, delivery_error, attempts'
+    + ' FROM pulse_outbox ORDER BY id DESC LIMIT 200');
+  const rows = out.length ? out[0].values : [];
+  const cols = ['id', 'kind', 'title', 'text', 'pulse_run_id', 'created_at', 'delivered_at', 'delivery_error', 'attempts'];
+  return { messages: rows.reverse().map((v) => Object.fromEntries(cols.map((c, i) => [c, v[i]]))) };
+}
+
 export function localSource(store, name) {
   return {
     kind: 'local',
     label: name,
-    call: (method, args, now) => store.call(name, method, args, now),
+    call: (method, args, now) => (method === 'outbox.list' ? copyOutbox(store, name) : store.call(name, method, args, now)),
   };
 }
 
@@ -16,7 +29,7 @@ export function serverSource(api, workflow) {
   return {
     kind: 'server',
     label: workflow,
-    call: (method, args, now) => api.call(workflow, method, args, now),
+    call: (method, args, now) => (method === 'turn.goal_check' ? api.startGoalCheck(workflow) : api.call(workflow, method, args, now)),
   };
 }
 
@@ -27,6 +40,7 @@ export const CARD_METHODS = [
   ['routes', 'goal.runs_by_route', () => ({})],
   ['decisions', 'decision.list', () => ({ status: 'all' })],
   ['memory', 'memory.show', () => ({})],
+  ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
 ];
 

@@ -1,0 +1,136 @@
+// The command line as a person and a cron job meet it: `pulse status` over a
+// whole workspace, `pulse check --fail-on`, "did you mean" for mistyped
+// commands and flags, errors that point to the command's own --help, an
+// unknown workflow that lists the ones there are, refused filter values,
+// help texts (one example, the exit codes, no CLI11 noise), --now-file and
+// `pulse info` without the core's method list unless asked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, PULSE_BIN } from './helpers.mjs';
+import { makeSubstack, SUBSTACK_CHECK_AT } from '../fixtures/make_substack.mjs';
+
+const opts = { skip: existsSync(PULSE_BIN) ? false : 'needs build/native/pulse' };
+let tmp;
+let ws;
+
+before(() => {
+  if (opts.skip) return;
+  tmp = makeTempDir('pulse-cli-ux-');
+  ws = makeSubstack(tmp.dir, { pulseBin: PULSE_BIN }).workspace;
+  // A second workflow without a goal, named to sort before "substack".
+  mkdirSync(join(ws, 'Workflow', 'alpha'), { recursive: true });
+  writeFileSync(join(ws, 'Workflow', 'alpha', 'workflow.json'), JSON.stringify({ pulse: { enabled: true } }));
+});
+
+after(() => { if (tmp) tmp.cleanup(); });
+
+function pulse(...args) {
+  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8' });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const at = ['--now', SUBSTACK_CHECK_AT];
+
+test('pulse status: every workflow of the workspace, worst first, as a table and as JSON', opts, () => {
+  const json = pulse('status', '--workspace', ws, ...at, '--json');
+  assert.equal(json.code, 0, json.err);
+  const doc = JSON.parse(json.out);
+  assert.equal(doc.checked_at, SUBSTACK_CHECK_AT);
+  assert.deepEqual(doc.workflows.map((w) => [w.workflow, w.status]), [['substack', 'not_measured'], ['alpha', 'no_goal']]);
+  const s = doc.workflows[0];
+  assert.equal(s.metric.value, 412);
+  assert.equal(s.worst_alarm, 'not measured by a workflow run for 20 days (last reading 17 Sep)');
+  assert.equal(s.alarms, 4);
+  assert.equal(typeof s.pending_decisions, 'number');
+  const table = pulse('status', '--workspace', ws, ...at);
+  assert.equal(table.code, 0, table.err);
+  const lines = table.out.trim().split('\n');
+  assert.match(lines[0], /^WORKFLOW\s+STATUS\s+KEY NUMBER\s+PENDING\s+WORST ALARM/);
+  assert.match(lines[1], /^substack\s+not_measured\s+412 \/ 1000\s+\d+\s+not measured by a workflow run for 20 days/);
+  assert.match(lines[2], /^alpha\s+no_goal/);
+  // The cron form: alert when any workflow is in a bad state.
+  assert.equal(pulse('status', '--workspace', ws, ...at, '--fail-on', 'off_track,not_measured').code, 1);
+  assert.equal(pulse('status', '--workspace', ws, ...at, '--fail-on', 'off_track').code, 0);
+});
+
+test('pulse check --fail-on: exit 1 on a listed status, 0 by default, 2 for a status that does not exist', opts, () => {
+  const base = ['check', '--workspace', ws, '--workflow', 'substack', ...at];
+  const plain = pulse(...base);
+  assert.equal(plain.code, 0, plain.err);
+  const failing = pulse(...base, '--fail-on', 'not_measured,off_track');
+  assert.equal(failing.code, 1);
+  assert.match(failing.out, /substack: not_measured/);
+  assert.match(failing.err, /substack is not_measured \(--fail-on\)/);
+  assert.equal(pulse(...base, '--fail-on', 'off_track', '--json').code, 0);
+  const bad = pulse(...base, '--fail-on', 'not_measured,bogus');
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--fail-on: "bogus" is not a goal status/);
+});
+
+test('a mistyped command or flag gets "did you mean" and the command\'s own --help', opts, () => {
+  const cmd = pulse('chek', '--workspace', ws);
+  assert.equal(cmd.code, 2);
+  assert.match(cmd.err, /unknown command "chek" for pulse; did you mean "check"\? \(see pulse --help\)/);
+  const sub = pulse('decision', 'lst', '--workspace', ws);
+  assert.equal(sub.code, 2);
+  assert.match(sub.err, /did you mean "list"\? \(see pulse decision --help\)/);
+  const flag = pulse('check', '--workspace', ws, '--wrkflow', 'substack');
+  assert.equal(flag.code, 2);
+  assert.match(flag.err, /unknown flag --wrkflow for pulse check; did you mean --workflow\? \(see pulse check --help\)/);
+  const missing = pulse('check', '--workspace', ws);
+  assert.equal(missing.code, 2);
+  assert.match(missing.err, /--workflow is required \(see pulse check --help\)/);
+});
+
+test('an unknown workflow lists the workflows there are', opts, () => {
+  const r = pulse('check', '--workspace', ws, '--workflow', 'substak');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--workflow substak: no such workflow in .* \(the workflows: alpha, substack\)/);
+});
+
+test('agent-log show --status refuses a status that does not exist', opts, () => {
+  const r = pulse('agent-log', 'show', '--workspace', ws, '--workflow', 'substack', '--status', 'bogus');
+  assert.equal(r.code, 2);
+  assert.match(r.err, /--status/);
+  assert.match(r.err, /bogus/);
+  assert.match(r.err, /see pulse agent-log show --help/);
+  assert.equal(pulse('agent-log', 'show', '--workspace', ws, '--workflow', 'substack', '--status', 'stuck').code, 0);
+});
+
+test('help texts: plain flags, one example, the exit codes', opts, () => {
+  for (const cmd of [['check'], ['status'], ['serve'], ['agent-log', 'show'], ['decision', 'answer'], ['observe']]) {
+    const r = pulse(...cmd, '--help');
+    assert.equal(r.code, 0, `${cmd.join(' ')}: ${r.err}`);
+    assert.match(r.out, /Example:\n {2}pulse /, cmd.join(' '));
+    assert.match(r.out, /Exit status: 0 success; 1 .*; 2 bad usage/, cmd.join(' '));
+    assert.doesNotMatch(r.out, /\{false\}|\{true\}|FLOAT:FLOAT| in \[/, cmd.join(' '));
+  }
+  assert.match(pulse('check', '--help').out, /--fail-on TEXT/);
+  assert.match(pulse('check', '--help').out, /--now-file TEXT/);
+});
+
+test('--now-file is taken wherever --now is', opts, () => {
+  const file = join(tmp.dir, 'now.txt');
+  writeFileSync(file, `${SUBSTACK_CHECK_AT}\n`);
+  const r = pulse('check', '--workspace', ws, '--workflow', 'substack', '--now-file', file, '--json');
+  assert.equal(r.code, 0, r.err);
+  assert.equal(JSON.parse(r.out).checked_at, SUBSTACK_CHECK_AT);
+  assert.equal(JSON.parse(pulse('status', '--workspace', ws, '--now-file', file, '--json').out).checked_at, SUBSTACK_CHECK_AT);
+  for (const cmd of [['observe'], ['agent-log', 'show'], ['decision', 'list'], ['memory', 'show'], ['guard']]) {
+    assert.match(pulse(...cmd, '--help').out, /--now-file/, cmd.join(' '));
+  }
+  const bad = pulse('check', '--workspace', ws, '--workflow', 'substack', '--now-file', join(tmp.dir, 'none.txt'));
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /--now-file .*none\.txt/);
+});
+
+test('pulse info shows the configuration, not the core\'s method list unless asked', opts, () => {
+  const plain = pulse('info', '--workspace', ws, '--workflow', 'substack');
+  assert.equal(plain.code, 0, plain.err);
+  assert.doesNotMatch(plain.out, /goal\.check|decision\.answer/);
+  assert.equal(JSON.parse(pulse('info', '--workspace', ws, '--workflow', 'substack', '--json').out).methods, undefined);
+  assert.match(pulse('info', '--workspace', ws, '--workflow', 'substack', '--methods').out, /goal\.check/);
+});

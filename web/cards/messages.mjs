@@ -1,0 +1,51 @@
+// The messages card: what Pulse has said to the owner (the workflow's
+// outbox: the goal check's summary, replies) and whether each reached them.
+// In served mode the owner can ask for a goal check now.
+import { html } from 'htm/preact';
+import { useState } from 'preact/hooks';
+import { Card, EmptyState, plural } from './card.mjs';
+import { formatTime } from '../format.mjs';
+
+function deliveryState(m, local) {
+  if (m.delivered_at) return { cls: 'delivered', text: `Delivered ${formatTime(m.delivered_at)} UTC` };
+  if (m.delivery_error) {
+    return { cls: 'failed', text: `Not delivered (${plural(m.attempts, 'attempt')}): ${m.delivery_error}` };
+  }
+  if (local) return { cls: 'waiting', text: 'Not delivered when this copy was made' };
+  return { cls: 'waiting', text: m.attempts ? `Not delivered yet (${plural(m.attempts, 'attempt')})` : 'Waiting to be delivered' };
+}
+
+const KIND_WORDS = { pulse_summary: 'Goal check summary', pulse_reply: 'Reply from Pulse' };
+
+function Message({ m, local }) {
+  const state = deliveryState(m, local);
+  return html`<li class="message" data-id=${m.id}>
+    <p class="message-head"><strong>${m.title || KIND_WORDS[m.kind] || String(m.kind || '').replace(/_/g, ' ')}</strong>
+      <span class="muted"> · ${formatTime(m.created_at)} UTC</span></p>
+    <p class=${`delivery delivery-${state.cls}`}>${state.text}</p>
+    <details class="message-text"><summary>Show the message</summary><div class="pre-text">${m.text}</div></details>
+  </li>`;
+}
+
+export function MessagesCard({ doc, local, canAct, onCheckNow }) {
+  const [note, setNote] = useState('');
+  const [busy, setBusy] = useState(false);
+  const messages = doc && Array.isArray(doc.messages) ? [...doc.messages].reverse() : [];
+  const undelivered = messages.filter((m) => !m.delivered_at).length;
+  const checkNow = async () => {
+    setBusy(true);
+    setNote('');
+    try { setNote(await onCheckNow()); } catch (err) { setNote(`Not started: ${err.message || err}`); } finally { setBusy(false); }
+  };
+  const actions = local ? null : html`<button type="button" id="check-now" disabled=${!canAct || busy} onClick=${checkNow}
+    title=${canAct ? 'Ask the server to run the goal check now' : 'Needs the owner token'}>Check now</button>`;
+  return html`<${Card} id="messages" title="Messages to you"
+    subtitle=${messages.length ? `${plural(messages.length, 'message')}${undelivered ? ` · ${undelivered} not delivered` : ''}, newest first` : ''}
+    actions=${actions}>
+    ${note ? html`<p class="notice-inline" role="status">${note}</p>` : null}
+    ${!local && !canAct ? html`<p class="muted small">Check now needs the owner token. Schedules are resumed in the workflow's settings (the server has no route for it).</p>` : null}
+    ${messages.length === 0
+      ? html`<${EmptyState}>Pulse has sent no message yet: its goal check writes one here when it has news for you.<//>`
+      : html`<ol class="messages">${messages.slice(0, 20).map((m) => html`<${Message} key=${m.id} m=${m} local=${local} />`)}</ol>`}
+  <//>`;
+}
