@@ -7,6 +7,7 @@
 #include "core/api/autonomy.h"
 #include "core/api/decisions.h"
 #include "core/api/facts.h"
+#include "core/api/focus_areas.h"
 #include "core/api/goal.h"
 #include "core/goal_check.h"
 #include "core/time_util.h"
@@ -34,64 +35,6 @@ json JGet(const json& doc, const char* key, const json& fallback) {
   return it != doc.end() && !it->is_null() ? *it : fallback;
 }
 
-const json& PulseToolDefinitions() {
-  static const json kTools = json::parse(R"JSON([
-  {"name": "get_pulse_state",
-   "title": "Pulse state",
-   "description": "Reads the workflow's Pulse state. view=goal_status: the goal check document (status, key number, last measured, alarms). view=goal_work: the goal status plus readings, runs by route, pending decisions, goal memory and autonomy levels. view=agent_log: the durable background-agent log, oldest first (filter by session, pulse_run_id, status, since).",
-   "inputSchema": {"type": "object",
-     "properties": {
-       "view": {"type": "string", "enum": ["goal_status", "goal_work", "agent_log"]},
-       "session": {"type": "string", "description": "agent_log: only this session"},
-       "pulse_run_id": {"type": "string", "description": "agent_log: only this Pulse run"},
-       "status": {"type": "string", "description": "agent_log: only rows with this status (running, completed, ...)"},
-       "since": {"type": "string", "description": "agent_log: rows updated at or after this RFC 3339 time"}},
-     "required": ["view"], "additionalProperties": false}},
-  {"name": "record_pulse_goal_check",
-   "title": "Record the goal check",
-   "description": "Records today's goal check: the core computes the status from the database and stores it (this is what keeps a reported pause quiet). Pass your verdict; the stored check is returned.",
-   "inputSchema": {"type": "object",
-     "properties": {
-       "verdict": {"type": "string", "enum": ["on_track", "at_risk", "off_track", "not_measured", "no_goal"]},
-       "note": {"type": "string"}},
-     "additionalProperties": false}},
-  {"name": "record_pulse_recommendation",
-   "title": "Recommend on a decision",
-   "description": "Attaches Pulse's recommendation to a pending decision (decision_id), or opens one batched decision request for the owner with the recommendation when no decision_id is given. Pulse recommends; only the owner answers.",
-   "inputSchema": {"type": "object",
-     "properties": {
-       "decision_id": {"type": ["integer", "string"]},
-       "question": {"type": "string", "description": "for a new decision"},
-       "options": {"type": "array", "items": {"type": "string"}},
-       "blocks": {"type": "string"},
-       "option": {"type": "string", "description": "the recommended option (one of options)"},
-       "text": {"type": "string", "description": "a free-text recommended answer when there are no options"},
-       "why": {"type": "string"},
-       "evidence": {"type": "string"},
-       "confidence": {"type": "string", "enum": ["low", "medium", "high"]},
-       "safe_default_by": {"type": "string", "description": "RFC 3339; applied then when answer=act and nobody answered"}},
-     "required": ["why", "confidence"], "additionalProperties": false}},
-  {"name": "record_pulse_goal_memory",
-   "title": "Add to goal memory",
-   "description": "Adds one dated line to the workflow's goal memory (memory/goal.md).",
-   "inputSchema": {"type": "object",
-     "properties": {
-       "section": {"type": "string", "description": "e.g. lessons, open bets, decisions and outcomes"},
-       "text": {"type": "string"},
-       "source": {"type": "string", "description": "default: Pulse inference"}},
-     "required": ["section", "text"], "additionalProperties": false}},
-  {"name": "record_pulse_decision_outcome",
-   "title": "Record a decision's outcome",
-   "description": "Records what came of an answered decision (the decision log's result).",
-   "inputSchema": {"type": "object",
-     "properties": {
-       "id": {"type": ["integer", "string"]},
-       "result": {"type": "string"}},
-     "required": ["id", "result"], "additionalProperties": false}}
-])JSON");
-  return kTools;
-}
-
 bool IsPulseTool(std::string_view name) {
   std::string name_space;
   std::string n = NormalizeToolName(name, &name_space);
@@ -108,8 +51,24 @@ namespace {
 // missing piece does not hide the rest.
 json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
 
+}  // namespace
+
+json GoalLeadJson(ApiContext& ctx) {
+  return json{{"memory", Part(MemoryShowJson(ctx))},
+              {"focus_areas", Part(FocusListJson(ctx, true))},
+              {"qa_requests", Part(RequestsJson(ctx, RequestKind::kQa, ""))},
+              {"rules", "goal memory first (soul.md wins on conflict); at most three open focus areas; consolidate "
+                        "memory past 45 entries"}};
+}
+
+namespace {
+
+// The goal check document with Pulse's own memory and open focus areas
+// (goal_lead), so a turn reads them first.
 Result<json> GoalStatusView(ApiContext& ctx) {
-  return GoalStatusDocument(ctx, false);
+  PULSE_ASSIGN_OR_RETURN(json out, GoalStatusDocument(ctx, false));
+  out["goal_lead"] = GoalLeadJson(ctx);
+  return out;
 }
 
 Result<json> AgentLogView(ApiContext& ctx, const Args& a) {
@@ -140,6 +99,7 @@ Result<json> GetPulseState(ApiContext& ctx, const Args& a) {
                 {"runs_by_route", Part(RunsByRouteJson(*ctx.db, ctx.config, 0, ctx.env->NowSeconds()))},
                 {"decisions", Part(ListDecisionsJson(decisions.get(), "pending"))},
                 {"memory", Part(MemoryShowJson(ctx))},
+                {"focus_areas", Part(FocusListJson(ctx, true))},
                 {"autonomy", AutonomyLevelsJson(ctx.config)}};
   }
   return a.Error("view", "must be goal_status, goal_work or agent_log, not \"" + view + "\"");
@@ -206,23 +166,6 @@ Result<json> RecordRecommendation(ApiContext& ctx, const std::string& session, c
   return doc;
 }
 
-Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
-  std::string section, text, source;
-  PULSE_RETURN_IF_ERROR(a.Text("section", &section));
-  PULSE_RETURN_IF_ERROR(a.Text("text", &text));
-  PULSE_RETURN_IF_ERROR(a.OptString("source", &source));
-  if (source.empty()) source = "Pulse inference";
-  PULSE_ASSIGN_OR_RETURN(MemorySection parsed_section, ParseMemorySection(section));
-  PULSE_ASSIGN_OR_RETURN(MemorySource parsed_source, ParseMemorySource(source));
-  // Owner lines are written only where an owner's answer is recorded
-  // (decision.answer); Pulse's memory tool never speaks for the owner.
-  if (parsed_source == MemorySource::kOwnerAnswer) {
-    return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer; only the owner's own "
-                           "answer to a decision writes owner lines (use pulse_inference, result or builder_answer)");
-  }
-  return AddGoalMemoryEntry(ctx, parsed_section, parsed_source, text);
-}
-
 Result<json> RecordOutcomeTool(ApiContext& ctx, const Args& a) {
   int64_t id = 0;
   std::string result;
@@ -245,8 +188,8 @@ Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const
   if (name == "get_pulse_state") return GetPulseState(ctx, a);
   if (name == "record_pulse_goal_check") return RecordGoalCheck(ctx, a);
   if (name == "record_pulse_recommendation") return RecordRecommendation(ctx, session, a);
-  if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, a);
-  return RecordOutcomeTool(ctx, a);
+  if (name == "record_pulse_decision_outcome") return RecordOutcomeTool(ctx, a);
+  return ExecuteRecordTool(ctx, session, name, a);
 }
 
 json RecommendationOutcome::ToJson() const {
@@ -290,10 +233,20 @@ json ToolCallOutcome::ToJson() const {
     out["refused"] = true;
     return out;
   }
+  if (!executed && forwarded) {
+    out["status"] = "forwarded";
+    out["done"] = platform_done;
+    out["result"] = result;
+    return out;
+  }
   if (!executed) {
-    out["executed"] = false;
-    out["note"] = "allowed by the autonomy guard and recorded; this tool runs on the workflow platform, which is "
-                  "outside Pulse, so Pulse itself does not execute it";
+    // Not "executed: false": a caller skimming for success must not read
+    // this as done. The guard allowed it; the platform has to run it.
+    out["status"] = "carry_out_on_platform";
+    out["done"] = false;
+    out["carry_out_on_platform"] = true;
+    out["note"] = "allowed by the autonomy guard but NOT carried out: Pulse does not run platform tools; carry it "
+                  "out on the workflow platform";
     return out;
   }
   out["executed"] = true;
@@ -314,11 +267,20 @@ Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& sessi
 }
 
 Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& session, const std::string& tool,
-                                         const json& args) {
+                                         const json& args, const PlatformForwarder* platform) {
   ToolCallOutcome out;
   out.tool = tool;
   PULSE_ASSIGN_OR_RETURN(out.guard, GuardSessionTool(ctx, session, tool, args));
-  if (!out.guard.allowed || !IsPulseTool(tool)) return out;
+  if (!out.guard.allowed) return out;
+  if (!IsPulseTool(tool)) {
+    if (platform && *platform) {
+      PULSE_ASSIGN_OR_RETURN(PlatformResult done, (*platform)(session, NormalizeToolName(tool), args));
+      out.forwarded = true;
+      out.platform_done = done.done;
+      out.result = std::move(done.result);
+    }
+    return out;
+  }
   PULSE_ASSIGN_OR_RETURN(out.result, ExecutePulseTool(ctx, session.id, tool, args));
   out.executed = true;
   return out;

@@ -5,10 +5,12 @@
 // the built-in rules runner): the session is resolved once by the caller and
 // passed in, the autonomy guard decides first, then Pulse's own tools run
 // through the core's typed calls. A platform tool the guard allows is
-// recorded (the guard logs every decision) and answered {"allowed": true,
-// "executed": false}: the platform that would run it is outside Pulse.
+// recorded (the guard logs every decision) and, when the server was given a
+// platform command (--platform), forwarded to it; otherwise answered with
+// status "carry_out_on_platform": allowed, and not done.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +20,7 @@
 #include "core/autonomy.h"
 #include "core/decisions.h"
 #include "core/status.h"
+#include "core/tool_sessions.h"
 
 namespace pulse {
 
@@ -27,8 +30,32 @@ std::string JStr(const nlohmann::json& doc, const char* key, const std::string& 
 bool JBool(const nlohmann::json& doc, const char* key, bool fallback = false);
 nlohmann::json JGet(const nlohmann::json& doc, const char* key, const nlohmann::json& fallback);
 
-// MCP tool descriptors: [{name, title, description, inputSchema}].
+// Pulse's own context for a turn (goal_lead): goal memory, the open focus
+// areas and the QA requests. Carried by get_pulse_state's goal_status view
+// and the goal check's context.
+nlohmann::json GoalLeadJson(ApiContext& ctx);
+
+// MCP tool descriptors of Pulse's own tools: [{name, title, description,
+// inputSchema}] (agent/pulse_tool_defs.cc).
 const nlohmann::json& PulseToolDefinitions();
+// The whole catalog an agent is offered (MCP tools/list): Pulse's own tools,
+// then every other tool the guard knows (open input schemas).
+const nlohmann::json& CatalogToolDefinitions();
+
+// create_decision_request, record_pulse_focus_area, record_pulse_goal_memory,
+// record_pulse_qa_request, record_pulse_fast_request, ask_builder
+// (agent/pulse_tools_record.cc). NotFound for another name.
+Result<nlohmann::json> ExecuteRecordTool(ApiContext& ctx, const std::string& session, const std::string& name,
+                                         const Args& args);
+
+// Carries out an allowed platform tool call somewhere outside Pulse (the
+// server's --platform command); its answer is the call's result.
+struct PlatformResult {
+  bool done = false;       // the platform says it carried the call out
+  nlohmann::json result;   // what it answered
+};
+using PlatformForwarder =
+    std::function<Result<PlatformResult>(const ToolSession& session, const std::string& tool, const nlohmann::json& args)>;
 
 // One of Pulse's own tools under any spelling the guard accepts
 // (NormalizeToolName in tool_catalog.h): " Record_Pulse_Goal_Check ",
@@ -67,18 +94,24 @@ struct ToolCallOutcome {
   std::string tool;        // as the caller named it
   GuardDecision guard;     // allowed or refused, the rule and the reason
   bool executed = false;   // one of Pulse's own tools ran
-  nlohmann::json result;   // its answer (executed only)
+  bool forwarded = false;  // a platform tool went to the platform command
+  bool platform_done = false;  // ... and it says it carried the call out
+  nlohmann::json result;   // Pulse's tool's answer, or the platform's
 
-  // {tool, allowed, reason, rule, level?} plus {refused: true} for a refusal,
-  // {executed: false, note} for a platform tool, {executed: true, tool (its
-  // normalised name), result} for Pulse's own.
+  // {tool, allowed, reason, rule, level?} plus: {refused: true} for a
+  // refusal; {executed: true, tool (normalised), result} for Pulse's own;
+  // for a platform tool {status: "carry_out_on_platform", done: false,
+  // carry_out_on_platform: true, note}, or once forwarded {status:
+  // "forwarded", done, result}.
   nlohmann::json ToJson() const;
 };
 
 // The guarded call for a session already resolved (and, over HTTP, proven by
 // its token). A closed session is refused without asking the guard. A
 // Status only for bad arguments to Pulse's own tools or failures.
+// `platform`: where allowed platform tools go (null: answered
+// carry_out_on_platform).
 Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& session, const std::string& tool,
-                                         const nlohmann::json& args);
+                                         const nlohmann::json& args, const PlatformForwarder* platform = nullptr);
 
 }  // namespace pulse

@@ -30,7 +30,9 @@ const char* kCharterCheck =
     "record_pulse_goal_check(verdict=\"on_track\") and stop. 4. Otherwise record_pulse_goal_check with your verdict, "
     "then make at most one new batched decision for the owner with record_pulse_recommendation (question, options, the "
     "option you recommend, why, evidence, confidence, and safe_default_by only when applying it needs no level held at "
-    "ask), and finish with a one-paragraph summary on stdout (it becomes the pulse_summary message). "
+    "ask), and finish with a one-paragraph summary on stdout (it becomes the pulse_summary message). Every pass, on track or not: record what came of each decision "
+    "listed in outcomes_due (answered over a day ago, no result yet) with record_pulse_decision_outcome, and keep the "
+    "open focus areas (goal_lead.focus_areas) in view. A refused call means create_decision_request. "
     "goal_status.facts says what happened since the last check: a plan change with touches_goal (the goal route's "
     "steps or the metric) is a question for the Builder: ask_builder(kind=question, builder_session_id = its session "
     "when builder_chat) before judging it; owner_answers are the owner's answers; spend compares two weeks (there is "
@@ -42,8 +44,9 @@ const char* kCharterWork =
     " This is Goal Work, the strategic review of a full Pulse pass. Step 0 is the goal check below (read "
     "get_pulse_state(view=\"goal_work\") first); then "
     "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory "
-    "(consolidate when memory passes 45 entries); record results of answered decisions with "
-    "record_pulse_decision_outcome.";
+    "(action=\"consolidate\" when memory passes 45 entries); record results of answered decisions with "
+    "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
+    "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
 const char* kCharterAsk =
     " The owner wrote to you (the turn's message): this is an owner relay. Answer from the facts (get_pulse_state), "
@@ -192,6 +195,7 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"goal_status", Part(check)},
                   {"pending_decisions", Part(ListDecisionsJson(decisions.get(), "pending"))},
                   {"memory", Part(MemoryShowJson(ctx))},
+                  {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
   if (!message.is_null()) context["message"] = message;
   return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}};

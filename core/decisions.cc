@@ -184,7 +184,16 @@ Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req)
   put.Bind(1, req.question).Bind(2, options.dump()).Bind(3, req.blocks).Bind(4, req.raised_by).BindTime(5, now);
   PULSE_RETURN_IF_ERROR(put.Run());
   int64_t id = ctx.db.LastInsertRowId();
-  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "created", req.raised_by, {{"options", options}, {"blocks", req.blocks}}));
+  json detail = {{"options", options}, {"blocks", req.blocks}};
+  // The context lives in the creation event, so no column changes: the
+  // decision's JSON lifts it out (DecisionJson).
+  if (!req.why.empty()) detail["why"] = OneLine(req.why);
+  if (req.refused_call) {
+    const RefusedCall& c = *req.refused_call;
+    detail["refused_call"] = {{"tool", c.tool}, {"rule", c.rule}, {"reason", c.reason}, {"at", c.at},
+                              {"session", c.session}};
+  }
+  PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, id, now, "created", req.raised_by, detail));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return id;
 }

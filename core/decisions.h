@@ -93,11 +93,19 @@ Result<std::vector<Decision>> PendingDecisions(Db& db);
 // The decision's current recommendation: the newest not superseded.
 Result<std::optional<Recommendation>> CurrentRecommendation(Db& db, int64_t decision_id);
 
+// A tool call the autonomy guard refused, kept as a decision's context when
+// the decision request follows the refusal.
+struct RefusedCall {
+  std::string tool, rule, reason, at, session;
+};
+
 struct DecisionRequest {
   std::string question;
   std::vector<std::string> options;  // empty: a free-text answer
   std::string blocks;
   std::string raised_by;
+  std::string why;                         // shown with the question
+  std::optional<RefusedCall> refused_call;  // the call this request stands in for
 };
 
 struct RecommendationInput {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -19,6 +20,38 @@ namespace pulse {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A name next to `path` no other thread or process of ours uses.
+std::string UniqueSibling(const std::string& path, const char* tag) {
+  static std::atomic<uint64_t> counter{0};
+  return path + tag + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+// Writes `content` to a fresh sibling of `path` and fsyncs it.
+Status WriteTemp(const std::string& path, const std::string& content, mode_t mode, std::string* tmp_out) {
+  std::string tmp = UniqueSibling(path, ".tmp-");
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Status::IoError(path + ": cannot write: " + std::strerror(errno));
+  size_t done = 0;
+  while (done < content.size()) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      std::string err = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return Status::IoError(path + ": write failed: " + err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    std::string err = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return Status::IoError(path + ": sync failed: " + err);
+  }
+  *tmp_out = tmp;
+  return Status::OK();
+}
 
 class PosixEnv : public Env {
  public:
@@ -39,7 +72,11 @@ class PosixEnv : public Env {
     if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
     if (fs::is_directory(path, ec)) return Status::InvalidArgument(path + ": is a directory, not a file");
     std::ifstream in(path, std::ios::binary);
-    if (!in) return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+    if (!in) {
+      // Gone between the check and the open (a writer swapping it): missing.
+      if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
+      return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+    }
     std::ostringstream out;
     out << in.rdbuf();
     if (in.bad()) return Status::IoError(path + ": read failed");
@@ -47,30 +84,44 @@ class PosixEnv : public Env {
   }
 
   Status WriteFileAtomic(const std::string& path, const std::string& content) override {
-    std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::IoError(path + ": cannot write: " + std::strerror(errno));
-    size_t done = 0;
-    while (done < content.size()) {
-      ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        std::string err = std::strerror(errno);
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        return Status::IoError(path + ": write failed: " + err);
-      }
-      done += static_cast<size_t>(n);
-    }
-    if (::fsync(fd) != 0 || ::close(fd) != 0) {
-      std::string err = std::strerror(errno);
-      ::unlink(tmp.c_str());
-      return Status::IoError(path + ": sync failed: " + err);
-    }
+    std::string tmp;
+    PULSE_RETURN_IF_ERROR(WriteTemp(path, content, 0644, &tmp));
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
       std::string err = std::strerror(errno);
       ::unlink(tmp.c_str());
       return Status::IoError(path + ": rename failed: " + err);
+    }
+    return Status::OK();
+  }
+
+  Status SwapFile(const std::string& path, const std::string& expected, const std::string& content) override {
+    struct stat st;
+    mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+    std::string tmp;
+    PULSE_RETURN_IF_ERROR(WriteTemp(path, content, mode, &tmp));
+    std::string aside = UniqueSibling(path, ".pulse-old-");
+    // Take the current file away atomically: whatever another writer put
+    // there last is now ours to compare, and nobody can replace it unseen.
+    if (::rename(path.c_str(), aside.c_str()) != 0) {
+      std::string err = std::strerror(errno);
+      int e = errno;
+      ::unlink(tmp.c_str());
+      if (e == ENOENT) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+      return Status::IoError(path + ": cannot swap: " + err);
+    }
+    Result<std::string> current = ReadFile(aside);
+    bool same = current.ok() && *current == expected;
+    // Ours when it matched, else the file we took goes back; link(2) never
+    // replaces a file another writer put in place in the meantime.
+    const std::string& in = same ? tmp : aside;
+    int linked = ::link(in.c_str(), path.c_str());
+    int e = errno;
+    ::unlink(tmp.c_str());
+    ::unlink(aside.c_str());
+    if (!same) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+    if (linked != 0) {
+      if (e == EEXIST) return Status::Conflict(path + ": rewritten by another writer while Pulse was writing");
+      return Status::IoError(path + ": cannot swap: " + std::strerror(e));
     }
     return Status::OK();
   }
@@ -122,6 +173,13 @@ class PosixEnv : public Env {
 Result<int64_t> Env::FileSize(const std::string& path) {
   PULSE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
   return static_cast<int64_t>(text.size());
+}
+
+Status Env::SwapFile(const std::string& path, const std::string& expected, const std::string& content) {
+  Result<std::string> current = ReadFile(path);
+  if (!current.ok()) return current.status();
+  if (*current != expected) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  return WriteFileAtomic(path, content);
 }
 
 Env* DefaultEnv() {

@@ -27,6 +27,14 @@ class Env {
   // Writes a sibling temp file, fsyncs it and renames it over `path`, so a
   // reader sees the old content or the new, never half of it.
   virtual Status WriteFileAtomic(const std::string& path, const std::string& content) = 0;
+  // Compare-and-swap of a whole file: replaces `path` with `content` only
+  // while it still holds exactly `expected`, else Conflict and the file is
+  // left as the other writer made it. Natively the current file is taken
+  // aside with rename(2) (so a writer racing us either lands before, and is
+  // seen, or after, and finds no file to replace but ours via link(2), which
+  // refuses to overwrite); no window loses a write made the same way. The
+  // default (a check, then WriteFileAtomic) is for single-writer Envs.
+  virtual Status SwapFile(const std::string& path, const std::string& expected, const std::string& content);
   virtual bool FileExists(const std::string& path) = 0;
   virtual bool IsDirectory(const std::string& path) = 0;
   virtual Status CreateDirs(const std::string& path) = 0;
@@ -52,6 +60,9 @@ class DelegatingEnv : public Env {
   Result<std::string> ReadFile(const std::string& path) override { return base_->ReadFile(path); }
   Status WriteFileAtomic(const std::string& path, const std::string& content) override {
     return base_->WriteFileAtomic(path, content);
+  }
+  Status SwapFile(const std::string& path, const std::string& expected, const std::string& content) override {
+    return base_->SwapFile(path, expected, content);
   }
   bool FileExists(const std::string& path) override { return base_->FileExists(path); }
   bool IsDirectory(const std::string& path) override { return base_->IsDirectory(path); }

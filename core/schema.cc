@@ -74,6 +74,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db));
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   return Status::OK();
 }
 

@@ -35,5 +35,6 @@ Status EnsureGoalSchema(Db& db);
 Status EnsureConversationSchema(Db& db);  // core/conversation.h
 Status EnsurePassSchema(Db& db);          // core/pass.h
 Status EnsureFactsSchema(Db& db);  // the outside files' snapshot (core/fact_snapshot.h)
+Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
 
 }  // namespace pulse

@@ -1,5 +1,7 @@
 #include "core/workspace.h"
 
+#include "core/workflow_edit.h"
+
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -47,7 +49,7 @@ Result<std::vector<std::string>> ListWorkflows(Env& env, const std::string& work
   PULSE_ASSIGN_OR_RETURN(std::vector<std::string> names, env.ListDir(root));
   for (const std::string& n : names) {
     if (!ValidateWorkflowName(n).ok()) continue;
-    if (env.FileExists(root + "/" + n + "/workflow.json")) out.push_back(n);
+    if (WorkflowJsonExists(env, root + "/" + n + "/workflow.json")) out.push_back(n);
   }
   return out;
 }
@@ -56,7 +58,7 @@ Result<OpenedWorkflow> OpenWorkflow(Env& env, const std::string& workspace, cons
                                     const OpenWorkflowOptions& options) {
   OpenedWorkflow w;
   PULSE_ASSIGN_OR_RETURN(w.paths, ResolveWorkflow(workspace, name));
-  Result<std::string> text = env.ReadFile(w.paths.workflow_json);
+  Result<std::string> text = ReadWorkflowJson(env, w.paths.workflow_json);
   if (!text.ok()) {
     if (!env.IsDirectory(w.paths.dir)) return Status::NotFound(w.paths.dir + ": no such workflow");
     return text.status();

@@ -130,6 +130,22 @@ for (let d = 10; d >= 1; d--) {
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
 }
 
+// ---- focus areas (workflow.json pulse.focus_area_details) and a QA request ----
+const day = (ms) => at(ms).slice(0, 10);
+const owner = (name, args) => pulse([...args, '--workspace', dir, '--workflow', name, '--now', at(anchor)]);
+// Substack: the owner's focus, tracked today, and Pulse's proposal waiting for Confirm or Reject.
+owner('substack', ['focus', 'add', '--title', 'Measure subscribers on every growth run', '--end-date', day(anchor + 14 * DAY),
+  '--check', 'a workflow_run reading of subscribers every day']);
+owner('substack', ['focus', 'track', '--id', 'fa-1', '--note', 'still no reading by a run; the export fails with 401']);
+owner('substack', ['focus', 'propose', '--title', 'Fix the subscriber export login', '--end-date', day(anchor + 7 * DAY),
+  '--check', 'growth_funnel completes with a reading']);
+owner('substack', ['qa', 'request', '--what', 'growth_funnel: the subscriber export step fails with 401 unauthorized',
+  '--why', 'the goal has not been measured by a run for 20 days']);
+// Digest: one active area, one closed with its lesson (also in goal memory).
+owner('digest', ['focus', 'add', '--title', 'Weekly reader survey', '--end-date', day(anchor + 21 * DAY), '--check', '50 answers a week']);
+owner('digest', ['focus', 'add', '--title', 'Shorter morning digest', '--end-date', day(anchor + 3 * DAY), '--check', 'open rate above 40%']);
+owner('digest', ['focus', 'close', '--id', 'fa-2', '--lesson', 'five items read better than ten: open rate 46%']);
+
 // ---- inbox: the goal check's context facts ----
 // What the goal check reads beside the runs: the plan (which steps the
 // goal's route runs), its changelog (one change to a goal step, one

@@ -37,6 +37,11 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner", opt.runner,
                   "external runner command for background turns (run with sh -c; turn JSON on stdin, "
                   "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  sub->add_option("--platform", opt.platform,
+                  "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
+                  "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
+  sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
+      ->check(CLI::Range(1.0, 3600.0));
   sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
       ->check(CLI::Range(0.1, 86400.0));
   sub->add_option("--now-file", opt.now_file,

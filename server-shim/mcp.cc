@@ -1,7 +1,9 @@
-// POST /mcp: JSON-RPC 2.0 with initialize, ping, tools/list and tools/call
-// over Pulse's own tools (agent/pulse_tools.h). The session is the bearer
-// token's, never anything in the request; every tools/call passes the
-// autonomy guard in DispatchToolCall. Responses are plain application/json
+// POST /mcp: JSON-RPC 2.0 with initialize, ping, tools/list and tools/call.
+// tools/list is the whole catalog (Pulse's own tools with their schemas and
+// every platform tool the guard knows): it is never narrowed per turn; calls
+// are refused instead. The session is the bearer token's, never anything in
+// the request; every tools/call passes the autonomy guard in
+// DispatchToolCall, exactly like the session tool route. Responses are plain application/json
 // (no SSE stream); notifications get 202.
 #include "agent/pulse_tools.h"
 #include "core/json_limits.h"
@@ -88,12 +90,14 @@ json Initialize(const RpcCall& call, const ApiContext& ctx, const ToolSession& s
                    {{"protocolVersion", version},
                     {"capabilities", {{"tools", {{"listChanged", false}}}}},
                     {"serverInfo", {{"name", "pulse"}, {"title", "Pulse"}, {"version", PULSE_VERSION}}},
-                    {"instructions", "Pulse's own tools for workflow " + ctx.workflow +
-                                         ", held to the session's autonomy (turn " + TurnKindName(session.turn) + ")."}});
+                    {"instructions", "Pulse's tools and the platform's for workflow " + ctx.workflow +
+                                         ", every call held to the session's autonomy (turn " +
+                                         TurnKindName(session.turn) + "); a refused call: create_decision_request."}});
 }
 
-// tools/call: Pulse's own tools only, through the guarded dispatch.
-json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session) {
+// tools/call: any tool, through the guarded dispatch; a refusal is a tool
+// error carrying the guard's reason.
+json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session, const ServeOptions& options) {
   const json& params = call.params;
   if (!params.contains("name") || !params["name"].is_string()) {
     return RpcError(call.id, -32602, "invalid params: tools/call needs \"name\" (a string)");
@@ -102,22 +106,24 @@ json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session) 
   if (arguments.is_null()) arguments = json::object();
   if (!arguments.is_object()) return RpcError(call.id, -32602, "invalid params: \"arguments\" must be an object");
   std::string name = params["name"];
-  if (!IsPulseTool(name)) {
-    return RpcError(call.id, -32602, "unknown tool: " + name + " (this server offers Pulse's own tools; see tools/list)");
-  }
-  Result<ToolCallOutcome> out = DispatchToolCall(ctx, session, name, arguments);
+  std::unique_ptr<PlatformForwarder> platform = MakePlatformForwarder(options, ctx.workflow);
+  Result<ToolCallOutcome> out = DispatchToolCall(ctx, session, name, arguments, platform.get());
   if (!out.ok()) return RpcResult(call.id, ToolText(out.status().message(), true, ErrorToJson(out.status())));
   json doc = out->ToJson();
   if (!out->guard.allowed) {
     spdlog::info("mcp: {} refused in session {}: {}", name, session.id, out->guard.reason);
     return RpcResult(call.id, ToolText(out->guard.reason.empty() ? "refused" : out->guard.reason, true, doc));
   }
-  return RpcResult(call.id, ToolText(out->executed ? out->result : doc, false, doc));
+  if (out->executed) return RpcResult(call.id, ToolText(out->result, false, doc));
+  // A platform tool: the whole outcome, so "carry_out_on_platform" (not
+  // done) is the first thing the caller reads; a failed forward is an error.
+  return RpcResult(call.id, ToolText(doc, out->forwarded && !out->platform_done, doc));
 }
 
 }  // namespace
 
-void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::Response& res) {
+void HandleMcp(const SessionFinder& find, const ServeOptions& options, const httplib::Request& req,
+               httplib::Response& res) {
   std::string token = BearerToken(req);
   if (token.empty()) {
     ReplyJson(res, 401, RpcError(nullptr, -32001, "missing session token: send Authorization: Bearer <session token>"));
@@ -134,9 +140,14 @@ void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::
   const ToolSession& session = found->session;
   if (call.method == "initialize") return ReplyJson(res, 200, Initialize(call, ctx, session));
   if (call.method == "ping") return ReplyJson(res, 200, RpcResult(call.id, json::object()));
-  if (call.method == "tools/list") return ReplyJson(res, 200, RpcResult(call.id, {{"tools", PulseToolDefinitions()}}));
-  if (call.method == "tools/call") return ReplyJson(res, 200, CallTool(call, ctx, session));
+  if (call.method == "tools/list") return ReplyJson(res, 200, RpcResult(call.id, {{"tools", CatalogToolDefinitions()}}));
+  if (call.method == "tools/call") return ReplyJson(res, 200, CallTool(call, ctx, session, options));
   ReplyJson(res, 200, RpcError(call.id, -32601, "method not found: " + call.method));
+}
+
+void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::Response& res) {
+  static const ServeOptions kNoPlatform;
+  HandleMcp(find, kNoPlatform, req, res);
 }
 
 }  // namespace pulse::serve

@@ -24,6 +24,11 @@ struct FoundSession {
 // NotFound when no workflow knows the token.
 using SessionFinder = std::function<Result<FoundSession>(const std::string& token)>;
 
+// `options` names the --platform command allowed platform calls go to.
+void HandleMcp(const SessionFinder& find, const ServeOptions& options, const httplib::Request& req,
+               httplib::Response& res);
+// The same without a platform command (allowed platform calls are answered
+// carry_out_on_platform).
 void HandleMcp(const SessionFinder& find, const httplib::Request& req, httplib::Response& res);
 
 }  // namespace pulse::serve

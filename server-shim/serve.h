@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_api.h"
+#include "agent/pulse_tools.h"
 #include "core/api/api.h"
 #include "core/env.h"
 #include "core/status.h"
@@ -35,6 +36,8 @@ struct ServeOptions {
   double tick_seconds = 60;      // scheduler tick interval
   bool tick = true;              // --no-tick: serve only
   std::string runner;            // external runner command (sh -c); empty: the built-in rules runner
+  std::string platform;          // --platform: runs allowed platform tool calls (sh -c); empty: answered carry_out_on_platform
+  double platform_timeout = 120; // seconds before a platform call is killed
   double runner_timeout = 600;   // seconds before a runner is killed
   std::string now_file;          // injectable clock (ServerEnv)
   std::string web_root;          // the Pulse tab (web/)
@@ -171,6 +174,14 @@ class TurnManager {
   std::list<std::thread::id> finished_;
   std::atomic<uint64_t> counter_{0};
 };
+
+// ---- platform tools ----
+
+// The --platform command as a forwarder for DispatchToolCall: the call as
+// JSON on stdin ({workflow, session, turn, tool, arguments}), the answer on
+// stdout (JSON when it parses, else text); exit 0 means carried out. Null
+// when no command is configured.
+std::unique_ptr<PlatformForwarder> MakePlatformForwarder(const ServeOptions& options, const std::string& workflow);
 
 // ---- outbox delivery ----
 

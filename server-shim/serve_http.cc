@@ -207,7 +207,8 @@ void App::ToolRoute(const httplib::Request& req, httplib::Response& res) {
   }
   json args;
   if (!ParseJsonObjectBody(req, res, &args)) return;
-  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args);
+  std::unique_ptr<PlatformForwarder> platform = MakePlatformForwarder(options_, found->oc->ctx.workflow);
+  Result<ToolCallOutcome> out = DispatchToolCall(found->oc->ctx, found->session, tool, args, platform.get());
   if (!out.ok()) return ReplyStatus(res, out.status());
   if (!out->guard.allowed) {
     spdlog::info("tool route: {} refused in session {}: {}", tool, url_session, out->guard.reason);
@@ -382,7 +383,7 @@ void App::InstallAgent(HttpServer& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
-    HandleMcp([this](const std::string& t) { return FindSession(t); }, req, res);
+    HandleMcp([this](const std::string& t) { return FindSession(t); }, options_, req, res);
   });
   s.Get("/mcp", [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "POST");

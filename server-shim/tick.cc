@@ -171,6 +171,15 @@ void Scheduler::TickOnce() {
     // 2. Safe defaults whose time has passed.
     ApplySafeDefaults(*env_, ctx, wf);
 
+    // Focus areas past their end date expire (an edit of workflow.json that
+    // keeps any concurrent save).
+    Result<json> expired = CallApi(ctx, "focus.expire", json::object());
+    if (!expired.ok()) {
+      spdlog::warn("tick: {}: focus.expire: {}", wf, expired.status().message());
+    } else if (!(*expired)["expired"].empty()) {
+      spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
+    }
+
     // 3. Messages not yet delivered to the webhook.
     DeliverOutbox(**oc);
   }

@@ -56,6 +56,7 @@ const ApiRegistry& CoreApi() {
     AddFactsApi(r);
     AddDecisionsApi(r);
     AddConversationApi(r);
+    AddFocusApi(r);
     return r;
   }();
   return registry;

@@ -101,5 +101,6 @@ void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);
 void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
+void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
 
 }  // namespace pulse

@@ -150,8 +150,14 @@ json DecisionViewJson(const DecisionView& v) {
   json events = json::array();
   for (const DecisionEvent& e : v.events) {
     json detail = json::parse(e.detail, nullptr, false);
-    events.push_back({{"at", FormatTime(e.at)}, {"kind", e.kind}, {"actor", e.actor},
-                      {"detail", detail.is_discarded() ? json::object() : detail}});
+    if (detail.is_discarded()) detail = json::object();
+    // What the decision stands in for lives in its creation event: lifted
+    // out so the owner reads it with the question.
+    if (e.kind == "created" && detail.is_object()) {
+      if (detail.contains("why")) out["why"] = detail["why"];
+      if (detail.contains("refused_call")) out["context"] = {{"refused_call", detail["refused_call"]}};
+    }
+    events.push_back({{"at", FormatTime(e.at)}, {"kind", e.kind}, {"actor", e.actor}, {"detail", detail}});
   }
   out["events"] = events;
   return out;

@@ -23,7 +23,13 @@ TEST(PulseTools, OffersExactlyPulsesOwnToolsWithObjectSchemas) {
     EXPECT_FALSE(t["description"].get<std::string>().empty());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"get_pulse_state", "record_pulse_goal_check", "record_pulse_recommendation",
-                                             "record_pulse_goal_memory", "record_pulse_decision_outcome"}));
+                                             "record_pulse_goal_memory", "create_decision_request",
+                                             "record_pulse_focus_area", "record_pulse_qa_request",
+                                             "record_pulse_fast_request", "ask_builder",
+                                             "record_pulse_decision_outcome"}));
+  // Every catalogued tool is offered as well (never narrowed); Pulse's own come first, once each.
+  // (each of Pulse's own is also a catalogue entry, so the counts match).
+  EXPECT_EQ(CatalogToolDefinitions().size(), ToolCatalog().size());
   EXPECT_TRUE(IsPulseTool("  Record_Pulse_Goal_Check "));
   EXPECT_FALSE(IsPulseTool("update_step"));
   // One NormalizeToolName (tool_catalog.h) for the guard and the dispatch.
@@ -60,7 +66,7 @@ TEST(PulseTools, ToolsMethodFindsOneByName) {
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE((*none)["tools"].empty());
   auto all = CallApi(ctx, "pulse.tools", json::object());
-  EXPECT_EQ((*all)["tools"].size(), 5u);
+  EXPECT_EQ((*all)["tools"].size(), 10u);
   EXPECT_EQ(CallApi(ctx, "pulse.tool_call", json{{"tool", "get_pulse_state"}}).status().code(), Code::kInvalidArgument);
 }
 
@@ -91,7 +97,9 @@ TEST(ToolDispatch, GuardDecidesFirstAndClosedSessionsAreRefused) {
   json allowed = free.Call("pulse.tool_call", {{"token", t["token"]}, {"tool", "update_step"},
                                                {"arguments", {{"step_id", "draft"}}}});
   EXPECT_EQ(allowed["allowed"], true);
-  EXPECT_EQ(allowed["executed"], false);
+  EXPECT_EQ(allowed["status"], "carry_out_on_platform");
+  EXPECT_EQ(allowed["done"], false);
+  EXPECT_FALSE(allowed.contains("executed")) << "no executed: false a caller could misread";
 }
 
 TEST(ToolDispatch, RecommendationChecksBeforeOpeningADecision) {

@@ -60,6 +60,14 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
       { what: 'the digest check' });
     assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
+    // Focus areas: Substack's own (tracked) and Pulse's proposal; Digest's closed one with its lesson in memory.
+    const subFocus = (await request(`${s.url}api/workflows/substack/focus-areas`)).body.focus_areas;
+    assert.deepEqual(subFocus.map((a) => a.status), ['active', 'proposed']);
+    assert.equal(subFocus[0].tracking.length, 1);
+    const digFocus = (await request(`${s.url}api/workflows/digest/focus-areas`)).body.focus_areas;
+    assert.deepEqual(digFocus.map((a) => a.status), ['active', 'done']);
+    assert.match((await request(`${s.url}api/workflows/digest/memory`)).body.text, /five items read better than ten/);
+    assert.equal((await request(`${s.url}api/workflows/substack/requests?kind=qa`)).body.requests.length, 1);
   } finally {
     await s.stop();
     tmp.cleanup();

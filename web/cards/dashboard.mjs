@@ -8,6 +8,7 @@ import { GoalStatusCard, ReadingsCard, RunsByRouteCard } from './goal.mjs';
 import { ReauthCard, FactsCard } from './facts.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
+import { FocusAreasCard } from './focus.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { MessagesCard } from './messages.mjs';
 import { CARD_METHODS, readAgentLog } from '../data/sources.mjs';
@@ -124,7 +125,27 @@ function useActions(source, nowSeconds, load, onChanged) {
       setSaving(false);
     }
   };
-  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory };
+  // The owner's focus-area change; true when it went through.
+  const [focusBusy, setFocusBusy] = useState(false);
+  const [focusError, setFocusError] = useState('');
+  const onFocus = async (change) => {
+    setFocusBusy(true);
+    setFocusError('');
+    try {
+      await source.call('focus.change', change, nowSeconds);
+      const done = { confirm: 'confirmed', reject: 'rejected', drop: 'dropped', extend: 'extended', add: 'added' };
+      setNotice(`Focus area ${change.id || `"${change.title}"`} ${done[change.action] || change.action}`);
+      await load(['focus', 'memory']);
+      if (onChanged) onChanged();
+      return true;
+    } catch (err) {
+      setFocusError(`Not changed: ${errorText(err)}`);
+      return false;
+    } finally {
+      setFocusBusy(false);
+    }
+  };
+  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory, onFocus, focusBusy, focusError };
 }
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
@@ -151,6 +172,9 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
     ${docs.check ? html`<${ReauthCard} check=${docs.check} nowMs=${nowMs} />` : null}
     ${docs.check && docs.check.facts ? html`<${FactsCard} check=${docs.check} nowMs=${nowMs} />` : null}
+    ${card('focus', 'focus-areas', 'Focus areas', () => html`<${FocusAreasCard} doc=${docs.focus} onChange=${a.onFocus}
+      busy=${a.focusBusy} error=${a.focusError} readOnly=${readOnly || (source.kind === 'local'
+        ? 'Focus areas live in workflow.json: change them on the server or with pulse focus.' : '')} />`)}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
       ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}

@@ -27,6 +27,8 @@ export const REST_ROUTES = [
   {"method": "goal.readings", "verb": "GET", "path": "/readings"},
   {"method": "goal.runs_by_route", "verb": "GET", "path": "/runs-by-route", "query": {"since": "since"}},
   {"method": "memory.show", "verb": "GET", "path": "/memory"},
+  {"method": "focus.list", "verb": "GET", "path": "/focus-areas", "query": {"open": "open"}, "bool": ["open"]},
+  {"method": "request.list", "verb": "GET", "path": "/requests", "query": {"kind": "kind", "status": "status"}},
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
@@ -34,5 +36,6 @@ export const REST_ROUTES = [
    "int": ["generation"]},
   {"method": "decision.answer", "verb": "POST", "path": "/decisions/{id}/answer"},
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
-  {"method": "memory.save", "verb": "PUT", "path": "/memory"}
+  {"method": "memory.save", "verb": "PUT", "path": "/memory"},
+  {"method": "focus.change", "verb": "POST", "path": "/focus-areas"}
 ];

@@ -41,6 +41,7 @@ export const CARD_METHODS = [
   ['decisions', 'decision.list', () => ({ status: 'all' })],
   ['memory', 'memory.show', () => ({})],
   ['messages', 'outbox.list', () => ({})],
+  ['focus', 'focus.list', () => ({})],
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a

@@ -1,0 +1,74 @@
+// Requests Pulse records for later work (pulse_requests in the workflow
+// database), each listed and visible in the tab:
+// - qa: "check this" (record_pulse_qa_request); the fix run that answers it
+//   writes its result back here.
+// - fast: "run the full pass earlier" (record_pulse_fast_request). A pending
+//   fast request absorbs a second one; the pass scheduler takes them with
+//   TakePendingFastRequests, so each starts at most one earlier pass.
+// - builder_ask: Pulse's ask_builder calls, with what became of each (no
+//   Builder chat to ask; a fix raised as a decision).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/db.h"
+#include "core/env.h"
+#include "core/status.h"
+
+namespace pulse {
+
+constexpr int kMaxPendingQaRequests = 20;
+
+enum class RequestKind { kQa, kFast, kBuilderAsk };
+const char* RequestKindName(RequestKind k);
+Result<RequestKind> ParseRequestKind(const std::string& text);
+
+struct PulseRequest {
+  int64_t id = 0;
+  RequestKind kind = RequestKind::kQa;
+  std::string what;     // qa: what to check; fast: why; builder_ask: the message
+  std::string why;
+  std::string session;  // the session that asked ("" the owner)
+  std::string status;   // pending | taken | done (builder_ask: no_builder_chat | decision)
+  std::string created_at, taken_at, taken_by, result;
+  nlohmann::json detail = nlohmann::json::object();  // builder_ask: kind, title, evidence, decision_id, ...
+  nlohmann::json ToJson() const;
+};
+
+Status EnsureRequestsSchema(Db& db);
+
+struct NewRequest {
+  RequestKind kind = RequestKind::kQa;
+  std::string what;
+  std::string why;
+  std::string session;
+  std::string status = "pending";
+  nlohmann::json detail = nlohmann::json::object();
+};
+
+// What recording came to: the request, and whether a pending one of the
+// same kind absorbed it (fast only).
+struct RecordedRequest {
+  PulseRequest request;
+  bool coalesced = false;
+};
+
+// InvalidArgument for empty, non-UTF-8 or over-long text; Refused past
+// kMaxPendingQaRequests pending QA requests.
+Result<RecordedRequest> RecordRequest(Db& db, Env& env, const NewRequest& request);
+// Newest first; `kind`/`status` filter when set. At most `limit` rows.
+Result<std::vector<PulseRequest>> ListRequests(Db& db, std::optional<RequestKind> kind, const std::string& status,
+                                               int limit = 200);
+// The pass scheduler's call: every pending fast request, oldest first,
+// marked taken by `taken_by` in one transaction (so two callers never both
+// take one).
+Result<std::vector<PulseRequest>> TakePendingFastRequests(Db& db, Env& env, const std::string& taken_by);
+// A taken or pending request's result (a QA fix run's), marking it done.
+Status CompleteRequest(Db& db, Env& env, int64_t id, const std::string& result);
+
+}  // namespace pulse
