@@ -170,11 +170,11 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   return html`<div class="dashboard">
     <div class="notice" role="status" aria-live="polite" tabindex="-1" ref=${a.noticeRef}>${a.notice}</div>
     ${card('check', 'goal-status', 'Goal status', () => html`<${GoalStatusCard} check=${docs.check} nowMs=${nowMs} />`)}
-    ${docs.check ? html`<${ReauthCard} check=${docs.check} nowMs=${nowMs} />` : null}
-    ${docs.check && docs.check.facts ? html`<${FactsCard} check=${docs.check} nowMs=${nowMs} />` : null}
     ${card('focus', 'focus-areas', 'Focus areas', () => html`<${FocusAreasCard} doc=${docs.focus} onChange=${a.onFocus}
       busy=${a.focusBusy} error=${a.focusError} readOnly=${readOnly || (source.kind === 'local'
         ? 'Focus areas live in workflow.json: change them on the server or with pulse focus.' : '')} />`)}
+    ${docs.check ? html`<${ReauthCard} check=${docs.check} nowMs=${nowMs} />` : null}
+    ${docs.check && docs.check.facts ? html`<${FactsCard} check=${docs.check} nowMs=${nowMs} />` : null}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
       ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}
