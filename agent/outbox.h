@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "core/delivery.h"
 #include "core/status.h"
 
 namespace pulse {
@@ -29,6 +30,7 @@ struct OutboxMessage {
   std::optional<int64_t> delivered_at;  // nullopt until a channel accepted it
   std::string delivery_error;
   int attempts = 0;
+  std::vector<Delivery> deliveries;  // one per target (core/delivery.h), filled by ListOutbox
 };
 
 
@@ -48,7 +50,32 @@ Result<std::vector<OutboxMessage>> ListOutbox(Db& db, const OutboxQuery& query);
 // (keeps the error). NotFound for an unknown id.
 Status MarkOutboxDelivery(Db& db, int64_t id, bool delivered, const std::string& error, int64_t now);
 
+// The message with `delivery` (its one state) and `deliveries` (per target).
 nlohmann::json OutboxMessageToJson(const OutboxMessage& m);
+
+// ---- deliveries (core/delivery.h) ----
+
+// Messages that have no delivery yet (new since the last delivery pass),
+// oldest first. Messages delivered before deliveries were kept per target
+// are left as they are.
+Result<std::vector<OutboxMessage>> UnplannedOutbox(Db& db, int limit);
+// Gives a message its targets, each queued (kTabOnlyTarget: not_sent).
+Status PlanDeliveries(Db& db, int64_t message_id, const std::vector<std::string>& targets, int64_t now);
+
+struct DueDelivery {
+  OutboxMessage message;
+  Delivery delivery;
+};
+// Deliveries to try now: queued ones, and retrying ones whose time came.
+Result<std::vector<DueDelivery>> DueDeliveries(Db& db, int64_t now, int limit);
+// The earliest time a retrying delivery waits for (nullopt: none waits).
+Result<std::optional<int64_t>> NextRetryAt(Db& db);
+// Records one attempt on one target: delivered, retrying at the backoff's
+// time, or failed for good; the message's own delivered_at, error and
+// attempts follow. NotFound for an unknown message or target.
+Status RecordDeliveryAttempt(Db& db, int64_t message_id, const std::string& target, const DeliveryAnswer& answer,
+                             int64_t now);
+Result<std::vector<Delivery>> DeliveriesOf(Db& db, int64_t message_id);
 
 
 }  // namespace pulse

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "agent/notifications.h"
 #include "agent/pulse_tools.h"
 #include "core/api/decisions.h"
 #include "core/api/focus_areas.h"
@@ -56,7 +57,9 @@ Result<json> CreateDecisionRequest(ApiContext& ctx, const std::string& session, 
   PULSE_ASSIGN_OR_RETURN(req.refused_call, RefusalBefore(*ctx.db, session));
   ContextDecisions decisions(ctx);
   PULSE_ASSIGN_OR_RETURN(int64_t id, CreateDecision(decisions.get(), req));
-  json out = {{"decision_id", id}, {"status", "pending"}};
+  // The owner hears of it where they are (webhook, Slack channel), not only in the tab.
+  PULSE_ASSIGN_OR_RETURN(int64_t message, SendNeedsYou(ctx, id, req.question, req.options));
+  json out = {{"decision_id", id}, {"status", "pending"}, {"outbox_id", message}};
   if (req.refused_call) {
     json call = {{"tool", req.refused_call->tool}, {"rule", req.refused_call->rule},
                  {"reason", req.refused_call->reason}};

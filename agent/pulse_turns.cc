@@ -444,8 +444,9 @@ Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
            "for was recorded or changed. Start `pulse serve --runner CMD` with an agent for a real conversation.";
   const std::string& m = turn.message;
   std::string title = "Reply to: " + (m.size() > 60 ? m.substr(0, 60) + "…" : m);
-  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_reply", title, reply, json{{"message", m}},
-                                                    turn.pulse_run_id));
+  json payload = {{"message", m}};
+  if (turn.reply_to.is_object()) payload["slack"] = turn.reply_to;
+  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_reply", title, reply, payload, turn.pulse_run_id));
   out.outcome = "replied";
   out.summary = reply;
   return out;

@@ -59,6 +59,8 @@ struct RulesTurn {
   std::string pulse_run_id;
   std::string message;  // ask_pulse: what the owner wrote
   bool report_only = false;
+  // ask_pulse from Slack: {channel, thread_ts}; the reply goes back there.
+  nlohmann::json reply_to;
 };
 
 // "Substack Pulse: not measured — subscribers 412 of 1000 (last measured 7 Oct)":

@@ -63,6 +63,30 @@ Status EnsureOutboxSchema(Db& db) {
   return ApplyMigrations(db, "outbox", kMigrations);
 }
 
+// One row per message and target (core/delivery.h): what became of each
+// delivery, so the tab shows queued / delivered / retrying at / failed with
+// the reason, and a restart retries only what is due.
+Status EnsureOutboxDeliverySchema(Db& db) {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       "CREATE TABLE IF NOT EXISTS pulse_outbox_delivery ("
+       " message_id INTEGER NOT NULL,"
+       " target TEXT NOT NULL,"
+       " state TEXT NOT NULL DEFAULT 'queued',"
+       " attempts INTEGER NOT NULL DEFAULT 0,"
+       " error TEXT NOT NULL DEFAULT '',"
+       " last_attempt_at TEXT NOT NULL DEFAULT '',"
+       " next_attempt_at TEXT NOT NULL DEFAULT '',"
+       " delivered_at TEXT NOT NULL DEFAULT '',"
+       " remote_id TEXT NOT NULL DEFAULT '',"
+       " PRIMARY KEY(message_id, target));"
+       "CREATE INDEX IF NOT EXISTS pulse_outbox_delivery_due ON pulse_outbox_delivery(state, next_attempt_at);"
+       // What the notifications last saw (core/goal_recovery.h).
+       "CREATE TABLE IF NOT EXISTS pulse_notify_state (key TEXT PRIMARY KEY, value TEXT NOT NULL, at TEXT NOT NULL);"},
+  };
+  return ApplyMigrations(db, "outbox_delivery", kMigrations);
+}
+
 Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
@@ -70,6 +94,8 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   // Modules add their EnsureXxxSchema call here, one line each.
   PULSE_RETURN_IF_ERROR(EnsureOutboxSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureOutboxDeliverySchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureSlackSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db));
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));

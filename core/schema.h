@@ -28,6 +28,8 @@ Status EnsureSchema(Db& db);
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);
 Status EnsureOutboxSchema(Db& db);
+Status EnsureOutboxDeliverySchema(Db& db);  // core/delivery.h
+Status EnsureSlackSchema(Db& db);           // core/slack_bindings.h
 Status EnsureDecisionsSchema(Db& db);  // decisions and goal memory
 Status EnsureAutonomySchema(Db& db);
 Status EnsureAgentLogSchema(Db& db);

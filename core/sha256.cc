@@ -115,4 +115,27 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  constexpr size_t kBlock = 64;
+  std::string k(key);
+  if (k.size() > kBlock) {
+    Sha256 h;
+    h.Update(k);
+    k = h.Finish();
+  }
+  k.resize(kBlock, '\0');
+  std::string ipad(kBlock, '\0'), opad(kBlock, '\0');
+  for (size_t i = 0; i < kBlock; ++i) {
+    ipad[i] = static_cast<char>(k[i] ^ 0x36);
+    opad[i] = static_cast<char>(k[i] ^ 0x5c);
+  }
+  Sha256 inner;
+  inner.Update(ipad);
+  inner.Update(data);
+  Sha256 outer;
+  outer.Update(opad);
+  outer.Update(inner.Finish());
+  return outer.Finish();
+}
+
 }  // namespace pulse

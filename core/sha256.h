@@ -30,6 +30,11 @@ class Sha256 {
 std::string Sha256Hex(std::string_view data);
 // Lowercase hex of arbitrary bytes.
 std::string HexEncode(std::string_view bytes);
+// HMAC-SHA256 (RFC 2104) of `data` under `key`: the 32-byte MAC. Slack
+// signs its requests with it (v0 signatures), so the signing check needs no
+// crypto library in the core.
+std::string HmacSha256(std::string_view key, std::string_view data);
+
 // Compares two strings in time that depends only on their lengths, so a
 // token check does not leak how many leading characters matched.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);

@@ -117,6 +117,26 @@ run('substack', substack, daysAgo(7), 'growth_funnel', 'failed', 'subscriber exp
 observe('substack', 'subscribers', 412, anchor - 2 * HOUR, 'builder_chat');
 }
 
+// ---- Slack: where Substack's notifications go (docs/slack.md) ----
+// Substack answers to substack-pulse, ana is its owner, and its
+// notifications go to #substack-growth. The Web API address is a closed
+// loopback port, so nothing leaves the machine: the messages card shows the
+// summary's real delivery state (failed, with the reason and the time it is
+// retried) and the server logs it once.
+{
+  const file = join(dir, 'Workflow', 'substack', 'workflow.json');
+  const config = JSON.parse(readFileSync(file, 'utf8'));
+  config.slug = 'substack';
+  config.access = [{ account: 'ana', role: 'owner' }];
+  config.pulse = { ...config.pulse, notify: { ...(config.pulse.notify || {}), slack_channel: '#substack-growth' } };
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  mkdirSync(join(dir, '.pulse'), { recursive: true });
+  writeFileSync(join(dir, '.pulse', 'slack.json'), `${JSON.stringify({
+    signing_secret: 'demo-signing-secret', bot_token: 'xoxb-demo', api_base_url: 'http://127.0.0.1:9/api' }, null, 2)}\n`,
+  { mode: 0o600 });
+  writeFileSync(join(dir, '.pulse', 'accounts.json'), `${JSON.stringify([{ account: 'ana', emails: ['ana@example.com'] }], null, 2)}\n`);
+}
+
 // ---- digest: healthy, measured by every run ----
 n = 0;
 const digest = workflow('digest', {

@@ -33,6 +33,8 @@ const std::map<std::string, std::string>& Examples() {
       {"session close", "pulse session close --workspace ws --workflow substack --session SESSION"},
       {"session resolve", "pulse session resolve --workspace ws --workflow substack --token TOKEN"},
       {"session decisions", "pulse session decisions --workspace ws --workflow substack --json"},
+      {"outbox", "pulse outbox list --workspace ws --workflow substack"},
+      {"outbox list", "pulse outbox list --workspace ws --workflow substack --json"},
       {"decision", "pulse decision list --workspace ws --workflow substack --status pending"},
       {"decision create", "pulse decision create --workspace ws --workflow substack --question \"Resume the schedules?\" --option Yes --option No"},
       {"decision recommend", "pulse decision recommend --workspace ws --workflow substack --id 3 --option Yes --why \"nothing runs\" --confidence high"},

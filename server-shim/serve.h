@@ -116,6 +116,7 @@ struct TurnTicket {
 };
 
 class Scheduler;
+class OutboxDeliverer;
 
 class TurnManager {
  public:
@@ -123,6 +124,9 @@ class TurnManager {
   ~TurnManager();
 
   void SetBaseUrl(const std::string& url) { base_url_ = url; }
+  // Where finished turns hand their new messages; without one they are
+  // delivered inline on the turn's thread.
+  void SetDeliverer(OutboxDeliverer* deliverer) { deliverer_ = deliverer; }
 
   // Opens the turn's session, records its agent-log row (started) and runs it
   // on its own thread once a slot is free (at most max_turns at once, one per
@@ -159,9 +163,14 @@ class TurnManager {
                 const std::string& error, int64_t started);
   void Reap();
 
+  // A turn that came from Slack: its reply goes back to the thread.
+  void ReplyToSlack(OpenCtx& oc, const TurnRequest& request, const std::string& status, const std::string& reply,
+                    const std::string& error);
+
   Env* env_;
   const ServeOptions& options_;
   std::string base_url_;
+  OutboxDeliverer* deliverer_ = nullptr;
   std::mutex mu_;
   std::condition_variable cv_;
   std::atomic<bool> stopping_{false};
@@ -183,17 +192,39 @@ class TurnManager {
 // when no command is configured.
 std::unique_ptr<PlatformForwarder> MakePlatformForwarder(const ServeOptions& options, const std::string& workflow);
 
-// ---- outbox delivery ----
+// ---- outbox delivery (outbox_delivery.cc) ----
 
-// POSTs undelivered outbox messages to the workflow's webhook
-// (pulse.notify.webhook_url in workflow.json), recording each attempt.
+// Gives the workflow's new outbox messages their targets and tries every
+// delivery that is due once (webhook, Slack channel, Slack thread),
+// recording each answer; failed ones wait for their backoff.
 void DeliverOutbox(OpenCtx& oc);
+
+// Delivers on its own thread: woken when a message may be new, and every
+// few seconds for retries that came due. `pulse talk|pass` deliver inline.
+class OutboxDeliverer {
+ public:
+  OutboxDeliverer(Env* env, const ServeOptions& options);
+  ~OutboxDeliverer();
+  void Start();
+  void Stop();
+  void Wake();
+  void DeliverAllOnce();
+
+ private:
+  Env* env_;
+  const ServeOptions& options_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool woken_ = false;
+};
 
 // ---- the scheduler tick ----
 
 class Scheduler {
  public:
-  Scheduler(Env* env, const ServeOptions& options, TurnManager* turns);
+  Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer = nullptr);
   ~Scheduler();
   void Start();
   void Stop();
@@ -206,6 +237,7 @@ class Scheduler {
   Env* env_;
   const ServeOptions& options_;
   TurnManager* turns_;
+  OutboxDeliverer* deliverer_;
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

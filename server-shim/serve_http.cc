@@ -28,6 +28,7 @@
 #include "server-shim/sandbox.h"
 #include "server-shim/serve.h"
 #include "server-shim/server_env.h"
+#include "server-shim/slack_service.h"
 
 namespace pulse::serve {
 
@@ -58,8 +59,9 @@ document.getElementById('w').innerHTML = workflows.map((w) => `<h2>${esc(w.name)
 
 class App {
  public:
-  App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler)
-      : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler) {}
+  App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
+      SlackService* slack)
+      : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack) {}
 
   void Install(HttpServer& s);
 
@@ -156,6 +158,7 @@ class App {
   OwnerTokenCheck* owner_;
   TurnManager* turns_;
   Scheduler* scheduler_;
+  SlackService* slack_;
   std::mutex cache_mu_;
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
 };
@@ -382,6 +385,8 @@ void App::InstallWrites(HttpServer& s) {
 void App::InstallAgent(HttpServer& s) {
   s.Post(R"(/s/([^/]+)/tools/custom/([^/]+))",
          [this](const httplib::Request& req, httplib::Response& res) { ToolRoute(req, res); });
+  // Slack's Events API: signed by Slack, not by the owner (slack_service.h).
+  s.Post("/slack/events", [this](const httplib::Request& req, httplib::Response& res) { slack_->HandleEvents(req, res); });
   s.Post("/mcp", [this](const httplib::Request& req, httplib::Response& res) {
     HandleMcp([this](const std::string& t) { return FindSession(t); }, options_, req, res);
   });
@@ -541,13 +546,16 @@ int Serve(const ServeOptions& in) {
   std::optional<OwnerTokenSetup> owner;
   if (!CheckWorkspace(env, options, &names, &owner)) return 2;
 
+  OutboxDeliverer deliverer(&env, options);
   TurnManager turns(&env, options);
+  turns.SetDeliverer(&deliverer);
   HttpServer server(LimitsFrom(options));
   server.set_read_timeout(10);
   server.set_write_timeout(10);
-  Scheduler scheduler(&env, options, &turns);
+  Scheduler scheduler(&env, options, &turns, &deliverer);
+  SlackService slack(&env, options, &turns);
   OwnerTokenCheck owner_check(options.workspace);
-  App app(&env, options, &owner_check, &turns, &scheduler);
+  App app(&env, options, &owner_check, &turns, &scheduler, &slack);
   app.Install(server);
 
   std::string bind_error;
@@ -572,8 +580,12 @@ int Serve(const ServeOptions& in) {
   SandboxProbeAndLog();
   for (const std::string& wf : names) turns.RecoverInterrupted(wf);
 
+  deliverer.Start();
+  slack.Start();
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
+  slack.Stop();
+  deliverer.Stop();
   spdlog::info("stopped");
   return ok ? 0 : 1;
 }

@@ -1,10 +1,10 @@
-// The scheduler tick and outbox delivery. Whether a goal check is due, and
+// The scheduler tick. Whether a goal check is due, and
 // whether a safe default is due, are core rules (TurnCheckDue,
 // "decision.apply_due_defaults"); the tick only asks, starts what is due and
 // records what it started.
-#include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/notifications.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/goal_facts.h"
@@ -16,49 +16,8 @@ namespace pulse::serve {
 
 using nlohmann::json;
 
-void DeliverOutbox(OpenCtx& oc) {
-  const json& raw = oc.ctx.config.raw;
-  std::string url;
-  if (raw.contains("pulse") && raw["pulse"].is_object() && raw["pulse"].contains("notify") &&
-      raw["pulse"]["notify"].is_object()) {
-    const json& notify = raw["pulse"]["notify"];
-    if (notify.contains("webhook_url") && notify["webhook_url"].is_string()) url = notify["webhook_url"];
-  }
-  if (url.empty()) return;
-  Result<json> pending =
-      CallApi(oc.ctx, "outbox.list", json{{"undelivered", true}, {"max_attempts", 5}, {"limit", 20}});
-  if (!pending.ok()) return;
-  const json& messages = (*pending)["messages"];
-  if (messages.empty()) return;
-
-  // http(s)://host[:port]/path
-  auto scheme_end = url.find("://");
-  if (scheme_end == std::string::npos) {
-    spdlog::warn("{}: pulse.notify.webhook_url \"{}\" is not an http(s) URL", oc.ctx.workflow, url);
-    return;
-  }
-  auto path_start = url.find('/', scheme_end + 3);
-  std::string origin = path_start == std::string::npos ? url : url.substr(0, path_start);
-  std::string path = path_start == std::string::npos ? "/" : url.substr(path_start);
-  httplib::Client client(origin);
-  client.set_connection_timeout(3);
-  client.set_read_timeout(5);
-  client.set_write_timeout(5);
-  for (const json& m : messages) {
-    json body = {{"workflow", oc.ctx.workflow}, {"message", m}};
-    auto res = client.Post(path.c_str(), body.dump(), "application/json");
-    bool ok = res && res->status >= 200 && res->status < 300;
-    std::string error = ok ? "" : res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error());
-    (void)CallApi(oc.ctx, "outbox.mark", json{{"id", m["id"]}, {"delivered", ok}, {"error", error}});
-    if (!ok) {
-      spdlog::warn("{}: webhook delivery of outbox message {} failed: {}", oc.ctx.workflow, m["id"].dump(), error);
-      break;  // the endpoint is down: try the rest next tick
-    }
-  }
-}
-
-Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns)
-    : env_(env), options_(options), turns_(turns) {}
+Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer)
+    : env_(env), options_(options), turns_(turns), deliverer_(deliverer) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -107,6 +66,12 @@ void ApplySafeDefaults(Env& env, ApiContext& ctx, const std::string& wf) {
   (void)CallApi(ctx, "agent_log.completed",
                 json{{"session", session}, {"agent", agent}, {"status", "completed"}, {"result", list.dump()}, {"at", at}});
   spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
+}
+
+void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
+  Result<std::optional<int64_t>> sent = pulse::NoteGoalRecovery(ctx);
+  if (!sent.ok()) spdlog::warn("tick: {}: recovery message: {}", wf, sent.status().message());
+  else if (*sent) spdlog::info("tick: {}: the goal is measured again (outbox {})", wf, **sent);
 }
 
 }  // namespace
@@ -180,9 +145,14 @@ void Scheduler::TickOnce() {
       spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
     }
 
-    // 3. Messages not yet delivered to the webhook.
-    DeliverOutbox(**oc);
+    // 3. The goal measured again after it was not: the recovery message.
+    NoteGoalRecovery(*env_, ctx, wf);
+
+    // 4. Messages not yet delivered: on the deliverer's thread, so a slow
+    // endpoint never holds up the tick.
+    if (!deliverer_) DeliverOutbox(**oc);
   }
+  if (deliverer_) deliverer_->Wake();
   ++ticks_;
 }
 

@@ -209,7 +209,8 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         status = "failed";
         error = out.status().message();
       }
-      DeliverOutbox(**oc);
+      if (request.input.contains("slack")) ReplyToSlack(**oc, request, status, result, error);
+      if (deliverer_) deliverer_->Wake(); else DeliverOutbox(**oc);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
@@ -251,8 +252,8 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
-    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
-    rules.report_only = JBool(request.input, "report_only");
+    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
+                    JBool(request.input, "report_only"), JGet(request.input, "slack", json())};
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }

@@ -6,6 +6,7 @@
 #include "agent/agent_api.h"
 #include "agent/outbox.h"
 #include "core/schema.h"
+#include "core/time_util.h"
 #include "tests/cpp/test_util.h"
 
 namespace pulse {
@@ -96,6 +97,68 @@ TEST(Outbox, ListKeepsTheNewestWithinTheLimitOldestFirst) {
   ASSERT_EQ((*two)["messages"].size(), 2u);
   EXPECT_EQ((*two)["messages"][0]["text"], "m3");
   EXPECT_EQ((*two)["messages"][1]["text"], "m4");
+}
+
+// Each target has its own delivery: planned once, tried when due, retried
+// with backoff, given up with the reason, and summed up on the message.
+TEST(Outbox, DeliveriesPerTargetWithBackoff) {
+  Fixture f;
+  OutboxMessage m;
+  m.kind = "pulse_summary";
+  m.title = "Substack Pulse: not measured";
+  m.text = "not measured by a workflow run for 20 days";
+  auto id = AddOutboxMessage(*f.db, m, f.env.NowSeconds());
+  ASSERT_TRUE(id.ok());
+  auto fresh = UnplannedOutbox(*f.db, 10);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_EQ(fresh->size(), 1u);
+  ASSERT_TRUE(PlanDeliveries(*f.db, *id, {"webhook", "slack:#growth"}, f.env.NowSeconds()).ok());
+  EXPECT_EQ(UnplannedOutbox(*f.db, 10)->size(), 0u);
+  auto due = DueDeliveries(*f.db, f.env.NowSeconds(), 10);
+  ASSERT_TRUE(due.ok());
+  ASSERT_EQ(due->size(), 2u);
+
+  const int64_t t0 = f.env.NowSeconds();
+  ASSERT_TRUE(RecordDeliveryAttempt(*f.db, *id, "webhook", DeliveryAnswer{true, false, "", 0, ""}, t0).ok());
+  DeliveryAnswer limited = ClassifySlackAnswer(429, R"({"ok":false,"error":"ratelimited"})", "120", "");
+  ASSERT_TRUE(RecordDeliveryAttempt(*f.db, *id, "slack:#growth", limited, t0).ok());
+  auto listed = CallApi(f.ctx, "outbox.list", json::object());
+  ASSERT_TRUE(listed.ok());
+  const json& msg = (*listed)["messages"][0];
+  EXPECT_EQ(msg["delivery"], "retrying");
+  EXPECT_EQ(msg["delivered_at"], "");
+  ASSERT_EQ(msg["deliveries"].size(), 2u);
+  EXPECT_EQ(msg["deliveries"][0]["state"], "delivered");
+  EXPECT_EQ(msg["deliveries"][1]["state"], "retrying");
+  EXPECT_EQ(msg["deliveries"][1]["next_attempt_at"], FormatTime(t0 + 120));
+  EXPECT_NE(msg["deliveries"][1]["error"].get<std::string>().find("ratelimited"), std::string::npos);
+  // Not due before its time; due after.
+  EXPECT_EQ(DueDeliveries(*f.db, t0 + 60, 10)->size(), 0u);
+  EXPECT_EQ(*NextRetryAt(*f.db), t0 + 120);
+  ASSERT_EQ(DueDeliveries(*f.db, t0 + 120, 10)->size(), 1u);
+  ASSERT_TRUE(RecordDeliveryAttempt(*f.db, *id, "slack:#growth", DeliveryAnswer{true, false, "", 0, "1.5"}, t0 + 121).ok());
+  auto done = CallApi(f.ctx, "outbox.list", json::object());
+  EXPECT_EQ((*done)["messages"][0]["delivery"], "delivered");
+  EXPECT_EQ((*done)["messages"][0]["delivered_at"], FormatTime(t0 + 121));
+  EXPECT_EQ((*done)["messages"][0]["deliveries"][1]["remote_id"], "1.5");
+
+  // A permanent error is given up at once, with its reason.
+  auto id2 = AddOutboxMessage(*f.db, m, t0);
+  ASSERT_TRUE(PlanDeliveries(*f.db, *id2, {"slack:#gone"}, t0).ok());
+  DeliveryAnswer gone = ClassifySlackAnswer(200, R"({"ok":false,"error":"channel_not_found"})", "", "");
+  ASSERT_TRUE(RecordDeliveryAttempt(*f.db, *id2, "slack:#gone", gone, t0).ok());
+  auto failed = CallApi(f.ctx, "outbox.list", json::object());
+  EXPECT_EQ((*failed)["messages"][1]["delivery"], "failed");
+  EXPECT_NE((*failed)["messages"][1]["delivery_error"].get<std::string>().find("channel_not_found"), std::string::npos);
+  EXPECT_EQ(DueDeliveries(*f.db, t0 + 86400, 10)->size(), 0u);
+  EXPECT_EQ(RecordDeliveryAttempt(*f.db, *id2, "webhook", gone, t0).code(), Code::kNotFound);
+
+  // Kept in the tab: not_sent, never due.
+  auto id3 = AddOutboxMessage(*f.db, m, t0);
+  ASSERT_TRUE(PlanDeliveries(*f.db, *id3, {kTabOnlyTarget}, t0).ok());
+  auto tab = CallApi(f.ctx, "outbox.list", json::object());
+  EXPECT_EQ((*tab)["messages"][2]["delivery"], "not_sent");
+  EXPECT_EQ(DueDeliveries(*f.db, t0 + 86400, 10)->size(), 0u);
 }
 
 }  // namespace

@@ -57,6 +57,15 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
     assert.equal(outbox.length, 1);
     assert.equal(outbox[0].kind, 'pulse_summary');
+    // Its Slack delivery: the demo's Web API address is a closed port, so
+    // the card shows the failure with its reason and the retry time.
+    const slackState = await waitFor(async () => {
+      const m = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages[0];
+      return m.delivery === 'retrying' ? m.deliveries[0] : null;
+    }, { what: 'the demo summary tried on Slack' });
+    assert.equal(slackState.target, 'slack:#substack-growth');
+    assert.match(slackState.error, /^Slack unreachable: /);
+    assert.ok(slackState.next_attempt_at > slackState.last_attempt_at);
     await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
       { what: 'the digest check' });
     assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);

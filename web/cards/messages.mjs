@@ -1,5 +1,7 @@
 // The messages card: what Pulse has said to the owner (the workflow's
-// outbox: the goal check's summary, replies) and whether each reached them.
+// outbox: the goal check's summary, replies, "needs you", the recovery
+// message) and what became of each delivery (webhook, Slack channel, Slack
+// thread): queued, delivered, failed with the reason and its retry time.
 // In served mode the owner can ask for a goal check now.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
@@ -15,14 +17,46 @@ function deliveryState(m, local) {
   return { cls: 'waiting', text: m.attempts ? `Not delivered yet (${plural(m.attempts, 'attempt')})` : 'Waiting to be delivered' };
 }
 
-const KIND_WORDS = { pulse_summary: 'Goal check summary', pulse_reply: 'Reply from Pulse' };
+const KIND_WORDS = {
+  pulse_summary: 'Goal check summary', pulse_reply: 'Reply from Pulse', needs_you: 'Pulse needs you',
+  pulse_recovery: 'The goal is measured again',
+};
+
+// "slack:#growth" -> "Slack #growth"; "slack:C1/1700.1" -> "Slack C1 (thread)".
+function targetWords(t) {
+  if (t === 'webhook') return 'Webhook';
+  if (t.startsWith('slack:')) {
+    const [channel, thread] = t.slice(6).split('/');
+    return `Slack ${channel}${thread ? ' (thread)' : ''}`;
+  }
+  return t;
+}
+
+// One target's delivery state: queued, delivered, failed with the reason
+// and when it is retried, failed for good, or kept in the tab.
+function deliveryLine(d, local) {
+  const who = targetWords(d.target);
+  const tries = plural(d.attempts, 'attempt');
+  switch (d.state) {
+    case 'delivered': return { cls: 'delivered', text: `${who}: delivered ${formatTime(d.delivered_at)} UTC` };
+    case 'retrying': return { cls: 'failed', text: `${who}: failed (${d.error}), retried at ${formatTime(d.next_attempt_at)} UTC · ${tries}` };
+    case 'failed': return { cls: 'failed', text: `${who}: failed — ${d.error} (${tries}, not retried)` };
+    case 'not_sent': return { cls: 'waiting', text: 'Kept here in the Pulse tab (no channel for this message)' };
+    default: return { cls: 'waiting', text: local ? `${who}: queued when this copy was made` : `${who}: queued` };
+  }
+}
+
+const settled = (m) => (Array.isArray(m.deliveries) && m.deliveries.length
+  ? m.deliveries.every((d) => d.state === 'delivered' || d.state === 'not_sent')
+  : Boolean(m.delivered_at));
 
 function Message({ m, local }) {
-  const state = deliveryState(m, local);
-  return html`<li class="message" data-id=${m.id}>
+  const lines = Array.isArray(m.deliveries) && m.deliveries.length
+    ? m.deliveries.map((d) => deliveryLine(d, local)) : [deliveryState(m, local)];
+  return html`<li class="message" data-id=${m.id} data-delivery=${m.delivery || ''}>
     <p class="message-head"><strong>${m.title || KIND_WORDS[m.kind] || String(m.kind || '').replace(/_/g, ' ')}</strong>
       <span class="muted"> · ${formatTime(m.created_at)} UTC</span></p>
-    <p class=${`delivery delivery-${state.cls}`}>${state.text}</p>
+    ${lines.map((state) => html`<p class=${`delivery delivery-${state.cls}`}>${state.text}</p>`)}
     <details class="message-text"><summary>Show the message</summary><div class="pre-text">${m.text}</div></details>
   </li>`;
 }
@@ -31,7 +65,7 @@ export function MessagesCard({ doc, local, canAct, onCheckNow }) {
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const messages = doc && Array.isArray(doc.messages) ? [...doc.messages].reverse() : [];
-  const undelivered = messages.filter((m) => !m.delivered_at).length;
+  const undelivered = messages.filter((m) => !settled(m)).length;
   const checkNow = async () => {
     setBusy(true);
     setNote('');

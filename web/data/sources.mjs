@@ -14,7 +14,20 @@ async function copyOutbox(store, name) {
     + ' FROM pulse_outbox ORDER BY id DESC LIMIT 200');
   const rows = out.length ? out[0].values : [];
   const cols = ['id', 'kind', 'title', 'text', 'pulse_run_id', 'created_at', 'delivered_at', 'delivery_error', 'attempts'];
-  return { messages: rows.reverse().map((v) => Object.fromEntries(cols.map((c, i) => [c, v[i]]))) };
+  const messages = rows.reverse().map((v) => Object.fromEntries(cols.map((c, i) => [c, v[i]])));
+  const hasDeliveries = await store.query(name,
+    "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pulse_outbox_delivery'");
+  if (hasDeliveries.length && messages.length) {
+    const dcols = ['message_id', 'target', 'state', 'attempts', 'error', 'last_attempt_at', 'next_attempt_at', 'delivered_at'];
+    const d = await store.query(name, `SELECT ${dcols.join(', ')} FROM pulse_outbox_delivery WHERE message_id >= ${Number(messages[0].id)} ORDER BY rowid`);
+    const byId = new Map(messages.map((m) => [m.id, m]));
+    for (const v of d.length ? d[0].values : []) {
+      const row = Object.fromEntries(dcols.map((c, i) => [c, v[i]]));
+      const m = byId.get(row.message_id);
+      if (m) (m.deliveries ||= []).push(row);
+    }
+  }
+  return { messages };
 }
 
 export function localSource(store, name) {

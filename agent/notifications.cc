@@ -1,0 +1,51 @@
+#include "agent/notifications.h"
+
+#include "agent/outbox.h"
+#include "agent/pulse_turns.h"
+#include "core/goal_check.h"
+#include "core/goal_recovery.h"
+
+namespace pulse {
+
+using nlohmann::json;
+
+Result<int64_t> SendNeedsYou(ApiContext& ctx, int64_t decision_id, const std::string& question,
+                             const std::vector<std::string>& options) {
+  OutboxMessage m;
+  m.kind = "needs_you";
+  m.title = PulseName(ctx.workflow) + " needs you";
+  m.text = PulseName(ctx.workflow) + " needs you: " + question;
+  if (!options.empty()) {
+    m.text += "\nOptions:";
+    for (const std::string& o : options) m.text += "\n- " + o;
+  }
+  m.text += "\nAnswer in the Pulse tab's Needs you (decision " + std::to_string(decision_id) + ").";
+  m.payload = {{"decision_id", decision_id}};
+  return AddOutboxMessage(*ctx.db, m, ctx.env->NowSeconds());
+}
+
+Result<std::optional<int64_t>> NoteGoalRecovery(ApiContext& ctx) {
+  if (!ctx.config.HasGoal()) return std::optional<int64_t>();
+  const int64_t now = ctx.env->NowSeconds();
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, now, false));
+  PULSE_ASSIGN_OR_RETURN(std::optional<MeasuredState> last, LoadMeasuredState(*ctx.db));
+  RecoveryStep step = GoalRecoveryStep(last, check, PulseName(ctx.workflow), now);
+  if (!step.changed) return std::optional<int64_t>();
+  Transaction tx(*ctx.db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_RETURN_IF_ERROR(SaveMeasuredState(*ctx.db, step.next));
+  std::optional<int64_t> sent;
+  if (step.send) {
+    OutboxMessage m;
+    m.kind = "pulse_recovery";
+    m.title = step.title;
+    m.text = step.text;
+    m.payload = {{"check", check.ToJson()}};
+    PULSE_ASSIGN_OR_RETURN(int64_t id, AddOutboxMessage(*ctx.db, m, now));
+    sent = id;
+  }
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return sent;
+}
+
+}  // namespace pulse
