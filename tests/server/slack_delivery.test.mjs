@@ -6,7 +6,7 @@
 // decision tool, and the recovery message when the goal is measured again.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
@@ -22,6 +22,7 @@ test('Slack delivery: states per target, retries with backoff, errors shown, rec
   const tmp = makeTempDir('pulse-slack-delivery-');
   const slack = await startSlackStandIn({ channels: ['#growth'] });
   slack.state.rateLimitNext = 1;
+  slack.state.rateLimitChannel = '#growth';
   slack.state.retryAfter = 45;
   const hooked = [];
   const hook = createServer((req, res) => { let b = ''; req.on('data', (d) => { b += d; }); req.on('end', () => { hooked.push(JSON.parse(b)); res.end('ok'); }); });
@@ -30,6 +31,7 @@ test('Slack delivery: states per target, retries with backoff, errors shown, rec
   const notify = { slack_channel: '#growth', webhook_url: `http://127.0.0.1:${hook.address().port}/hook` };
   buildSubstack(ws, 'substack', { ...SUBSTACK_CONFIG, pulse: { ...SUBSTACK_CONFIG.pulse, notify } });
   buildSubstack(ws, 'podcast', { ...SUBSTACK_CONFIG, pulse: { ...SUBSTACK_CONFIG.pulse, notify: { slack_channel: '#nowhere' } } });
+  mkdirSync(join(ws, '.pulse'), { recursive: true });
   const slackJson = join(ws, '.pulse', 'slack.json');
   writeFileSync(slackJson, JSON.stringify({ signing_secret: SIGNING_SECRET, bot_token: 'xoxb-1111-2222-standin', api_base_url: slack.base }));
   const nowFile = join(tmp.dir, 'now');

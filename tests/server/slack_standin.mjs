@@ -26,6 +26,7 @@ export async function startSlackStandIn({ channels = [], users = {} } = {}) {
   const state = {
     calls: [],            // {method, fields, type, auth, answer}
     rateLimitNext: 0,     // answer this many calls with ratelimited
+    rateLimitChannel: '', // only calls posting to this channel (Slack limits chat.postMessage per channel)
     retryAfter: 30,
     channels: new Set(channels),
     users,                // id -> {name, email}
@@ -51,7 +52,8 @@ export async function startSlackStandIn({ channels = [], users = {} } = {}) {
       if (req.method !== 'POST' && !(req.method === 'GET' && method === 'users.info')) return reply(405, { ok: false, error: 'method_not_supported_for_channel_type' });
       if (!auth) return reply(200, { ok: false, error: 'not_authed' });
       if (auth !== `Bearer ${state.token}`) return reply(200, { ok: false, error: 'invalid_auth' });
-      if (state.rateLimitNext > 0) {
+      const limited = !state.rateLimitChannel || (fields && fields.channel === state.rateLimitChannel);
+      if (state.rateLimitNext > 0 && limited) {
         state.rateLimitNext -= 1;
         return reply(429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(state.retryAfter) });
       }
