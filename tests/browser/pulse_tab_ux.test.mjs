@@ -283,7 +283,7 @@ test('the chart: axis titles, a legend of its real marks, the target in view, a 
   await p.locator('#readings .chart[data-y-max]').waitFor();
   const legend = await p.locator('#readings .chart-legend').innerText();
   for (const label of ['subscribers, read by a workflow run', 'read outside a run (not counted)',
-    'where the status rule expects it', 'now', 'no reading by a run for 20 days']) assert.ok(legend.includes(label), `${label} in ${legend}`);
+    'where the status rule expects it', 'target 1,000', 'now', 'no reading by a run for 20 days']) assert.ok(legend.includes(label), `${label} in ${legend}`);
   const range = await p.locator('#readings .chart').evaluate((el) => ({ max: Number(el.dataset.yMax), target: Number(el.dataset.target) }));
   assert.ok(range.max >= range.target, `y axis ends at ${range.max}, target ${range.target}`);
   assert.equal(await p.locator('#readings .u-legend').count(), 0);
