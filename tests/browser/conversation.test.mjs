@@ -7,12 +7,12 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import initSqlJs from 'sql.js';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot, startStaticServer } from './helpers.mjs';
+import { launchBrowser, screenshot, startStaticServer, ARTIFACTS } from './helpers.mjs';
 import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
@@ -33,9 +33,10 @@ async function addAskThread(dbPath) {
     `INSERT INTO pulse_conversation_turns(generation, at, turn, caller, account, text, reply, state, thread_id, round, finished_at)
      VALUES(?, '2026-10-07T11:0${round}:00Z', 'ask_pulse', 'builder', 'ana', ?, ?, 'completed', 'th-welcome', ?, '2026-10-07T11:0${round}:30Z')`,
     [gen, text, reply, round]);
-  add(1, 'PULSE TURN ask_pulse (builder)\nShould the welcome email go out on day 1 or day 3?',
+  const head = (n) => `PULSE TURN ask_pulse (round ${n} of at most 6 of thread th-welcome)\nAnswer as the goal expert.\n\nThe Builder chat wrote:\n`;
+  add(1, `${head(1)}Should the welcome email go out on day 1 or day 3?`,
     'question: how many of the last 100 sign-ups opened a day-1 email?\nowner_needed: no');
-  add(2, 'PULSE TURN ask_pulse (builder)\n62 of 100 opened it.',
+  add(2, `${head(2)}62 of 100 opened it.`,
     'decision: send it on day 1 (62% open it; the goal needs early readers)\nowner_needed: no');
   writeFileSync(dbPath, Buffer.from(db.export()));
   db.close();
@@ -99,12 +100,14 @@ test('Talk to Pulse sends the owner\'s words into the conversation; the reply an
     // The earlier turns: the charter, the first message, the thread folded.
     assert.match(await chat.locator('.chat-turn[data-turn="charter"] .chat-head').innerText(), /Charter · Platform/);
     const thread = chat.locator('.chat-thread[data-thread="th-welcome"]');
-    assert.equal(await thread.locator('summary').innerText(),
+    assert.equal(await thread.locator(':scope > details > summary').innerText(),
       'Builder ↔ Pulse: 2 rounds — decision: send it on day 1 (62% open it; the goal needs early readers)');
     assert.equal(await thread.locator('.chat-rounds').isVisible(), false, 'the rounds are collapsed');
-    await thread.locator('summary').click();
+    await thread.locator(':scope > details > summary').click();
     assert.equal(await thread.locator('.chat-rounds > .chat-turn').count(), 2);
-    assert.match(await thread.locator('.chat-rounds > .chat-turn').first().innerText(), /Ask · Builder chat \(ana\)/);
+    const round1 = thread.locator('.chat-rounds > .chat-turn').first();
+    assert.match(await round1.locator('.chat-head').innerText(), /Ask · Builder chat \(ana\)/);
+    assert.equal(await round1.locator('.chat-said').innerText(), 'Should the welcome email go out on day 1 or day 3?');
 
     // Send a message: the turn runs on the server; its reply appears in the chat.
     const words = 'Why is the goal not measured? This month, focus on referrals.';
@@ -120,9 +123,18 @@ test('Talk to Pulse sends the owner\'s words into the conversation; the reply an
     assert.match(reply, /Goal: not measured/);
     assert.match(reply, /What I cannot judge/);
     assert.equal(await page.locator('#talk-text').inputValue(), '', 'the box is emptied once sent');
-    await chat.scrollIntoViewIfNeeded();
+    // The newest turn is in view inside the chat's own scroll.
+    assert.equal(await mine.evaluate((el) => {
+      const list = el.closest('.chat');
+      const a = el.getBoundingClientRect();
+      const b = list.getBoundingClientRect();
+      return a.top < b.bottom && a.bottom > b.top;
+    }), true);
     const shot = await screenshot(page, 'pulse-chat-served');
     assert.ok(existsSync(shot));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.locator('#talk-to-pulse').screenshot({ path: join(ARTIFACTS, 'talk-to-pulse.png') });
+    await chat.screenshot({ path: join(ARTIFACTS, 'pulse-chat-card.png') });
   } finally {
     await page.close();
     await server.stop();
@@ -141,7 +153,7 @@ test('a local copy shows the same conversation offline, and its Talk box says wh
     await chat.locator('.chat').waitFor({ timeout: 60000 });
     const kinds = await chat.locator('.chat > li').evaluateAll((els) => els.map((e) => e.dataset.turn || `thread:${e.dataset.thread}`));
     assert.deepEqual(kinds, ['charter', 'ask_pulse', 'thread:th-welcome', 'ask_pulse']);
-    assert.match(await chat.locator('.chat-thread summary').innerText(), /^Builder ↔ Pulse: 2 rounds — decision: send it on day 1/);
+    assert.match(await chat.locator('.chat-thread > details > summary').innerText(), /^Builder ↔ Pulse: 2 rounds — decision: send it on day 1/);
     assert.match(await chat.locator('.chat > .chat-turn').last().innerText(), /Why is the goal not measured\?/);
     assert.equal(await page.locator('#talk-text').isDisabled(), true);
     assert.match(await page.locator('#talk-to-pulse').innerText(), /talk to Pulse where it runs/);

@@ -43,6 +43,10 @@ test('who spoke and what they said, without the turn\'s instructions', () => {
   assert.equal(spokenText(TURNS[4]), 'Focus on referrals\nthis month.');
   assert.equal(instructionText(TURNS[4]), 'PULSE TURN ask_pulse (owner)\nThe owner wrote to you: rules.');
   assert.equal(spokenText(TURNS[2]), 'PULSE TURN goal_check (tick)');
+  const ask = { text: 'PULSE TURN ask_pulse (round 2 of at most 6 of thread t)\nrules\n\nThe Builder chat wrote:\n62 of 100.' };
+  assert.equal(spokenText(ask), '62 of 100.');
+  assert.equal(instructionText(ask), 'PULSE TURN ask_pulse (round 2 of at most 6 of thread t)\nrules');
+  assert.equal(spokenText({ text: 'x\n\nThe owner wrote in their Builder chat:\nyes, go ahead' }), 'yes, go ahead');
   assert.equal(callerWords(TURNS[4]), 'You (ana)');
   assert.equal(callerWords(TURNS[2]), 'Scheduler');
 });

@@ -5,7 +5,7 @@
 // shows the current generation; older ones are read when asked for, so a
 // long conversation opens with one generation's rows.
 import { html } from 'htm/preact';
-import { useState, useEffect, useLayoutEffect } from 'preact/hooks';
+import { useState, useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
 import { formatTime } from '../format.mjs';
 import {
@@ -101,6 +101,13 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
   useLayoutEffect(() => {
     if (doc && doc.exists) requestAnimationFrame(() => performance.mark('pulse:chat-shown'));
   }, [!!(doc && doc.exists)]);
+  // Like any chat, the newest turn is in view (the list scrolls inside the card).
+  const listRef = useRef(null);
+  const shownDoc = older || doc;
+  const count = shownDoc && shownDoc.turns ? shownDoc.turns.length : 0;
+  useLayoutEffect(() => {
+    if (listRef.current) listRef.current.scrollTop = listRef.current.scrollHeight;
+  }, [count, shownDoc && shownDoc.shown_generation, all]);
   if (!doc || !doc.exists) {
     return html`<${Card} id="pulse-chat" title="Pulse chat">
       <${EmptyState}>${doc && doc.has_goal === false ? 'This workflow has no goal, so Pulse keeps no conversation for it.'
@@ -127,7 +134,7 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
     <${GenerationPicker} doc=${doc} shown=${view.shown_generation} onPick=${pick} busy=${busy} />
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${shown.length < turns.length ? html`<p><button type="button" onClick=${() => setAll(true)}>Show ${plural(turns.length - shown.length, 'earlier turn')}</button></p>` : null}
-    <ol class="chat" aria-label="Pulse's conversation">
+    <ol class="chat" aria-label="Pulse's conversation" ref=${listRef}>
       ${items.map((it) => (it.kind === 'thread' ? html`<${Thread} key=${`t-${it.thread_id}`} block=${it} />` : html`<${Turn} key=${it.turn.id} t=${it.turn} />`))}
     </ol>
   <//>`;

@@ -24,22 +24,30 @@ export function turnWords(turn) {
   return TURN_WORDS[turn.turn] || String(turn.turn || '').replace(/_/g, ' ');
 }
 
-// What the caller said, without the turn's instructions: an owner relay's
-// own words follow "The owner wrote:"; other turns show their first line.
-export function spokenText(turn) {
+// Where a turn's text hands over to the caller's own words: its last
+// "\n\nThe owner wrote:\n" (or "The Builder chat wrote:", "The owner wrote in
+// their Builder chat:").
+const SPOKEN = /\n\n(The [^\n]{0,80}? wrote[^\n]{0,80}):\n/g;
+
+function splitText(turn) {
   const text = String(turn.text || '');
-  const at = text.lastIndexOf('The owner wrote:\n');
-  if (at >= 0) return text.slice(at + 'The owner wrote:\n'.length).trim();
-  return text.split('\n')[0];
+  let at = -1;
+  let len = 0;
+  for (const m of text.matchAll(SPOKEN)) { at = m.index; len = m[0].length; }
+  if (at >= 0) return { spoken: text.slice(at + len).trim(), rest: text.slice(0, at).trim() };
+  const nl = text.indexOf('\n');
+  return { spoken: nl < 0 ? text : text.slice(0, nl), rest: nl < 0 ? '' : text.slice(nl + 1).trim() };
+}
+
+// What the caller said, without the turn's instructions: the words after
+// "… wrote:"; a turn without any (a goal check) shows its first line.
+export function spokenText(turn) {
+  return splitText(turn).spoken;
 }
 
 // The instructions a turn carried beyond what spokenText shows ('' when none).
 export function instructionText(turn) {
-  const text = String(turn.text || '');
-  const spoken = spokenText(turn);
-  const at = text.lastIndexOf('The owner wrote:\n');
-  const rest = at >= 0 ? text.slice(0, at).trim() : text.slice(text.indexOf('\n') + 1).trim();
-  return rest && rest !== spoken && text.includes('\n') ? rest : '';
+  return splitText(turn).rest;
 }
 
 // The decision an ask round ended with: its "decision: …" line, else the
