@@ -55,17 +55,25 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(decisions.length, 1);
     assert.equal(decisions[0].raised_by, 'pulse');
     const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
-    assert.equal(outbox.length, 1);
-    assert.equal(outbox[0].kind, 'pulse_summary');
-    // Its Slack delivery: the demo's Web API address is a closed port, so
-    // the card shows the failure with its reason and the retry time.
+    assert.deepEqual(outbox.map((m) => m.kind), ['pulse_reply', 'pulse_reply', 'pulse_summary']);
+    // Substack's Pulse conversation: the owner's two messages, then the tick's goal check in the same session.
+    const convo = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+    assert.deepEqual(convo.turns.map((t) => [t.turn, t.caller, t.state]), [['charter', 'platform', 'completed'],
+      ['ask_pulse', 'owner', 'completed'], ['ask_pulse', 'owner', 'completed'], ['goal_check', 'tick', 'completed']]);
+    assert.match(convo.session_id, /^schedule-goallead--[0-9a-f]{16}-g1$/);
+    assert.match(convo.turns[1].reply, /What I cannot judge/);
+    assert.equal(convo.turns[2].account, 'ana');
+    // The summary's Slack delivery: the demo's Web API address is a closed
+    // port, so the card shows the failure with its reason and the retry
+    // time; the owner's Talk replies stay in the tab.
     const slackState = await waitFor(async () => {
-      const m = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages[0];
+      const m = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages.find((x) => x.kind === 'pulse_summary');
       return m.delivery === 'retrying' ? m.deliveries[0] : null;
     }, { what: 'the demo summary tried on Slack' });
     assert.equal(slackState.target, 'slack:#substack-growth');
     assert.match(slackState.error, /^Slack unreachable: /);
     assert.ok(slackState.next_attempt_at > slackState.last_attempt_at);
+    assert.equal((await request(`${s.url}api/workflows/substack/outbox`)).body.messages[0].delivery, 'not_sent');
     await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
       { what: 'the digest check' });
     assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
