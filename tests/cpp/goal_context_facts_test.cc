@@ -238,26 +238,6 @@ TEST(GoalContextFacts, TheLedgerIsNeverWritten) {
   EXPECT_EQ(listing(), files) << "no journal, -wal or -shm file left beside the ledger";
 }
 
-TEST(GoalContextFacts, ALedgerInWalModeIsReadWithoutWritingBesideIt) {
-  FactsFixture fx;
-  fx.Ledger({{"2026-10-06T09:00:00Z", "r-1", 1.5}});
-  std::string path = fx.g().dir().Join("costs/costs.sqlite");
-  {
-    auto db = Db::Open(path);
-    ASSERT_TRUE(db.ok());
-    ASSERT_TRUE((*db)->Exec("PRAGMA journal_mode=WAL").ok());
-  }
-  std::string before = testing::ReadFileOrDie(path);
-  auto names = DefaultEnv()->ListDir(fx.g().dir().Join("costs"));
-  ASSERT_TRUE(names.ok());
-  EXPECT_TRUE(fx.Snapshot().warnings.empty());
-  EXPECT_EQ(fx.FactsJson()["spend"]["last_7_days_usd"], 1.5);
-  EXPECT_EQ(testing::ReadFileOrDie(path), before);
-  auto after = DefaultEnv()->ListDir(fx.g().dir().Join("costs"));
-  ASSERT_TRUE(after.ok());
-  EXPECT_EQ(*after, *names);
-}
-
 TEST(GoalContextFacts, ChangelogBadLinesAreSkippedCountedAndNamed) {
   FactsFixture fx;
   fx.Write("planning/plan.json", R"({"routes": {"growth_funnel": {"steps": ["s-grow", {"id": "s-post"}]},
