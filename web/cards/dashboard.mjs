@@ -217,7 +217,7 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('conversation', 'pulse-chat', 'Pulse chat', () => html`<${PulseChatCard} doc=${docs.conversation} source=${source}
       nowSeconds=${nowSeconds} />`)}
     ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
-      canAct=${!readOnly} onCheckNow=${onCheckNow} />`)}
+      canAct=${!readOnly} onCheckNow=${onCheckNow} check=${docs.check} />`)}
     ${card('requests', 'requests', "Pulse's requests", () => html`<${RequestsCard} doc=${docs.requests} nowMs=${nowMs} />`)}
     ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
       readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
