@@ -55,6 +55,7 @@ export const CARD_METHODS = [
   ['memory', 'memory.show', () => ({})],
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
+  ['requests', 'request.list', () => ({})],
   // The current generation only: older ones are read when the chat asks.
   ['conversation', 'conversation.show', () => ({})],
 ];
