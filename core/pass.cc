@@ -82,7 +82,7 @@ Result<std::vector<FastRequest>> PendingFastRequests(Db& db) {
 
 Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
   PassDue due;
-  if (!config.pulse_enabled || !config.HasGoal()) return due;
+  if (!config.pulse_enabled) return due;
   PULSE_ASSIGN_OR_RETURN(std::vector<FastRequest> fast, PendingFastRequests(db));
   if (!fast.empty()) {
     due.due = true;

@@ -1,4 +1,6 @@
-// A turn in Pulse's conversation, and the full Pulse pass around Goal Work.
+// A turn in Pulse's conversation, and the full Pulse pass: Gate, Goal Work in
+// the conversation, Finalize for a workflow with a goal; Gate, Goal Work,
+// Architecture, Technical, Finalize without one.
 // The rules (what a conversation turn is, when a pass is due, the pass's
 // order and records) are in core/conversation.h, core/pass.h and
 // agent/pulse_conversation.h; this file runs them on the turn threads.
@@ -9,8 +11,11 @@
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/decisions.h"
+#include "agent/pulse_qa.h"
 #include "core/pass.h"
+#include "core/pass_worklist.h"
 #include "core/time_util.h"
+#include "core/utf8.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -41,10 +46,14 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   start.caller = CallerFor(request);
   start.account = JStr(request.input, "account");
   start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+  // What this turn is about beyond its kind's instruction (a failed run, the
+  // pass's Gate note).
+  const std::string note = JStr(request.input, "turn_note");
+  if (!note.empty()) start.text = std::string(Utf8Prefix(start.text + "\n\n" + note, kMaxTurnTextBytes));
   start.pulse_run_id = ticket.pulse_run_id;
   Result<ConversationTurnHandle> h = BeginConversationTurn(oc.ctx, kind, start);
   if (!h.ok()) {
-    return json{{"result", ""}, {"error", "not run in Pulse's conversation: " + h.status().message()}};
+    return json{{"result", ""}, {"error", "not run in Pulse's conversation: " + h.status().message()}, {"not_started", true}};
   }
   TurnTicket t = ticket;
   t.kind = kind_name;
@@ -74,39 +83,122 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   return result;
 }
 
+namespace {
+
+// Gate: code writes the pass's worklist (pulse_pass_worklist) and, for a
+// workflow with a goal, closes as skipped any Architecture or Technical row a
+// rule still made due.
+PassStep GateStep(ApiContext& ctx, int64_t pass_id, bool has_goal, int64_t now) {
+  PassStep gate{"gate", "completed", "", 0};
+  gate.detail = has_goal ? "goal workflow: Goal Work in Pulse's conversation, then Finalize; no Architecture or "
+                           "Technical turn (worklist: architecture not due, technical not due)"
+                         : "no goal: Goal Work, Architecture and Technical, each in its own session, then Finalize";
+  if (ctx.config.AllSchedulesPaused()) gate.detail += "; schedules paused: report only";
+  Result<std::vector<WorklistRow>> rows = WriteGateWorklist(*ctx.db, pass_id, has_goal, now);
+  if (!rows.ok()) {
+    gate.state = "failed";
+    gate.detail += "; worklist not stored: " + rows.status().message();
+    return gate;
+  }
+  if (!has_goal) return gate;
+  Result<std::vector<WorklistRow>> closed = CloseOwnedModules(*ctx.db, pass_id, now);
+  if (!closed.ok()) {
+    gate.detail += "; closing owned modules: " + closed.status().message();
+    return gate;
+  }
+  for (const WorklistRow& r : *closed) gate.detail += "; " + r.module + " closed as skipped (" + r.reason + ")";
+  return gate;
+}
+
+PassStep ModuleStep(const std::string& module, const Result<json>& out) {
+  PassStep st{module, "failed", "", 0};
+  if (!out.ok()) {
+    st.detail = out.status().message();
+    return st;
+  }
+  st.turn_id = out->value("turn_id", int64_t{0});
+  const std::string error = JStr(*out, "error");
+  if (error.empty()) {
+    st.state = "completed";
+    st.detail = FirstLine(JStr(*out, "result"), 300);
+  } else {
+    st.state = JStr(*out, "state") == "interrupted" ? "interrupted" : "failed";
+    st.detail = error;
+  }
+  return st;
+}
+
+std::string GoalWorkNote(bool has_goal) {
+  if (!has_goal) return "";
+  return "This pass has no Architecture or Technical turn: architecture is your skill here "
+         "(goal-lead-architecture.md), and QA runs only when you ask for it (record_pulse_qa_request).";
+}
+
+}  // namespace
+
+Result<json> TurnManager::ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                     const std::string& module) {
+  const TurnKind kind = module == "technical" ? TurnKind::kQaFix : TurnKind::kGoalWork;
+  TurnTicket t = ticket;
+  t.kind = TurnKindName(kind);
+  const int64_t now = env_->NowSeconds();
+  const bool own_session = module != "goal_work";  // Goal Work runs in the pass's session
+  if (own_session) {
+    PULSE_ASSIGN_OR_RETURN(OpenedSession s, OpenToolSession(*oc.ctx.db, oc.ctx.workflow, kind, "", now));
+    t.session = s.session.id;
+    t.token = s.token;
+  }
+  TurnRequest r = request;
+  r.kind = t.kind;
+  r.input["module"] = module;
+  Result<json> out = Status::Internal("the turn did not run");
+  try {
+    out = RunTurn(oc, t, r, json());
+  } catch (const std::exception& e) {
+    out = Status::Internal(std::string("internal error in the turn: ") + e.what());
+  }
+  if (own_session) (void)CloseToolSession(*oc.ctx.db, t.session, env_->NowSeconds());
+  if (out.ok() && module == "technical") {
+    QaResult res = QaResultFromRunner(JStr(*out, "result"), JStr(*out, "error"));
+    std::string line = res.status + (res.technical_review.empty() ? "" : ": " + res.technical_review);
+    json shaped = {{"result", line}};
+    if (res.status == "failed") shaped["error"] = res.reason.empty() ? line : res.reason;
+    return shaped;
+  }
+  return out;
+}
+
 Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   ApiContext& ctx = oc.ctx;
+  const bool has_goal = ctx.config.HasGoal();
   std::string kind = JStr(request.input, "pass_kind", "full");
   PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, kind, request.trigger, env_->NowSeconds()));
-  // Gate: code decides whether Goal Work may act or only report; a goal
-  // workflow's pass has no Architecture or Technical turn.
+  pass.steps.push_back(GateStep(ctx, pass.id, has_goal, env_->NowSeconds()));
   TurnRequest work = request;
   work.kind = "goal_work";
   work.input["report_only"] = ctx.config.AllSchedulesPaused();
   work.input["pass_id"] = pass.id;
-  pass.steps.push_back(PassStep{"gate", "completed",
-                                std::string("goal workflow: Goal Work in Pulse's conversation, then Finalize; no "
-                                            "Architecture or Technical turn") +
-                                    (ctx.config.AllSchedulesPaused() ? "; schedules paused: report only" : ""),
-                                0});
-  // Goal Work in the conversation, beginning with the goal check.
-  Result<json> worked = ConversationTurn(oc, ticket, work, "goal_work");
-  PassStep gw{"goal_work", "failed", "", 0};
-  if (worked.ok()) {
-    gw.turn_id = worked->value("turn_id", int64_t{0});
-    gw.state = JStr(*worked, "state", "failed");
-    gw.detail = JStr(*worked, "error").empty() ? FirstLine(JStr(*worked, "result"), 300) : JStr(*worked, "error");
-  } else {
-    gw.detail = worked.status().message();
+  if (has_goal) work.input["turn_note"] = GoalWorkNote(true);
+  const std::vector<std::string> modules =
+      has_goal ? std::vector<std::string>{"goal_work"} : ExecutionOrder();
+  bool all_completed = true;
+  std::string work_line;
+  for (const std::string& module : modules) {
+    Result<json> out = has_goal ? ConversationTurn(oc, ticket, work, "goal_work") : ModuleTurn(oc, ticket, work, module);
+    PassStep st = ModuleStep(module, out);
+    Status fin = FinishModule(*ctx.db, pass.id, module, st.state == "completed", st.detail, env_->NowSeconds());
+    if (!fin.ok()) spdlog::warn("{}: pass {}: worklist {}: {}", ctx.workflow, pass.id, module, fin.message());
+    all_completed = all_completed && st.state == "completed";
+    work_line += (work_line.empty() ? "" : " ") + std::string(module == "goal_work" ? "Goal Work" : module == "architecture" ? "Architecture" : "Technical") +
+                 " " + st.state + (st.detail.empty() ? "" : ": " + st.detail) + ".";
+    pass.steps.push_back(st);
   }
-  pass.steps.push_back(gw);
   // Finalize: the pass's Pulse summary leads with the goal status.
   Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
   std::string head = check.ok() ? GoalStatusLine(*check, ctx.workflow) : PulseName(ctx.workflow) + ": goal status unknown (" + check.status().message() + ")";
   pass.goal_status = check.ok() ? GoalStatusName(check->status) : "";
   Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
-  std::string text = head + ".\nPass " + std::to_string(pass.id) + " (" + kind + ", " + request.trigger +
-                     "): Goal Work " + gw.state + (gw.detail.empty() ? "" : ": " + gw.detail) + ".";
+  std::string text = head + ".\nPass " + std::to_string(pass.id) + " (" + kind + ", " + request.trigger + "): " + work_line;
   if (pending.ok()) text += "\nDecisions waiting on you: " + std::to_string(pending->size()) + ".";
   pass.summary = text;
   OutboxMessage m;
@@ -119,10 +211,10 @@ Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const T
   pass.steps.push_back(PassStep{"finalize", sent.ok() ? "completed" : "failed",
                                 sent.ok() ? "summary sent (outbox " + std::to_string(*sent) + ")" : sent.status().message(),
                                 0});
-  pass.state = gw.state == "completed" && sent.ok() ? "completed" : "failed";
+  pass.state = all_completed && sent.ok() ? "completed" : "failed";
   PULSE_RETURN_IF_ERROR(FinishPass(*ctx.db, pass, env_->NowSeconds()));
   json out = {{"result", text}, {"pass", pass.ToJson()}};
-  if (pass.state != "completed") out["error"] = "pass " + std::to_string(pass.id) + ": " + gw.detail;
+  if (pass.state != "completed") out["error"] = "pass " + std::to_string(pass.id) + ": " + work_line;
   return out;
 }
 

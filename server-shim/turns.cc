@@ -8,10 +8,12 @@
 #include <random>
 
 #include "agent/pulse_conversation.h"
+#include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/agent_log.h"
 #include "core/goal_facts.h"
+#include "core/pulse_requests.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
 #include "server-shim/serve.h"
@@ -111,8 +113,8 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   TurnTicket t;
   t.workflow = request.workflow;
   t.kind = request.kind;
-  if (pass && !RunsInConversation(oc->ctx, kind)) {
-    return Status::Refused(request.workflow + ": a Pulse pass needs a goal (goal.primary_metric) and pulse.enabled");
+  if (pass && !oc->ctx.config.pulse_enabled) {
+    return Status::Refused(request.workflow + ": a Pulse pass needs pulse.enabled");
   }
   if (RunsInConversation(oc->ctx, kind)) {
     // The conversation's session; its token is made when the turn runs, so
@@ -229,6 +231,8 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
 
 Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   if (ticket.kind == "pass") return RunPass(oc, ticket, request);
+  if (ticket.kind == "qa_fix") return RunQaFix(oc, ticket, request);
+  if (ticket.kind == "run_failed" && ticket.conversation) return RunFailedTurn(oc, ticket, request);
   if (ticket.conversation) return ConversationTurn(oc, ticket, request, ticket.kind);
   return RunTurn(oc, ticket, request, json());
 }
@@ -253,6 +257,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
     rules.report_only = JBool(request.input, "report_only");
+    rules.input = request.input;
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -262,6 +267,14 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
                                                     JGet(request.input, "message", json())));
   json stdin_doc = prepared;
+  // A pass's Architecture or Technical turn (a workflow without a goal) has
+  // its own instruction; a failed run or a QA request is what the turn is about.
+  const std::string module = JStr(request.input, "module");
+  if (module == "architecture") stdin_doc["charter"] = CharterCommon(ticket.workflow) + " " + kInstructionArchitecture;
+  if (module == "technical") stdin_doc["charter"] = CharterCommon(ticket.workflow) + " " + kInstructionTechnical;
+  for (const char* key : {"failed_run", "qa_request", "module"}) {
+    if (request.input.contains(key)) stdin_doc["context"][key] = request.input[key];
+  }
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
   if (!continuity.is_null()) {
@@ -360,6 +373,10 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   Result<int> turns = Conversation(*(*oc)->ctx.db, workflow)
                           .RecoverInterrupted("interrupted: the server stopped before this turn finished", now);
   if (turns.ok() && *turns > 0) spdlog::warn("{}: {} conversation turn(s) recorded as interrupted", workflow, *turns);
+  // A QA fix run the last server left running is recorded as failed, not
+  // started again: a fix run is tried once per request.
+  Result<int> qa = FailAbandonedQaRequests(*(*oc)->ctx.db, "interrupted: the server stopped before the fix run finished", now);
+  if (qa.ok() && *qa > 0) spdlog::warn("{}: {} QA fix run(s) recorded as failed (interrupted)", workflow, *qa);
   AgentLogQuery q;
   q.status = "running";
   Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);

@@ -42,6 +42,8 @@ export const CARD_METHODS = [
   ['memory', 'memory.show', () => ({})],
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
+  ['qa', 'request.list', () => ({ kind: 'qa' })],
+  ['failedRuns', 'qa.failed_runs', () => ({})],
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a
