@@ -237,6 +237,21 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   return RunTurn(oc, ticket, request, json());
 }
 
+namespace {
+
+// A pass's Architecture or Technical turn (a workflow without a goal) has its
+// own instruction; a failed run or a QA request is what the turn is about.
+void AddTurnSubject(json* stdin_doc, const TurnRequest& request, const std::string& workflow) {
+  const std::string module = JStr(request.input, "module");
+  if (module == "architecture") (*stdin_doc)["charter"] = CharterCommon(workflow) + " " + kInstructionArchitecture;
+  if (module == "technical") (*stdin_doc)["charter"] = CharterCommon(workflow) + " " + kInstructionTechnical;
+  for (const char* key : {"failed_run", "qa_request", "module"}) {
+    if (request.input.contains(key)) (*stdin_doc)["context"][key] = request.input[key];
+  }
+}
+
+}  // namespace
+
 Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
                                   const json& continuity) {
   json turn = {{"kind", ticket.kind},         {"session", ticket.session},
@@ -244,7 +259,6 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
                {"agent", ticket.agent},       {"workflow", ticket.workflow},
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
-
   if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
     // Runs older than Pulse's own records, imported as `pulse check` does,
     // so the turn's goal check sees the runs the command line sees.
@@ -255,9 +269,8 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
-    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
-    rules.report_only = JBool(request.input, "report_only");
-    rules.input = request.input;
+    RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
+                    JBool(request.input, "report_only"), request.input};
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -267,14 +280,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
                                                     JGet(request.input, "message", json())));
   json stdin_doc = prepared;
-  // A pass's Architecture or Technical turn (a workflow without a goal) has
-  // its own instruction; a failed run or a QA request is what the turn is about.
-  const std::string module = JStr(request.input, "module");
-  if (module == "architecture") stdin_doc["charter"] = CharterCommon(ticket.workflow) + " " + kInstructionArchitecture;
-  if (module == "technical") stdin_doc["charter"] = CharterCommon(ticket.workflow) + " " + kInstructionTechnical;
-  for (const char* key : {"failed_run", "qa_request", "module"}) {
-    if (request.input.contains(key)) stdin_doc["context"][key] = request.input[key];
-  }
+  AddTurnSubject(&stdin_doc, request, ticket.workflow);
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
   if (!continuity.is_null()) {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/pass.h"
 #include "core/schema.h"
 #include "tests/cpp/test_util.h"
 
@@ -90,6 +91,18 @@ TEST_F(Worklist, WithoutAGoalAFailedModuleIsDueByRecoveryUntilItCompletes) {
   due = ListModuleDue(*db_);
   ASSERT_TRUE(due.ok());
   EXPECT_TRUE(due->empty());
+}
+
+TEST_F(Worklist, AWorkflowWithoutAGoalHasItsPassTooButNotWithPulseOff) {
+  WorkflowConfig config;
+  config.raw = nlohmann::json::parse(R"({"pulse": {"full_pass": {"cron": "0 6 * * *"}}})");
+  Result<PassDue> due = PassDueAt(*db_, config, now_);
+  ASSERT_TRUE(due.ok()) << due.status().message();
+  EXPECT_TRUE(due->due);
+  config.pulse_enabled = false;
+  due = PassDueAt(*db_, config, now_);
+  ASSERT_TRUE(due.ok());
+  EXPECT_FALSE(due->due);
 }
 
 TEST_F(Worklist, RefusesUnknownModulesAndRules) {

@@ -32,10 +32,11 @@ const failedTurns = (conv) => conv.turns.filter((t) => t.turn === 'run_failed');
 // A failed workflow run this morning, on the goal's route, as the after-run
 // hook records it (run.json with its CONCERNS: line).
 function failedRun(ws, id = 'r-0900', finished = '2026-10-07T08:30:00Z') {
+  const started = new Date(Date.parse(finished) - 30 * 60e3).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const dir = join(ws, 'Workflow', 'substack', 'runs', `iteration-${id.slice(2)}`, 'default');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'run.json'), JSON.stringify({
-    run_id: id, started_at: '2026-10-07T08:00:00Z', finished_at: finished, status: 'failed', trigger: 'manual',
+    run_id: id, started_at: started, finished_at: finished, status: 'failed', trigger: 'manual',
     error: 'step export_subscribers: HTTP 500 from the newsletter API', concerns: ['CONCERNS: subscriber export skipped'],
   }));
   writeFileSync(join(dir, 'route_selection.json'), JSON.stringify({ route: 'growth_funnel' }));
@@ -188,7 +189,7 @@ test('a QA request becomes one fix run whose result reaches the conversation and
   assert.equal(cli(['qa', 'request', '--what', 'the unreachable analytics step']).status, 0);
   const empty = cli(['qa', 'request', '--what', '  ']);
   assert.equal(empty.status, 2);
-  assert.match(empty.stderr, /qa request: what is empty/);
+  assert.match(empty.stderr, /"what" is empty/);
   writeFileSync(join(tmp.dir, 'runner.mjs'), RUNNER);
   const out = join(tmp.dir, 'out');
   mkdirSync(out);

@@ -31,8 +31,7 @@ function FailedRuns({ woken, runs, nowMs }) {
 function Schedules({ schedules, nowMs }) {
   if (!schedules.length) return html`<p class="muted">No schedules.</p>`;
   return html`<ul class="fact-list schedule-health">
-    ${schedules.map((s) => html`<li data-schedule=${s.id}><code>${s.id}</code>${s.enabled ? '' : ' (paused)'}:
-      ${plural(s.runs, 'run')}, ${s.failed} failed${s.last_status ? html`; last ${s.last_status} <span class="muted">${formatTime(s.last_finished_at, nowMs)}</span>` : ''}</li>`)}
+    ${schedules.map((s) => html`<li data-schedule=${s.id}><code>${s.id}</code>${s.enabled ? ':' : ' (paused):'}${' '}${plural(s.runs, 'run')}, ${s.failed} failed${s.last_status ? html`; last ${s.last_status} <span class="muted">${formatTime(s.last_finished_at, nowMs)}</span>` : ''}</li>`)}
   </ul>`;
 }
 
