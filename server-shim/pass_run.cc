@@ -8,10 +8,10 @@
 
 #include "agent/outbox.h"
 #include "agent/pulse_conversation.h"
+#include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/decisions.h"
-#include "agent/pulse_qa.h"
 #include "core/pass.h"
 #include "core/pass_worklist.h"
 #include "core/time_util.h"
@@ -85,23 +85,34 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
 
 namespace {
 
-// Gate: code writes the pass's worklist (pulse_pass_worklist) and, for a
-// workflow with a goal, closes as skipped any Architecture or Technical row a
-// rule still made due.
-PassStep GateStep(ApiContext& ctx, int64_t pass_id, bool has_goal, int64_t now) {
+// Gate: code decides whether Goal Work may act or only report, and writes
+// the pass's worklist (pulse_pass_worklist). For a workflow with a goal,
+// Architecture and Technical are not due (its Pulse owns them), and a row a
+// rule still made due is closed as skipped by code here, right after Gate.
+PassStep GateStep(ApiContext& ctx, const PassRecord& pass, const TurnRequest& request, int64_t now, TurnRequest* work) {
+  const bool has_goal = ctx.config.HasGoal();
+  *work = request;
+  work->kind = "goal_work";
+  work->input["report_only"] = ctx.config.AllSchedulesPaused();
+  work->input["pass_id"] = pass.id;
+  if (has_goal) {
+    work->input["turn_note"] = "This pass has no Architecture or Technical turn: architecture is your skill here "
+                               "(goal-lead-architecture.md), and QA runs only when you ask for it "
+                               "(record_pulse_qa_request).";
+  }
   PassStep gate{"gate", "completed", "", 0};
   gate.detail = has_goal ? "goal workflow: Goal Work in Pulse's conversation, then Finalize; no Architecture or "
                            "Technical turn (worklist: architecture not due, technical not due)"
                          : "no goal: Goal Work, Architecture and Technical, each in its own session, then Finalize";
   if (ctx.config.AllSchedulesPaused()) gate.detail += "; schedules paused: report only";
-  Result<std::vector<WorklistRow>> rows = WriteGateWorklist(*ctx.db, pass_id, has_goal, now);
+  Result<std::vector<WorklistRow>> rows = WriteGateWorklist(*ctx.db, pass.id, has_goal, now);
   if (!rows.ok()) {
     gate.state = "failed";
     gate.detail += "; worklist not stored: " + rows.status().message();
     return gate;
   }
   if (!has_goal) return gate;
-  Result<std::vector<WorklistRow>> closed = CloseOwnedModules(*ctx.db, pass_id, now);
+  Result<std::vector<WorklistRow>> closed = CloseOwnedModules(*ctx.db, pass.id, now);
   if (!closed.ok()) {
     gate.detail += "; closing owned modules: " + closed.status().message();
     return gate;
@@ -110,6 +121,7 @@ PassStep GateStep(ApiContext& ctx, int64_t pass_id, bool has_goal, int64_t now) 
   return gate;
 }
 
+// A module's step from its turn's result (Goal Work, Architecture, Technical).
 PassStep ModuleStep(const std::string& module, const Result<json>& out) {
   PassStep st{module, "failed", "", 0};
   if (!out.ok()) {
@@ -128,10 +140,30 @@ PassStep ModuleStep(const std::string& module, const Result<json>& out) {
   return st;
 }
 
-std::string GoalWorkNote(bool has_goal) {
-  if (!has_goal) return "";
-  return "This pass has no Architecture or Technical turn: architecture is your skill here "
-         "(goal-lead-architecture.md), and QA runs only when you ask for it (record_pulse_qa_request).";
+// Finalize: the pass's Pulse summary, leading with the goal status, to the outbox.
+PassStep FinalizeStep(ApiContext& ctx, Env& env, PassRecord* pass, const std::string& trigger,
+                      const std::string& run_id) {
+  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env.NowSeconds(), false);
+  std::string head = check.ok() ? GoalStatusLine(*check, ctx.workflow)
+                                : PulseName(ctx.workflow) + ": goal status unknown (" + check.status().message() + ")";
+  pass->goal_status = check.ok() ? GoalStatusName(check->status) : "";
+  std::string text = head + ".\nPass " + std::to_string(pass->id) + " (" + pass->kind + ", " + trigger + "):";
+  for (const PassStep& s : pass->steps) {
+    if (s.step == "gate") continue;
+    text += " " + s.step + " " + s.state + (s.detail.empty() ? "" : ": " + s.detail) + ".";
+  }
+  Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
+  if (pending.ok()) text += "\nDecisions waiting on you: " + std::to_string(pending->size()) + ".";
+  pass->summary = text;
+  OutboxMessage m;
+  m.kind = "pulse_summary";
+  m.title = head;
+  m.text = text;
+  m.payload = {{"pass_id", pass->id}};
+  m.pulse_run_id = run_id;
+  Result<int64_t> sent = AddOutboxMessage(*ctx.db, m, env.NowSeconds());
+  return PassStep{"finalize", sent.ok() ? "completed" : "failed",
+                  sent.ok() ? "summary sent (outbox " + std::to_string(*sent) + ")" : sent.status().message(), 0};
 }
 
 }  // namespace
@@ -141,10 +173,10 @@ Result<json> TurnManager::ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, cons
   const TurnKind kind = module == "technical" ? TurnKind::kQaFix : TurnKind::kGoalWork;
   TurnTicket t = ticket;
   t.kind = TurnKindName(kind);
-  const int64_t now = env_->NowSeconds();
   const bool own_session = module != "goal_work";  // Goal Work runs in the pass's session
   if (own_session) {
-    PULSE_ASSIGN_OR_RETURN(OpenedSession s, OpenToolSession(*oc.ctx.db, oc.ctx.workflow, kind, "", now));
+    PULSE_ASSIGN_OR_RETURN(OpenedSession s,
+                           OpenToolSession(*oc.ctx.db, oc.ctx.workflow, kind, "", env_->NowSeconds()));
     t.session = s.session.id;
     t.token = s.token;
   }
@@ -159,8 +191,9 @@ Result<json> TurnManager::ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, cons
   }
   if (own_session) (void)CloseToolSession(*oc.ctx.db, t.session, env_->NowSeconds());
   if (out.ok() && module == "technical") {
+    // The fix run's JSON result, read as a QA fix run's is.
     QaResult res = QaResultFromRunner(JStr(*out, "result"), JStr(*out, "error"));
-    std::string line = res.status + (res.technical_review.empty() ? "" : ": " + res.technical_review);
+    const std::string line = res.status + (res.technical_review.empty() ? "" : ": " + res.technical_review);
     json shaped = {{"result", line}};
     if (res.status == "failed") shaped["error"] = res.reason.empty() ? line : res.reason;
     return shaped;
@@ -168,53 +201,36 @@ Result<json> TurnManager::ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, cons
   return out;
 }
 
+// The steps run in PassOrderFor(has goal); each module's end is recorded in
+// the worklist (a failed one is due by recovery next time).
 Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   ApiContext& ctx = oc.ctx;
   const bool has_goal = ctx.config.HasGoal();
   std::string kind = JStr(request.input, "pass_kind", "full");
-  PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, kind, request.trigger, env_->NowSeconds()));
-  pass.steps.push_back(GateStep(ctx, pass.id, has_goal, env_->NowSeconds()));
-  TurnRequest work = request;
-  work.kind = "goal_work";
-  work.input["report_only"] = ctx.config.AllSchedulesPaused();
-  work.input["pass_id"] = pass.id;
-  if (has_goal) work.input["turn_note"] = GoalWorkNote(true);
-  const std::vector<std::string> modules =
-      has_goal ? std::vector<std::string>{"goal_work"} : ExecutionOrder();
-  bool all_completed = true;
-  std::string work_line;
-  for (const std::string& module : modules) {
-    Result<json> out = has_goal ? ConversationTurn(oc, ticket, work, "goal_work") : ModuleTurn(oc, ticket, work, module);
-    PassStep st = ModuleStep(module, out);
-    Status fin = FinishModule(*ctx.db, pass.id, module, st.state == "completed", st.detail, env_->NowSeconds());
-    if (!fin.ok()) spdlog::warn("{}: pass {}: worklist {}: {}", ctx.workflow, pass.id, module, fin.message());
-    all_completed = all_completed && st.state == "completed";
-    work_line += (work_line.empty() ? "" : " ") + std::string(module == "goal_work" ? "Goal Work" : module == "architecture" ? "Architecture" : "Technical") +
-                 " " + st.state + (st.detail.empty() ? "" : ": " + st.detail) + ".";
-    pass.steps.push_back(st);
+  PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, *env_, kind, request.trigger));
+  TurnRequest work;
+  std::string failed;
+  for (const std::string& step : PassOrderFor(has_goal)) {
+    PassStep done{step, "skipped", "no such step", 0};
+    if (step == "gate") {
+      done = GateStep(ctx, pass, request, env_->NowSeconds(), &work);
+    } else if (step == "finalize") {
+      done = FinalizeStep(ctx, *env_, &pass, request.trigger, ticket.pulse_run_id);
+    } else {
+      // Goal Work in the conversation (beginning with the goal check) for a
+      // goal workflow; each module in its own session without a goal.
+      done = ModuleStep(step, has_goal ? ConversationTurn(oc, ticket, work, "goal_work")
+                                       : ModuleTurn(oc, ticket, work, step));
+      Status fin = FinishModule(*ctx.db, pass.id, step, done.state == "completed", done.detail, env_->NowSeconds());
+      if (!fin.ok()) spdlog::warn("{}: pass {}: worklist {}: {}", ctx.workflow, pass.id, step, fin.message());
+    }
+    if (done.state != "completed" && failed.empty()) failed = step + ": " + done.detail;
+    pass.steps.push_back(done);
   }
-  // Finalize: the pass's Pulse summary leads with the goal status.
-  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
-  std::string head = check.ok() ? GoalStatusLine(*check, ctx.workflow) : PulseName(ctx.workflow) + ": goal status unknown (" + check.status().message() + ")";
-  pass.goal_status = check.ok() ? GoalStatusName(check->status) : "";
-  Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
-  std::string text = head + ".\nPass " + std::to_string(pass.id) + " (" + kind + ", " + request.trigger + "): " + work_line;
-  if (pending.ok()) text += "\nDecisions waiting on you: " + std::to_string(pending->size()) + ".";
-  pass.summary = text;
-  OutboxMessage m;
-  m.kind = "pulse_summary";
-  m.title = head;
-  m.text = text;
-  m.payload = {{"pass_id", pass.id}};
-  m.pulse_run_id = ticket.pulse_run_id;
-  Result<int64_t> sent = AddOutboxMessage(*ctx.db, m, env_->NowSeconds());
-  pass.steps.push_back(PassStep{"finalize", sent.ok() ? "completed" : "failed",
-                                sent.ok() ? "summary sent (outbox " + std::to_string(*sent) + ")" : sent.status().message(),
-                                0});
-  pass.state = all_completed && sent.ok() ? "completed" : "failed";
+  pass.state = failed.empty() ? "completed" : "failed";
   PULSE_RETURN_IF_ERROR(FinishPass(*ctx.db, pass, env_->NowSeconds()));
-  json out = {{"result", text}, {"pass", pass.ToJson()}};
-  if (pass.state != "completed") out["error"] = "pass " + std::to_string(pass.id) + ": " + work_line;
+  json out = {{"result", pass.summary}, {"pass", pass.ToJson()}};
+  if (!failed.empty()) out["error"] = "pass " + std::to_string(pass.id) + ": " + failed;
   return out;
 }
 
