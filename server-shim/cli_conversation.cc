@@ -107,7 +107,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
     if (passes.ok() && !passes->empty()) {
       out["pass"] = passes->front().ToJson();
       // A pass without a goal has no conversation turns: its record says how it went.
-      failed = passes->front().state != "completed";
+      if (turns_of_run.empty()) failed = passes->front().state != "completed";
       Result<json> worklist = CallApi(ctx, "pass.worklist", json{{"pass_id", passes->front().id}});
       if (worklist.ok()) out["worklist"] = (*worklist)["worklist"];
     }

@@ -144,9 +144,10 @@ bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* le
     case Kind::kFree: return true;
     case Kind::kUnclassified: *level = "unclassified"; return s.unclassified_allow;
     case Kind::kNever: return false;
-    case Kind::kAskBuilderQuestion: return IsPulseTurnName(turn);
+    // A QA fix run may ask the Builder too (a fix only at its Change level).
+    case Kind::kAskBuilderQuestion: return IsPulseTurnName(turn) || turn == TurnKind::kQaFix;
     case Kind::kAskBuilderFix:
-      if (!IsPulseTurnName(turn) || turn == TurnKind::kRunFailed) return false;
+      if ((!IsPulseTurnName(turn) && turn != TurnKind::kQaFix) || turn == TurnKind::kRunFailed) return false;
       *level = "change";
       return change;
   }
