@@ -10,6 +10,7 @@ import { RunHealthCard } from './run-health.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { FocusAreasCard } from './focus.mjs';
+import { RequestsCard } from './requests.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { MessagesCard } from './messages.mjs';
 import { TalkToPulseCard, PulseChatCard } from './conversation.mjs';
@@ -219,7 +220,8 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('conversation', 'pulse-chat', 'Pulse chat', () => html`<${PulseChatCard} doc=${docs.conversation} source=${source}
       nowSeconds=${nowSeconds} />`)}
     ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
-      canAct=${!readOnly} onCheckNow=${onCheckNow} />`)}
+      canAct=${!readOnly} onCheckNow=${onCheckNow} check=${docs.check} />`)}
+    ${card('requests', 'requests', "Pulse's requests", () => html`<${RequestsCard} doc=${docs.requests} nowMs=${nowMs} />`)}
     ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
       readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
     ${card('agents', 'agent-log', 'Background agent log', () => html`<${AgentLogCard} doc=${docs.agents} nowMs=${nowMs}

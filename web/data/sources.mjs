@@ -44,6 +44,7 @@ export const CARD_METHODS = [
   ['focus', 'focus.list', () => ({})],
   ['qa', 'request.list', () => ({ kind: 'qa' })],
   ['failedRuns', 'qa.failed_runs', () => ({})],
+  ['requests', 'request.list', () => ({})],
   // The current generation only: older ones are read when the chat asks.
   ['conversation', 'conversation.show', () => ({})],
 ];
