@@ -21,7 +21,7 @@ std::string ConversationCharter(const std::string& workflow) {
 
 bool RunsInConversation(const ApiContext& ctx, TurnKind kind) {
   return ctx.config.HasGoal() && (kind == TurnKind::kGoalCheck || kind == TurnKind::kGoalWork ||
-                                  kind == TurnKind::kAskPulse);
+                                  kind == TurnKind::kAskPulse || kind == TurnKind::kRunFailed);
 }
 
 Result<std::string> PrepareConversationTurn(ApiContext& ctx, TurnKind kind) {

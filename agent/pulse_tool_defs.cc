@@ -86,7 +86,7 @@ const char kPulseTools[] = R"JSON([
      "required": ["action"], "additionalProperties": false}},
   {"name": "record_pulse_qa_request",
    "title": "Request QA",
-   "description": "Records what a QA fix run should check (what, why). Stored and listed (pulse qa list, the Pulse tab); the fix run writes its result back to it. Answers {request_id}.",
+   "description": "Records what a QA fix run should check (what, why). The scheduler starts one fix run for it (turn qa_fix, its own session, Run held) when the workflow is free; its short result (status, technical review, reason) comes back into Pulse's conversation and the next turn's qa_results. Listed by pulse qa list and the Pulse tab. Answers {request_id}.",
    "inputSchema": {"type": "object",
      "properties": {"what": {"type": "string"}, "why": {"type": "string"}},
      "required": ["what"], "additionalProperties": false}},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "agent/pulse_qa.h"
 #include "core/agent_log.h"
 #include "core/api/agent_log.h"
 #include "core/api/autonomy.h"
@@ -57,6 +58,7 @@ json GoalLeadJson(ApiContext& ctx) {
   return json{{"memory", Part(MemoryShowJson(ctx))},
               {"focus_areas", Part(FocusListJson(ctx, true))},
               {"qa_requests", Part(RequestsJson(ctx, RequestKind::kQa, ""))},
+              {"qa_results", QaResultsJson(*ctx.db)},
               {"rules", "goal memory first (soul.md wins on conflict); at most three open focus areas; consolidate "
                         "memory past 45 entries"}};
 }

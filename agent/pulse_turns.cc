@@ -3,7 +3,9 @@
 #include <cctype>
 
 #include "agent/outbox.h"
+#include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
+#include "agent/skills.h"
 #include "core/agent_log.h"
 #include "core/api/autonomy.h"
 #include "core/api/decisions.h"
@@ -38,7 +40,8 @@ const char* kCharterCheck =
     "when builder_chat) before judging it; owner_answers are the owner's answers; spend compares two weeks (there is "
     "no budget) and cost_spikes name their route and whether it is the goal's; error_rate.spike and run_health are "
     "the failures; with needs_reauth, say in the summary what to re-connect (each login hint names the run and the "
-    "text).";
+    "text). qa_results are what the QA fix runs you asked for found. Your skill documents are in skills "
+    "(goal-lead-check.md, with its \"Failed runs\" rule).";
 
 const char* kCharterWork =
     " This is Goal Work, the strategic review of a full Pulse pass. Step 0 is the goal check below (read "
@@ -110,8 +113,10 @@ Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
   if (kind == TurnKind::kGoalCheck) c = kCharterCheck;
   else if (kind == TurnKind::kGoalWork) c = std::string(kCharterWork) + kCharterCheck;
   else if (kind == TurnKind::kAskPulse) c = kCharterAsk;
+  else if (kind == TurnKind::kRunFailed) c = std::string(" ") + kInstructionRunFailed;
+  else if (kind == TurnKind::kQaFix) c = std::string(" ") + kInstructionQaFix;
   else return Status::NotFound(std::string("no charter for turn kind \"") + TurnKindName(kind) +
-                               "\" (goal_check, goal_work, ask_pulse)");
+                               "\" (goal_check, goal_work, ask_pulse, run_failed, qa_fix)");
   if (report_only) c += kReportOnly;
   return c.substr(1);  // the parts begin with the space that joins them to the common text
 }
@@ -198,7 +203,11 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
   if (!message.is_null()) context["message"] = message;
-  return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}};
+  // Failed runs, CONCERNS: lines, open issues, schedules and unreadable run
+  // folders since the last check, and what the fix runs Pulse asked for found.
+  if (context["goal_status"].contains("facts")) context["run_health"] = context["goal_status"]["facts"]["run_health"];
+  context["qa_results"] = QaResultsJson(*ctx.db);
+  return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}, {"skills", SkillsForTurn(kind)}};
 }
 
 json RulesReport::ToJson() const {
@@ -456,9 +465,23 @@ Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
 
 Result<RulesReport> RunRulesTurn(ApiContext& ctx, const RulesTurn& turn) {
   if (turn.kind == TurnKind::kAskPulse) return RulesAsk(ctx, turn);
+  if (turn.kind == TurnKind::kRunFailed) {
+    PULSE_ASSIGN_OR_RETURN(FailedRunSeen run, FailedRunFromJson(JGet(turn.input, "failed_run", json())));
+    return RulesRunFailed(ctx, turn, run);
+  }
+  if (turn.kind == TurnKind::kQaFix) {
+    json q = JGet(turn.input, "qa_request", json());
+    if (!q.is_object()) return RulesQaFix(ctx, turn, nullptr);
+    PulseRequest r;
+    r.id = q.value("id", int64_t{0});
+    r.what = q.value("what", "");
+    r.why = q.value("why", "");
+    return RulesQaFix(ctx, turn, &r);
+  }
+  if (JStr(turn.input, "module") == "architecture") return RulesArchitecture(ctx, turn);
   if (turn.kind != TurnKind::kGoalCheck && turn.kind != TurnKind::kGoalWork) {
-    return Status::InvalidArgument(std::string("turn.rules: the built-in runner handles goal_check, goal_work and "
-                                               "ask_pulse, not \"") + TurnKindName(turn.kind) + "\"");
+    return Status::InvalidArgument(std::string("turn.rules: the built-in runner handles goal_check, goal_work, "
+                                               "ask_pulse, run_failed and qa_fix, not \"") + TurnKindName(turn.kind) + "\"");
   }
   PULSE_ASSIGN_OR_RETURN(RulesReport out, RulesCheck(ctx, turn));
   if (turn.kind == TurnKind::kGoalWork) {

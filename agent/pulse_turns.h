@@ -19,7 +19,7 @@
 namespace pulse {
 
 // The charter an agent gets for a turn kind (goal_check, goal_work,
-// ask_pulse); NotFound for other kinds.
+// ask_pulse, run_failed, qa_fix); NotFound for other kinds.
 Result<std::string> TurnCharter(TurnKind kind, bool report_only);
 // The kind's own part of it (what the turn says in the conversation).
 Result<std::string> TurnInstruction(TurnKind kind, bool report_only);
@@ -59,6 +59,8 @@ struct RulesTurn {
   std::string pulse_run_id;
   std::string message;  // ask_pulse: what the owner wrote
   bool report_only = false;
+  // run_failed: {failed_run}; qa_fix: {qa_request}; a pass's module turn: {module}.
+  nlohmann::json input = nlohmann::json::object();
   // ask_pulse from Slack: {channel, thread_ts}; the reply goes back there.
   nlohmann::json reply_to;
 };

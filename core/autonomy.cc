@@ -90,6 +90,12 @@ HeldLevels LevelsForTurn(TurnKind turn, const AutonomyLevels& levels, bool sched
       hold(&h.outward, &h.outward_held_by, why);
       break;
     }
+    case TurnKind::kQaFix: {
+      // A fix run checks and repairs what Pulse asked about; starting runs
+      // stays the owner's or Pulse's own call.
+      hold(&h.run, &h.run_held_by, "a qa_fix run never starts runs");
+      break;
+    }
     default:
       break;
   }

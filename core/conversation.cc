@@ -165,6 +165,11 @@ Status Conversation::AppendLine(int generation, const std::string& turn, const s
   return ins.Run();
 }
 
+Status Conversation::AppendNote(const std::string& turn, const std::string& text, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(Generation g, Current());
+  return AppendLine(g.number, turn, std::string(Utf8Prefix(RepairUtf8(text), kMaxTurnTextBytes)), now);
+}
+
 Result<Generation> Conversation::Ensure(const std::string& charter, int64_t now) {
   Result<Generation> current = Current();
   if (current.ok() || current.status().code() != Code::kNotFound) return current;

@@ -150,6 +150,10 @@ class Conversation {
   // The owner's Stop: the running turn (if any) is marked to stop; the
   // conversation stays stopped until the next turn.
   Result<bool> Stop(int64_t now);
+  // A line from the platform in the current generation (not a Pulse turn,
+  // so it never counts toward the rollover): a QA fix run's result, a pass's
+  // note. NotFound before Ensure.
+  Status AppendNote(const std::string& turn, const std::string& text, int64_t now);
   // Turns left running by a process that is gone become interrupted;
   // returns how many.
   Result<int> RecoverInterrupted(const std::string& why, int64_t now);

@@ -83,6 +83,14 @@ Status EnsureFactsSchema(Db& db) {
        " route TEXT NOT NULL DEFAULT '');"
        "CREATE INDEX IF NOT EXISTS pulse_fact_runs_by_finish ON pulse_fact_runs(finished_at);"
        "CREATE INDEX IF NOT EXISTS pulse_fact_runs_by_run ON pulse_fact_runs(run_id);"},
+      {2,
+       // Run folders whose run.json could not be read (malformed, too
+       // large, or missing while a later run finished): run_health names
+       // them; a folder read fine later loses its row.
+       "CREATE TABLE IF NOT EXISTS pulse_fact_run_problems ("
+       " folder TEXT PRIMARY KEY,"
+       " reason TEXT NOT NULL,"
+       " seen_at TEXT NOT NULL);"},
   };
   return ApplyMigrations(db, "facts", kMigrations);
 }

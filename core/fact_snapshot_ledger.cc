@@ -331,6 +331,30 @@ Status StoreRunRows(Db& db, const std::vector<RunRow>& rows) {
 
 }  // namespace
 
+namespace {
+
+// Folders that could not be read get a problem row; folders read fine lose
+// theirs.
+Status StoreRunProblems(SnapshotRun& run, const std::vector<std::pair<std::string, std::string>>& problems,
+                        const std::vector<RunRow>& rows) {
+  PULSE_ASSIGN_OR_RETURN(Statement put, run.db.Prepare(
+      "INSERT OR REPLACE INTO pulse_fact_run_problems(folder, reason, seen_at) VALUES(?, ?, ?)"));
+  for (const auto& [folder, reason] : problems) {
+    put.Bind(1, folder).Bind(2, reason).Bind(3, FormatTime(run.now));
+    PULSE_RETURN_IF_ERROR(put.Run());
+    put.Reset();
+  }
+  PULSE_ASSIGN_OR_RETURN(Statement del, run.db.Prepare("DELETE FROM pulse_fact_run_problems WHERE folder = ?"));
+  for (const RunRow& r : rows) {
+    del.Bind(1, r.folder);
+    PULSE_RETURN_IF_ERROR(del.Run());
+    del.Reset();
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 void SnapshotRunFolders(SnapshotRun& run) {
   const std::string dir = run.Path(kRunsDir);
   if (!run.env.IsDirectory(dir)) return run.Missing(kRunsDir);
@@ -340,29 +364,41 @@ void SnapshotRunFolders(SnapshotRun& run) {
   Result<Statement> known = run.db.Prepare("SELECT 1 FROM pulse_fact_runs WHERE folder = ?");
   if (!known.ok()) return run.Warn(kRunsDir, known.status().message());
   std::vector<RunRow> rows;
+  std::vector<std::pair<std::string, std::string>> problems;
   int64_t skipped = 0, top = mark;
+  bool newest = true;
   for (const RunFolder& f : CandidateFolders(*names, mark)) {
+    const bool is_newest = newest;
+    newest = false;
     if (static_cast<int>(rows.size()) + skipped >= run.limits.max_run_folders) break;
     known->Bind(1, f.name);
     Result<bool> has = known->Step();
     known->Reset();
     if (!has.ok() || *has) continue;
-    // A folder without run.json is a run still going: read it next time.
-    if (!run.env.FileExists(run.Path((std::string(kRunsDir) + "/" + f.name + "/default/run.json").c_str()))) continue;
+    const std::string rel = std::string(kRunsDir) + "/" + f.name + "/default/run.json";
+    // The newest folder without run.json is a run still going: read it next
+    // time. An older one lost its run.json (or never wrote it).
+    if (!run.env.FileExists(run.Path(rel.c_str()))) {
+      if (!is_newest) problems.emplace_back(f.name, rel + ": missing (a later run has finished)");
+      continue;
+    }
     RunRow row;
     Status s = ReadRunRow(run, f.name, &row);
     if (!s.ok()) {
       ++skipped;
-      run.Skip(kRunsDir, Relative(s.message(), run.dir));
+      const std::string why = Relative(s.message(), run.dir);
+      run.Skip(kRunsDir, why);
+      problems.emplace_back(f.name, why);
       continue;
     }
     top = std::max(top, f.iteration);
     rows.push_back(std::move(row));
   }
-  if (rows.empty() && skipped == 0 && mark > 0) return;  // nothing new
+  if (rows.empty() && skipped == 0 && problems.empty() && mark > 0) return;  // nothing new
   Transaction tx(run.db);
   Status s = tx.Begin();
   if (s.ok()) s = StoreRunRows(run.db, rows);
+  if (s.ok()) s = StoreRunProblems(run, problems, rows);
   if (s.ok()) s = run.PutSource(kRunsDir, "ok", "", skipped, SourceRead{}, &top);
   if (s.ok()) s = tx.Commit();
   if (!s.ok()) run.Warn(kRunsDir, std::string(kRunsDir) + ": not stored: " + s.message());

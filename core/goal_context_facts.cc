@@ -9,6 +9,7 @@
 
 #include "core/goal_facts.h"
 #include "core/json_limits.h"
+#include "core/pulse_requests.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -293,6 +294,50 @@ Status ReadRuns(Db& db, const WorkflowConfig& config, ContextFacts* f) {
   return Status::OK();
 }
 
+// Each configured schedule's runs since the last check, then schedules
+// only the runs name.
+Status ReadScheduleHealth(Db& db, const WorkflowConfig& config, ContextFacts* f) {
+  std::vector<ScheduleHealth>& out = f->run_health.schedules;
+  for (const Schedule& s : config.schedules) out.push_back(ScheduleHealth{s.id, s.enabled, 0, 0, 0, "", 0});
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT CASE WHEN schedule_id != '' THEN schedule_id WHEN trigger LIKE 'schedule:%' THEN substr(trigger, 10)"
+      " ELSE '' END AS sid, status, finished_at FROM goal_run_facts WHERE finished_at > ? AND finished_at <= ?"
+      " ORDER BY finished_at, run_id"));
+  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    std::string id = q.Text(0);
+    if (id.empty()) continue;
+    auto it = std::find_if(out.begin(), out.end(), [&](const ScheduleHealth& h) { return h.id == id; });
+    if (it == out.end()) {
+      if (out.size() >= kFactsListMax) continue;
+      out.push_back(ScheduleHealth{id, false, 0, 0, 0, "", 0});
+      it = out.end() - 1;
+    }
+    ++it->runs;
+    if (q.Text(1) == "completed") ++it->completed;
+    else ++it->failed;
+    it->last_status = q.Text(1);
+    PULSE_ASSIGN_OR_RETURN(it->last_finished_at, TimeOf(q.Text(2)));
+  }
+  return Status::OK();
+}
+
+Status ReadRunProblems(Db& db, ContextFacts* f) {
+  PULSE_ASSIGN_OR_RETURN(int64_t open, OpenQaRequestCount(db));
+  f->run_health.open_issues = open;
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT folder, reason FROM pulse_fact_run_problems ORDER BY folder LIMIT ?"));
+  q.Bind(1, static_cast<int64_t>(kFactsListMax));
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    f->run_health.unreadable.push_back(UnreadableRun{q.Text(0), q.Text(1)});
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string NeedsReauthLine(const ContextFacts& f) {
@@ -324,6 +369,8 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   PULSE_RETURN_IF_ERROR(ReadSpend(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadErrorRate(db, &f));
   PULSE_RETURN_IF_ERROR(ReadRuns(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadScheduleHealth(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadRunProblems(db, &f));
   return f;
 }
 

@@ -11,7 +11,8 @@
 //   cost_spikes    runs costing at least twice the 14-day median run
 //   error_rate     the failure share against the 14-day median daily share
 //   login_hints    run errors and CONCERNS: lines that look like an expired login
-//   run_health     runs, failures with their error, CONCERNS: lines
+//   run_health     runs, failures with their error, CONCERNS: lines, open QA
+//                  requests, each schedule's runs, unreadable run folders
 //   builder_asks   Pulse's questions to the Builder chat (none are kept yet)
 // The JSON is in core/api/facts.cc.
 #pragma once
@@ -115,10 +116,30 @@ struct FailedRun {
   bool goal_route = false;
 };
 
+// One schedule's runs since the last check (goal_run_facts' schedule_id).
+struct ScheduleHealth {
+  std::string id;
+  bool enabled = true;
+  int64_t runs = 0, completed = 0, failed = 0;
+  std::string last_status;  // "" with no run since the last check
+  int64_t last_finished_at = 0;
+};
+
+// A run folder whose run.json could not be read (named, with the reason).
+struct UnreadableRun {
+  std::string folder;
+  std::string reason;
+};
+
 struct RunHealth {
   int64_t runs = 0, completed = 0, failed = 0;
   std::vector<FailedRun> failed_runs;
   std::vector<RunConcern> concerns;
+  // Open QA requests: what Pulse asked to have checked and no fix run has
+  // answered yet (the workspace keeps no issue list of its own).
+  int64_t open_issues = 0;
+  std::vector<ScheduleHealth> schedules;
+  std::vector<UnreadableRun> unreadable;
 };
 
 struct BuilderAsk {

@@ -58,7 +58,7 @@ json PassRecord::ToJson() const {
 
 Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
   PassDue due;
-  if (!config.pulse_enabled || !config.HasGoal()) return due;
+  if (!config.pulse_enabled) return due;
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> fast, ListRequests(db, RequestKind::kFast, "pending"));

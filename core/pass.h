@@ -1,7 +1,8 @@
-// The full Pulse pass of a workflow with a goal: Gate (code: may the pass
-// run, is there a goal), Goal Work in Pulse's conversation (which begins
-// with the goal check), Finalize (the pass's Pulse summary, leading with the
-// goal status). A pass is due once per fire of pulse.full_pass.cron, or
+// The full Pulse pass. With a goal: Gate (code: may the pass run, its
+// worklist), Goal Work in Pulse's conversation (which begins with the goal
+// check), Finalize (the pass's Pulse summary, leading with the goal status);
+// no Architecture or Technical turn. Without a goal: Gate, Goal Work,
+// Architecture, Technical, Finalize (core/pass_worklist.h). A pass is due once per fire of pulse.full_pass.cron, or
 // earlier when Pulse asked for one (record_pulse_fast_request). The daily
 // goal check never moves this schedule and never consumes fast requests:
 // only passes are read here.
@@ -21,7 +22,8 @@
 
 namespace pulse {
 
-// The order of a pass's steps for a workflow with a goal.
+// The order of a pass's steps for a workflow with a goal (PassOrderFor in
+// core/pass_worklist.h gives both orders).
 const std::vector<std::string>& PassOrder();
 
 // Fast requests (record_pulse_fast_request) are pulse_requests rows of kind
@@ -36,8 +38,9 @@ struct PassDue {
 };
 
 // Whether a pass is due now: a fast request waits, or pulse.full_pass.cron
-// fired since the last pass started. Never for a workflow without a goal or
-// with Pulse off. InvalidArgument for a malformed cron.
+// fired since the last pass started. Never with Pulse off. A workflow
+// without a goal has a pass too (Goal Work, Architecture, Technical; see
+// core/pass_worklist.h). InvalidArgument for a malformed cron.
 Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now);
 
 struct PassStep {

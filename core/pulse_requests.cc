@@ -183,4 +183,84 @@ Status CompleteRequest(Db& db, Env& env, int64_t id, const std::string& result) 
   return upd.Run();
 }
 
+// ---- QA fix runs ----
+
+json QaResult::ToJson() const {
+  return json{{"status", status},
+              {"technical_review", technical_review},
+              {"reason", reason},
+              {"pulse_run_id", pulse_run_id},
+              {"finished_at", finished_at}};
+}
+
+Result<std::optional<PulseRequest>> TakeNextQaRequest(Db& db, Env& env, const std::string& taken_by) {
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(std::optional<PulseRequest> next, PendingOf(db, RequestKind::kQa));
+  if (!next) return next;
+  PULSE_ASSIGN_OR_RETURN(Statement upd, db.Prepare(
+      "UPDATE pulse_requests SET status = 'taken', taken_at = ?, taken_by = ? WHERE id = ? AND status = 'pending'"));
+  next->taken_at = FormatTime(env.NowSeconds());
+  next->taken_by = taken_by;
+  next->status = "taken";
+  upd.Bind(1, next->taken_at).Bind(2, taken_by).Bind(3, next->id);
+  PULSE_RETURN_IF_ERROR(upd.Run());
+  PULSE_RETURN_IF_ERROR(tx.Commit());
+  return next;
+}
+
+Status ReleaseQaRequest(Db& db, int64_t id) {
+  PULSE_ASSIGN_OR_RETURN(Statement upd, db.Prepare(
+      "UPDATE pulse_requests SET status = 'pending', taken_at = '', taken_by = '' WHERE id = ? AND kind = 'qa'"
+      " AND status = 'taken'"));
+  upd.Bind(1, id);
+  return upd.Run();
+}
+
+Status MarkQaRequestTakenBy(Db& db, int64_t id, const std::string& taken_by) {
+  PULSE_ASSIGN_OR_RETURN(Statement upd, db.Prepare(
+      "UPDATE pulse_requests SET taken_by = ? WHERE id = ? AND kind = 'qa' AND status = 'taken'"));
+  upd.Bind(1, taken_by).Bind(2, id);
+  return upd.Run();
+}
+
+Status FinishQaRequest(Db& db, int64_t id, const QaResult& in) {
+  QaResult r = in;
+  r.technical_review = FlattenLineBreaks(std::string(Utf8Prefix(RepairUtf8(r.technical_review), 2000)));
+  r.reason = FlattenLineBreaks(std::string(Utf8Prefix(RepairUtf8(r.reason), 1000)));
+  if (r.status != "completed" && r.status != "failed") {
+    return Status::InvalidArgument("qa result: status \"" + r.status + "\" is not completed or failed");
+  }
+  Transaction tx(db);
+  PULSE_RETURN_IF_ERROR(tx.Begin());
+  PULSE_ASSIGN_OR_RETURN(PulseRequest req, Load(db, id));
+  if (req.kind != RequestKind::kQa) return Status::InvalidArgument("request " + std::to_string(id) + " is not a QA request");
+  if (req.status != "pending" && req.status != "taken") {
+    return Status::Conflict("request " + std::to_string(id) + " is " + req.status + "; nothing changed");
+  }
+  req.detail["qa_result"] = r.ToJson();
+  std::string line = r.status + (r.technical_review.empty() ? "" : " — technical review: " + r.technical_review) +
+                     (r.reason.empty() ? "" : " — reason: " + r.reason);
+  PULSE_ASSIGN_OR_RETURN(Statement upd, db.Prepare("UPDATE pulse_requests SET status = ?, result = ?, detail = ? WHERE id = ?"));
+  upd.Bind(1, r.status == "completed" ? "done" : "failed").Bind(2, std::string(Utf8Prefix(line, kMaxText)))
+      .Bind(3, req.detail.dump()).Bind(4, id);
+  PULSE_RETURN_IF_ERROR(upd.Run());
+  return tx.Commit();
+}
+
+Result<int> FailAbandonedQaRequests(Db& db, const std::string& why, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> taken, ListRequests(db, RequestKind::kQa, "taken"));
+  int n = 0;
+  for (const PulseRequest& r : taken) {
+    QaResult res{"failed", "", why, r.taken_by, FormatTime(now)};
+    if (FinishQaRequest(db, r.id, res).ok()) ++n;
+  }
+  return n;
+}
+
+Result<int64_t> OpenQaRequestCount(Db& db) {
+  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
+  return db.QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status IN ('pending', 'taken')");
+}
+
 }  // namespace pulse

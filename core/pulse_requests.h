@@ -71,4 +71,33 @@ Result<std::vector<PulseRequest>> TakePendingFastRequests(Db& db, Env& env, cons
 // A taken or pending request's result (a QA fix run's), marking it done.
 Status CompleteRequest(Db& db, Env& env, int64_t id, const std::string& result);
 
+// ---- QA fix runs ----
+// The tick takes the oldest pending QA request for one fix run (status
+// taken, taken_by the fix run's pulse_run_id) in one transaction, so two
+// ticks never start two runs for it. A request whose run never started is
+// given back; a run's end stores its short result and closes the request for
+// good (done, or failed with the reason): a failed fix run is never retried
+// by itself, the owner or Pulse asks again with a new request.
+Result<std::optional<PulseRequest>> TakeNextQaRequest(Db& db, Env& env, const std::string& taken_by);
+Status ReleaseQaRequest(Db& db, int64_t id);
+// The fix run that took it (its pulse_run_id), once the run was started.
+Status MarkQaRequestTakenBy(Db& db, int64_t id, const std::string& taken_by);
+
+struct QaResult {
+  std::string status;            // completed | failed
+  std::string technical_review;  // the fix run's one-paragraph review ("" when it failed)
+  std::string reason;            // why it came to that (the runner's error when failed)
+  std::string pulse_run_id;
+  std::string finished_at;
+  nlohmann::json ToJson() const;
+};
+// Stores `result` in the request (detail.qa_result, and a one-line result)
+// and sets it done (completed) or failed. Conflict when already closed.
+Status FinishQaRequest(Db& db, int64_t id, const QaResult& result);
+// QA requests still taken by a run that no longer exists (the server stopped
+// under it) become failed with `why`; returns how many.
+Result<int> FailAbandonedQaRequests(Db& db, const std::string& why, int64_t now);
+// Open QA requests (pending or taken): run_health's open issue count.
+Result<int64_t> OpenQaRequestCount(Db& db);
+
 }  // namespace pulse

@@ -101,6 +101,8 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
   return Status::OK();
 }
 

@@ -38,5 +38,7 @@ Status EnsureConversationSchema(Db& db);  // core/conversation.h
 Status EnsurePassSchema(Db& db);          // core/pass.h
 Status EnsureFactsSchema(Db& db);  // the outside files' snapshot (core/fact_snapshot.h)
 Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
+Status EnsureWorklistSchema(Db& db);   // a pass's worklist and module_due rules (pass_worklist.h)
+Status EnsureRunFailuresSchema(Db& db);  // failed runs Pulse has seen (run_failures.h)
 
 }  // namespace pulse

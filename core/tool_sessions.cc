@@ -22,6 +22,7 @@ const char* TurnKindName(TurnKind kind) {
     case TurnKind::kRunFailed: return "run_failed";
     case TurnKind::kBuilderQuestion: return "builder_question";
     case TurnKind::kBuilderFix: return "builder_fix";
+    case TurnKind::kQaFix: return "qa_fix";
     case TurnKind::kWorkflowStep: return "workflow_step";
   }
   return "unknown";
@@ -30,7 +31,8 @@ const char* TurnKindName(TurnKind kind) {
 const std::vector<TurnKind>& AllTurnKinds() {
   static const std::vector<TurnKind> kinds = {
       TurnKind::kGoalCheck, TurnKind::kGoalWork,        TurnKind::kGoalWorkReceipt, TurnKind::kAskPulse,
-      TurnKind::kRunFailed, TurnKind::kBuilderQuestion, TurnKind::kBuilderFix,      TurnKind::kWorkflowStep};
+      TurnKind::kRunFailed, TurnKind::kBuilderQuestion, TurnKind::kBuilderFix,      TurnKind::kQaFix,
+      TurnKind::kWorkflowStep};
   return kinds;
 }
 
@@ -139,7 +141,7 @@ const char kSessionSelect[] =
 
 bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& workflow) {
   std::string hash = "--" + Sha256Hex(workflow).substr(0, 16) + "-";
-  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step"}) {
+  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step", "schedule-qafix"}) {
     std::string prefix = kind + hash;
     if (session_id.rfind(prefix, 0) == 0) return true;
   }
@@ -206,8 +208,16 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
     s.turn = turn;
     PULSE_ASSIGN_OR_RETURN(int64_t next, db.QueryInt64("SELECT COALESCE(MAX(seq), 0) + 1 FROM pulse_tool_sessions WHERE parent = ''"));
     seq = next;
-    std::string kind = IsPulseTurn(turn) ? "goallead" : turn == TurnKind::kWorkflowStep ? "step" : "builder";
-    std::string letter = IsPulseTurn(turn) ? "g" : turn == TurnKind::kWorkflowStep ? "s" : turn == TurnKind::kBuilderFix ? "f" : "q";
+    // A QA fix run has its own session, apart from Pulse's conversation.
+    std::string kind = IsPulseTurn(turn)                 ? "goallead"
+                       : turn == TurnKind::kWorkflowStep ? "step"
+                       : turn == TurnKind::kQaFix        ? "qafix"
+                                                         : "builder";
+    std::string letter = IsPulseTurn(turn)                 ? "g"
+                         : turn == TurnKind::kWorkflowStep ? "s"
+                         : turn == TurnKind::kQaFix        ? "x"
+                         : turn == TurnKind::kBuilderFix   ? "f"
+                                                           : "q";
     // The conversation's own sessions (seq <= 0, OpenConversationTurnSession)
     // keep their ids: an opened session takes the next free number.
     PULSE_ASSIGN_OR_RETURN(Statement taken, db.Prepare("SELECT 1 FROM pulse_tool_sessions WHERE session_id = ?"));

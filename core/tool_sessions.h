@@ -24,6 +24,7 @@ enum class TurnKind {
   kRunFailed,        // a failed run woke Pulse: Run, Outward, Change held
   kBuilderQuestion,  // ask_builder question in a Builder chat: Run, Outward, Change held
   kBuilderFix,       // ask_builder fix in a Builder chat: Change only (at the workflow's change level)
+  kQaFix,            // a QA fix run Pulse asked for (its own session): Run held
   kWorkflowStep,     // a workflow step a turn started: not a Pulse turn, the platform's normal tools
 };
 

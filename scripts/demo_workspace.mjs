@@ -1,6 +1,8 @@
 // Generates the demo workspace `scripts/run.sh` serves: "substack", in the
 // seed's situation (PLAT-697: the subscriber goal unmeasured by any run for
-// 20 days while runs went on, a builder-chat reading today, schedules paused),
+// 20 days while runs went on, a builder-chat reading today, schedules paused;
+// plus a run interrupted this morning and a QA request, which its Pulse
+// handles: one run_failed turn, fix runs, results in its conversation),
 // "digest", a healthy workflow measured by every run, and "inbox", whose
 // outside files (changelog, cost ledger, failed runs) fill the goal check's
 // context facts. Everything is
@@ -115,6 +117,25 @@ run('substack', substack, daysAgo(8, 17), 'write_article');
 run('substack', substack, daysAgo(7), 'growth_funnel', 'failed', 'subscriber export: 401 unauthorized');
 // Read off the dashboard in a Builder chat this morning: not the workflow measuring.
 observe('substack', 'subscribers', 412, anchor - 2 * HOUR, 'builder_chat');
+}
+
+// Substack this morning: the owner started growth_funnel by hand; it was
+// interrupted before its after-run hook, leaving only its run.json with a
+// CONCERNS: line. The goal check never counts it (no finalize-run), but it
+// is a failed run of the last day: the first ticks wake Substack's Pulse for
+// it once (a run_failed turn), which asks for QA; the fix runs for that and
+// for the owner's QA request below report back into the conversation, and
+// the Run health card shows all of it.
+{
+  const wfDir = join(dir, 'Workflow', 'substack');
+  const runDir = join(wfDir, 'runs', `iteration-${fixture ? 121 : ++n}`, 'default');
+  mkdirSync(runDir, { recursive: true });
+  writeFileSync(join(runDir, 'run.json'), JSON.stringify({
+    run_id: 'r-0121', started_at: at(anchor - 6 * HOUR - 30 * 60e3), finished_at: at(anchor - 6 * HOUR), status: 'interrupted',
+    trigger: 'manual', error: 'step export_subscribers: interrupted after 1800 s waiting for the newsletter API',
+    concerns: ['CONCERNS: subscriber export stopped halfway; no subscribers reading was recorded'],
+  }));
+  writeFileSync(join(runDir, 'route_selection.json'), JSON.stringify({ route: 'growth_funnel' }));
 }
 
 // ---- Slack: where Substack's notifications go (docs/slack.md) ----

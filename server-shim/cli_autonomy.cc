@@ -38,7 +38,7 @@ void SetupGuard(CLI::App& app, State& state) {
   GuardFlags* flags = &guard_flags;
   CLI::App* sub = app.add_subcommand("guard", "the autonomy decision for one tool call in one turn kind (exit 0 either way)");
   AddCommonOptions(sub, state);
-  sub->add_option("--turn", flags->turn, "goal_check, goal_work, goal_work_receipt, ask_pulse, run_failed, builder_question, builder_fix, workflow_step");
+  sub->add_option("--turn", flags->turn, "goal_check, goal_work, goal_work_receipt, ask_pulse, run_failed, builder_question, builder_fix, qa_fix, workflow_step");
   sub->add_option("--tool", flags->tool, "the tool's name")->required();
   sub->add_option("--args", flags->args, "the tool's arguments as a JSON object");
   sub->add_option("--session", flags->session, "decide for this session (its turn comes from its record)");

@@ -100,12 +100,18 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
     if (turn.value("pulse_run_id", std::string()) == t->pulse_run_id) turns_of_run.push_back(turn);
   }
   json out = {{"session_id", (*view)["session_id"]}, {"pulse_run_id", t->pulse_run_id}, {"turns", turns_of_run}};
-  if (request.kind == "pass") {
-    Result<std::vector<PassRecord>> passes = ListPasses(*w->db, 1);
-    if (passes.ok() && !passes->empty()) out["pass"] = passes->front().ToJson();
-  }
   bool failed = turns_of_run.empty();
   for (const json& turn : turns_of_run) failed = failed || turn["state"] != "completed";
+  if (request.kind == "pass") {
+    Result<std::vector<PassRecord>> passes = ListPasses(*w->db, 1);
+    if (passes.ok() && !passes->empty()) {
+      out["pass"] = passes->front().ToJson();
+      // A pass without a goal has no conversation turns: its record says how it went.
+      if (turns_of_run.empty()) failed = passes->front().state != "completed";
+      Result<json> worklist = CallApi(ctx, "pass.worklist", json{{"pass_id", passes->front().id}});
+      if (worklist.ok()) out["worklist"] = (*worklist)["worklist"];
+    }
+  }
   if (state.globals.json) {
     PrintJson(out);
   } else {
@@ -173,7 +179,7 @@ void Setup(CLI::App& app, State& state) {
 
   static TurnFlags pass_flags;
   static std::string kind = "full";
-  CLI::App* pass = app.add_subcommand("pass", "one Pulse pass now: Gate, Goal Work in the conversation, Finalize");
+  CLI::App* pass = app.add_subcommand("pass", "one Pulse pass now: Gate, Goal Work in the conversation, Finalize (without a goal: Gate, Goal Work, Architecture, Technical, Finalize)");
   AddCommonOptions(pass, state);
   pass->add_option("--kind", kind, "full or fast")->check(CLI::IsMember({"full", "fast"}));
   AddRunnerOptions(pass, pass_flags);

@@ -1,4 +1,6 @@
-// A turn in Pulse's conversation, and the full Pulse pass around Goal Work.
+// A turn in Pulse's conversation, and the full Pulse pass: Gate, Goal Work in
+// the conversation, Finalize for a workflow with a goal; Gate, Goal Work,
+// Architecture, Technical, Finalize without one.
 // The rules (what a conversation turn is, when a pass is due, the pass's
 // order and records) are in core/conversation.h, core/pass.h and
 // agent/pulse_conversation.h; this file runs them on the turn threads.
@@ -6,11 +8,14 @@
 
 #include "agent/outbox.h"
 #include "agent/pulse_conversation.h"
+#include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/decisions.h"
 #include "core/pass.h"
+#include "core/pass_worklist.h"
 #include "core/time_util.h"
+#include "core/utf8.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -41,10 +46,14 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   start.caller = CallerFor(request);
   start.account = JStr(request.input, "account");
   start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+  // What this turn is about beyond its kind's instruction (a failed run, the
+  // pass's Gate note).
+  const std::string note = JStr(request.input, "turn_note");
+  if (!note.empty()) start.text = std::string(Utf8Prefix(start.text + "\n\n" + note, kMaxTurnTextBytes));
   start.pulse_run_id = ticket.pulse_run_id;
   Result<ConversationTurnHandle> h = BeginConversationTurn(oc.ctx, kind, start);
   if (!h.ok()) {
-    return json{{"result", ""}, {"error", "not run in Pulse's conversation: " + h.status().message()}};
+    return json{{"result", ""}, {"error", "not run in Pulse's conversation: " + h.status().message()}, {"not_started", true}};
   }
   TurnTicket t = ticket;
   t.kind = kind_name;
@@ -76,30 +85,59 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
 
 namespace {
 
-// Gate: code decides whether Goal Work may act or only report; a goal
-// workflow's pass has no Architecture or Technical turn.
-PassStep GateStep(const ApiContext& ctx, const PassRecord& pass, const TurnRequest& request, TurnRequest* work) {
+// Gate: code decides whether Goal Work may act or only report, and writes
+// the pass's worklist (pulse_pass_worklist). For a workflow with a goal,
+// Architecture and Technical are not due (its Pulse owns them), and a row a
+// rule still made due is closed as skipped by code here, right after Gate.
+PassStep GateStep(ApiContext& ctx, const PassRecord& pass, const TurnRequest& request, int64_t now, TurnRequest* work) {
+  const bool has_goal = ctx.config.HasGoal();
   *work = request;
   work->kind = "goal_work";
   work->input["report_only"] = ctx.config.AllSchedulesPaused();
   work->input["pass_id"] = pass.id;
-  return PassStep{"gate", "completed",
-                  std::string("goal workflow: Goal Work in Pulse's conversation, then Finalize; no Architecture or "
-                              "Technical turn") +
-                      (ctx.config.AllSchedulesPaused() ? "; schedules paused: report only" : ""),
-                  0};
+  if (has_goal) {
+    work->input["turn_note"] = "This pass has no Architecture or Technical turn: architecture is your skill here "
+                               "(goal-lead-architecture.md), and QA runs only when you ask for it "
+                               "(record_pulse_qa_request).";
+  }
+  PassStep gate{"gate", "completed", "", 0};
+  gate.detail = has_goal ? "goal workflow: Goal Work in Pulse's conversation, then Finalize; no Architecture or "
+                           "Technical turn (worklist: architecture not due, technical not due)"
+                         : "no goal: Goal Work, Architecture and Technical, each in its own session, then Finalize";
+  if (ctx.config.AllSchedulesPaused()) gate.detail += "; schedules paused: report only";
+  Result<std::vector<WorklistRow>> rows = WriteGateWorklist(*ctx.db, pass.id, has_goal, now);
+  if (!rows.ok()) {
+    gate.state = "failed";
+    gate.detail += "; worklist not stored: " + rows.status().message();
+    return gate;
+  }
+  if (!has_goal) return gate;
+  Result<std::vector<WorklistRow>> closed = CloseOwnedModules(*ctx.db, pass.id, now);
+  if (!closed.ok()) {
+    gate.detail += "; closing owned modules: " + closed.status().message();
+    return gate;
+  }
+  for (const WorklistRow& r : *closed) gate.detail += "; " + r.module + " closed as skipped (" + r.reason + ")";
+  return gate;
 }
 
-PassStep GoalWorkStep(const Result<json>& worked) {
-  PassStep gw{"goal_work", "failed", "", 0};
-  if (!worked.ok()) {
-    gw.detail = worked.status().message();
-    return gw;
+// A module's step from its turn's result (Goal Work, Architecture, Technical).
+PassStep ModuleStep(const std::string& module, const Result<json>& out) {
+  PassStep st{module, "failed", "", 0};
+  if (!out.ok()) {
+    st.detail = out.status().message();
+    return st;
   }
-  gw.turn_id = worked->value("turn_id", int64_t{0});
-  gw.state = JStr(*worked, "state", "failed");
-  gw.detail = JStr(*worked, "error").empty() ? FirstLine(JStr(*worked, "result"), 300) : JStr(*worked, "error");
-  return gw;
+  st.turn_id = out->value("turn_id", int64_t{0});
+  const std::string error = JStr(*out, "error");
+  if (error.empty()) {
+    st.state = "completed";
+    st.detail = FirstLine(JStr(*out, "result"), 300);
+  } else {
+    st.state = JStr(*out, "state") == "interrupted" ? "interrupted" : "failed";
+    st.detail = error;
+  }
+  return st;
 }
 
 // Finalize: the pass's Pulse summary, leading with the goal status, to the outbox.
@@ -130,25 +168,63 @@ PassStep FinalizeStep(ApiContext& ctx, Env& env, PassRecord* pass, const std::st
 
 }  // namespace
 
-// The steps run in PassOrder(); a step this file does not know is recorded
-// as skipped, so a longer order shows in every pass record at once.
+Result<json> TurnManager::ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                     const std::string& module) {
+  const TurnKind kind = module == "technical" ? TurnKind::kQaFix : TurnKind::kGoalWork;
+  TurnTicket t = ticket;
+  t.kind = TurnKindName(kind);
+  const bool own_session = module != "goal_work";  // Goal Work runs in the pass's session
+  if (own_session) {
+    PULSE_ASSIGN_OR_RETURN(OpenedSession s,
+                           OpenToolSession(*oc.ctx.db, oc.ctx.workflow, kind, "", env_->NowSeconds()));
+    t.session = s.session.id;
+    t.token = s.token;
+  }
+  TurnRequest r = request;
+  r.kind = t.kind;
+  r.input["module"] = module;
+  Result<json> out = Status::Internal("the turn did not run");
+  try {
+    out = RunTurn(oc, t, r, json());
+  } catch (const std::exception& e) {
+    out = Status::Internal(std::string("internal error in the turn: ") + e.what());
+  }
+  if (own_session) (void)CloseToolSession(*oc.ctx.db, t.session, env_->NowSeconds());
+  if (out.ok() && module == "technical") {
+    // The fix run's JSON result, read as a QA fix run's is.
+    QaResult res = QaResultFromRunner(JStr(*out, "result"), JStr(*out, "error"));
+    const std::string line = res.status + (res.technical_review.empty() ? "" : ": " + res.technical_review);
+    json shaped = {{"result", line}};
+    if (res.status == "failed") shaped["error"] = res.reason.empty() ? line : res.reason;
+    return shaped;
+  }
+  return out;
+}
+
+// The steps run in PassOrderFor(has goal); each module's end is recorded in
+// the worklist (a failed one is due by recovery next time).
 Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   ApiContext& ctx = oc.ctx;
+  const bool has_goal = ctx.config.HasGoal();
   std::string kind = JStr(request.input, "pass_kind", "full");
   PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, *env_, kind, request.trigger));
   TurnRequest work;
   std::string failed;
-  for (const std::string& step : PassOrder()) {
-    PassStep done{step, "skipped", "no such step for a goal workflow", 0};
+  for (const std::string& step : PassOrderFor(has_goal)) {
+    PassStep done{step, "skipped", "no such step", 0};
     if (step == "gate") {
-      done = GateStep(ctx, pass, request, &work);
-    } else if (step == "goal_work") {
-      // Goal Work in the conversation, beginning with the goal check.
-      done = GoalWorkStep(ConversationTurn(oc, ticket, work, "goal_work"));
+      done = GateStep(ctx, pass, request, env_->NowSeconds(), &work);
     } else if (step == "finalize") {
       done = FinalizeStep(ctx, *env_, &pass, request.trigger, ticket.pulse_run_id);
+    } else {
+      // Goal Work in the conversation (beginning with the goal check) for a
+      // goal workflow; each module in its own session without a goal.
+      done = ModuleStep(step, has_goal ? ConversationTurn(oc, ticket, work, "goal_work")
+                                       : ModuleTurn(oc, ticket, work, step));
+      Status fin = FinishModule(*ctx.db, pass.id, step, done.state == "completed", done.detail, env_->NowSeconds());
+      if (!fin.ok()) spdlog::warn("{}: pass {}: worklist {}: {}", ctx.workflow, pass.id, step, fin.message());
     }
-    if (done.state == "failed" && failed.empty()) failed = step + ": " + done.detail;
+    if (done.state != "completed" && failed.empty()) failed = step + ": " + done.detail;
     pass.steps.push_back(done);
   }
   pass.state = failed.empty() ? "completed" : "failed";

@@ -157,8 +157,19 @@ class TurnManager {
   // there whatever the runner did (pass_run.cc).
   Result<nlohmann::json> ConversationTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
                                           const std::string& kind);
-  // Gate -> Goal Work in the conversation -> Finalize (pass_run.cc).
+  // Gate -> Goal Work in the conversation -> Finalize; without a goal Gate
+  // -> Goal Work -> Architecture -> Technical -> Finalize (pass_run.cc).
   Result<nlohmann::json> RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  // One module of a pass in a session of its own (a workflow without a
+  // goal): goal_work, architecture (a goal_work turn) or technical (qa_fix).
+  Result<nlohmann::json> ModuleTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                    const std::string& module);
+  // A QA fix run for one request: run, result stored in the request, the
+  // conversation told (qa_run.cc).
+  Result<nlohmann::json> RunQaFix(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  // A failed run's one short turn in the conversation, its outcome kept
+  // with the claim (qa_run.cc).
+  Result<nlohmann::json> RunFailedTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
                 const std::string& error, int64_t started);
   void Reap();
@@ -243,6 +254,16 @@ class Scheduler {
   std::condition_variable cv_;
   bool stop_ = false;
 };
+
+// ---- QA and the failed-run safety net (qa_run.cc) ----
+
+// For a workflow with a goal and Pulse on, when no turn of it is active: the
+// oldest failed run of the last day not seen yet is claimed and gets one
+// run_failed turn. True when a turn was started.
+bool StartFailedRunTurn(Env& env, TurnManager& turns, OpenCtx& oc);
+// For a workflow with Pulse on, when no turn of it is active: the oldest
+// pending QA request is taken and gets one qa_fix run. True when started.
+bool StartQaFixRun(Env& env, TurnManager& turns, OpenCtx& oc);
 
 // ---- HTTP ----
 

@@ -133,6 +133,11 @@ void Scheduler::TickOnce() {
       if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
     }
 
+    // 1b. The failed-run safety net (a workflow with a goal: one short
+    // run_failed turn per new failed run), then a QA fix run for the oldest
+    // QA request; each only when no turn of the workflow is active.
+    if (!StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
+
     // 2. Safe defaults whose time has passed.
     ApplySafeDefaults(*env_, ctx, wf);
 

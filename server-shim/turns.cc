@@ -8,10 +8,12 @@
 #include <random>
 
 #include "agent/pulse_conversation.h"
+#include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/agent_log.h"
 #include "core/goal_facts.h"
+#include "core/pulse_requests.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
 #include "server-shim/serve.h"
@@ -143,8 +145,8 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   TurnTicket t;
   t.workflow = request.workflow;
   t.kind = request.kind;
-  if (pass && !RunsInConversation(oc->ctx, kind)) {
-    return Status::Refused(request.workflow + ": a Pulse pass needs a goal (goal.primary_metric) and pulse.enabled");
+  if (pass && !oc->ctx.config.pulse_enabled) {
+    return Status::Refused(request.workflow + ": a Pulse pass needs pulse.enabled");
   }
   if (RunsInConversation(oc->ctx, kind)) {
     // The conversation's session; its token is made when the turn runs, so
@@ -262,9 +264,26 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
 
 Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   if (ticket.kind == "pass") return RunPass(oc, ticket, request);
+  if (ticket.kind == "qa_fix") return RunQaFix(oc, ticket, request);
+  if (ticket.kind == "run_failed" && ticket.conversation) return RunFailedTurn(oc, ticket, request);
   if (ticket.conversation) return ConversationTurn(oc, ticket, request, ticket.kind);
   return RunTurn(oc, ticket, request, json());
 }
+
+namespace {
+
+// A pass's Architecture or Technical turn (a workflow without a goal) has its
+// own instruction; a failed run or a QA request is what the turn is about.
+void AddTurnSubject(json* stdin_doc, const TurnRequest& request, const std::string& workflow) {
+  const std::string module = JStr(request.input, "module");
+  if (module == "architecture") (*stdin_doc)["charter"] = CharterCommon(workflow) + " " + kInstructionArchitecture;
+  if (module == "technical") (*stdin_doc)["charter"] = CharterCommon(workflow) + " " + kInstructionTechnical;
+  for (const char* key : {"failed_run", "qa_request", "module"}) {
+    if (request.input.contains(key)) (*stdin_doc)["context"][key] = request.input[key];
+  }
+}
+
+}  // namespace
 
 Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
                                   const json& continuity) {
@@ -273,7 +292,6 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
                {"agent", ticket.agent},       {"workflow", ticket.workflow},
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
-
   if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
     // Runs older than Pulse's own records, imported as `pulse check` does,
     // so the turn's goal check sees the runs the command line sees.
@@ -285,7 +303,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
-                    JBool(request.input, "report_only"), JGet(request.input, "slack", json())};
+                    JBool(request.input, "report_only"), request.input, JGet(request.input, "slack", json())};
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -295,6 +313,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
                                                     JGet(request.input, "message", json())));
   json stdin_doc = prepared;
+  AddTurnSubject(&stdin_doc, request, ticket.workflow);
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
   if (!continuity.is_null()) {
@@ -376,6 +395,10 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   Result<int> turns = Conversation(*(*oc)->ctx.db, workflow)
                           .RecoverInterrupted("interrupted: the server stopped before this turn finished", now);
   if (turns.ok() && *turns > 0) spdlog::warn("{}: {} conversation turn(s) recorded as interrupted", workflow, *turns);
+  // A QA fix run the last server left running is recorded as failed, not
+  // started again: a fix run is tried once per request.
+  Result<int> qa = FailAbandonedQaRequests(*(*oc)->ctx.db, "interrupted: the server stopped before the fix run finished", now);
+  if (qa.ok() && *qa > 0) spdlog::warn("{}: {} QA fix run(s) recorded as failed (interrupted)", workflow, *qa);
   AgentLogQuery q;
   q.status = "running";
   Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);

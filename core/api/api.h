@@ -102,5 +102,6 @@ void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);
 void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
+void AddQaApi(ApiRegistry& registry);     // pass.worklist, qa.failed_runs (core/api/qa.cc)
 
 }  // namespace pulse

@@ -82,8 +82,19 @@ json RunHealthJson(const RunHealth& h) {
   }
   json concerns = json::array();
   for (const RunConcern& c : h.concerns) concerns.push_back({{"run_id", c.run_id}, {"line", c.line}});
-  return {{"runs", h.runs}, {"completed", h.completed}, {"failed", h.failed}, {"failed_runs", failed},
-          {"concerns", concerns}};
+  json schedules = json::array();
+  for (const ScheduleHealth& s : h.schedules) {
+    schedules.push_back({{"id", s.id}, {"enabled", s.enabled}, {"runs", s.runs}, {"completed", s.completed},
+                         {"failed", s.failed}, {"last_status", s.last_status},
+                         {"last_finished_at", s.last_finished_at ? json(FormatTime(s.last_finished_at)) : json(nullptr)}});
+  }
+  json unreadable = json::array();
+  for (const UnreadableRun& u : h.unreadable) {
+    unreadable.push_back({{"folder", u.folder}, {"reason", u.reason}, {"line", "unreadable: " + u.reason}});
+  }
+  return {{"runs", h.runs},         {"completed", h.completed}, {"failed", h.failed},
+          {"failed_runs", failed},  {"concerns", concerns},     {"open_issues", h.open_issues},
+          {"schedules", schedules}, {"unreadable", unreadable}};
 }
 
 Result<json> Facts(ApiContext& ctx, const Args& a) {

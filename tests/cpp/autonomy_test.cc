@@ -126,6 +126,7 @@ bool IsPulseTurnName(TurnKind t) {
 // - goal_check, goal_work (+ receipt), ask_pulse: the workflow's pulse.autonomy;
 // - run_failed: Run, Outward, Change held; builder_question: all three at ask;
 // - builder_fix: Change only (no run, no send);
+// - qa_fix: Run held, Outward and Change at the workflow's levels;
 // - any turn on a workflow whose schedules are all paused: report-only, all held;
 // - workflow steps keep their normal tools.
 bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* level) {
@@ -134,6 +135,7 @@ bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* le
   bool run = s.run_auto, outward = s.outward_auto, change = s.change_auto;
   if (s.paused || turn == TurnKind::kRunFailed || turn == TurnKind::kBuilderQuestion) run = outward = change = false;
   if (turn == TurnKind::kBuilderFix) run = outward = false;
+  if (turn == TurnKind::kQaFix) run = false;
   switch (kind) {
     case Kind::kRun: *level = "run"; return run;
     case Kind::kChange: *level = "change"; return change;
@@ -142,9 +144,10 @@ bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* le
     case Kind::kFree: return true;
     case Kind::kUnclassified: *level = "unclassified"; return s.unclassified_allow;
     case Kind::kNever: return false;
-    case Kind::kAskBuilderQuestion: return IsPulseTurnName(turn);
+    // A QA fix run may ask the Builder too (a fix only at its Change level).
+    case Kind::kAskBuilderQuestion: return IsPulseTurnName(turn) || turn == TurnKind::kQaFix;
     case Kind::kAskBuilderFix:
-      if (!IsPulseTurnName(turn) || turn == TurnKind::kRunFailed) return false;
+      if ((!IsPulseTurnName(turn) && turn != TurnKind::kQaFix) || turn == TurnKind::kRunFailed) return false;
       *level = "change";
       return change;
   }

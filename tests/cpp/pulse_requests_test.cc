@@ -67,5 +67,59 @@ TEST_F(Requests, QaRequestsAreListedAndBounded) {
   EXPECT_EQ(RecordRequest(*db_, env_, qa).status().code(), Code::kInvalidArgument);
 }
 
+TEST_F(Requests, AQaRequestIsTakenOnceAndItsFailedFixRunIsNotRetried) {
+  NewRequest qa;
+  qa.kind = RequestKind::kQa;
+  qa.what = "growth_funnel: the export step fails with 401";
+  Result<RecordedRequest> made = RecordRequest(*db_, env_, qa);
+  ASSERT_TRUE(made.ok());
+  Result<std::optional<PulseRequest>> taken = TakeNextQaRequest(*db_, env_, "tick");
+  ASSERT_TRUE(taken.ok() && taken->has_value());
+  EXPECT_EQ((*taken)->id, made->request.id);
+  Result<std::optional<PulseRequest>> again = TakeNextQaRequest(*db_, env_, "tick");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value()) << "a taken request is not taken twice";
+  ASSERT_TRUE(MarkQaRequestTakenBy(*db_, made->request.id, "pr-1").ok());
+  Result<int64_t> open = OpenQaRequestCount(*db_);
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(*open, 1);
+
+  QaResult failed{"failed", "", "runner exited with status 1: no network", "pr-1", "2026-10-07T12:05:00Z"};
+  ASSERT_TRUE(FinishQaRequest(*db_, made->request.id, failed).ok());
+  Result<std::vector<PulseRequest>> list = ListRequests(*db_, RequestKind::kQa, "");
+  ASSERT_TRUE(list.ok() && list->size() == 1);
+  EXPECT_EQ((*list)[0].status, "failed");
+  EXPECT_EQ((*list)[0].detail["qa_result"]["reason"], "runner exited with status 1: no network");
+  EXPECT_NE((*list)[0].result.find("failed"), std::string::npos);
+  // Never offered again, and a second result is refused.
+  again = TakeNextQaRequest(*db_, env_, "tick");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->has_value());
+  EXPECT_EQ(FinishQaRequest(*db_, made->request.id, failed).code(), Code::kConflict);
+  open = OpenQaRequestCount(*db_);
+  ASSERT_TRUE(open.ok());
+  EXPECT_EQ(*open, 0);
+}
+
+TEST_F(Requests, AReleasedQaRequestWaitsAgainAndAnAbandonedOneFails) {
+  NewRequest qa;
+  qa.kind = RequestKind::kQa;
+  qa.what = "check the publish step";
+  ASSERT_TRUE(RecordRequest(*db_, env_, qa).ok());
+  Result<std::optional<PulseRequest>> taken = TakeNextQaRequest(*db_, env_, "tick");
+  ASSERT_TRUE(taken.ok() && taken->has_value());
+  ASSERT_TRUE(ReleaseQaRequest(*db_, (*taken)->id).ok());
+  taken = TakeNextQaRequest(*db_, env_, "tick");
+  ASSERT_TRUE(taken.ok() && taken->has_value()) << "a request whose run never started waits again";
+  Result<int> failed = FailAbandonedQaRequests(*db_, "interrupted: the server stopped", env_.NowSeconds());
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ(*failed, 1);
+  Result<std::vector<PulseRequest>> list = ListRequests(*db_, RequestKind::kQa, "failed");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ(list->front().detail["qa_result"]["reason"], "interrupted: the server stopped");
+  EXPECT_EQ(FinishQaRequest(*db_, list->front().id, QaResult{"maybe", "", "", "", ""}).code(), Code::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace pulse

@@ -96,7 +96,7 @@ TEST(PulseTurns, ChartersPerTurnKind) {
   EXPECT_NE(paused->find("report-only"), std::string::npos);
   EXPECT_NE(TurnCharter(TurnKind::kGoalWork, false)->find("Goal Work"), std::string::npos);
   EXPECT_NE(TurnCharter(TurnKind::kAskPulse, false)->find("owner wrote"), std::string::npos);
-  EXPECT_EQ(TurnCharter(TurnKind::kRunFailed, false).status().code(), Code::kNotFound);
+  EXPECT_EQ(TurnCharter(TurnKind::kBuilderQuestion, false).status().code(), Code::kNotFound);
   EXPECT_EQ(PulseName("substack"), "Substack Pulse");
   EXPECT_STREQ(GoalStatusWords(GoalStatus::kNotMeasured), "not measured");
 }

@@ -84,7 +84,26 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     const digFocus = (await request(`${s.url}api/workflows/digest/focus-areas`)).body.focus_areas;
     assert.deepEqual(digFocus.map((a) => a.status), ['active', 'done']);
     assert.match((await request(`${s.url}api/workflows/digest/memory`)).body.text, /five items read better than ten/);
-    assert.equal((await request(`${s.url}api/workflows/substack/requests?kind=qa`)).body.requests.length, 1);
+    // Substack's Pulse owns QA: the run interrupted this morning wakes it once
+    // (it asks for QA: the goal's route), and the fix runs for that request
+    // and the owner's report back into its conversation.
+    const woken = await waitFor(async () => {
+      const seen = (await request(`${s.url}api/workflows/substack/failed-runs`)).body.failed_runs;
+      return seen.length && seen[0].outcome ? seen : null;
+    }, { what: 'the run_failed turn' });
+    assert.deepEqual(woken.map((r) => r.run_id), ['r-0121']);
+    assert.match(woken[0].outcome, /QA requested/);
+    const qa = await waitFor(async () => {
+      const list = (await request(`${s.url}api/workflows/substack/requests?kind=qa`)).body.requests;
+      return list.length === 2 && list.every((r) => r.status === 'done') ? list : null;
+    }, { what: 'both QA fix runs', timeoutMs: 40000 });
+    assert.match(qa[0].what, /r-0121/);
+    assert.match(qa[1].what, /subscriber export step fails with 401/);
+    const conv = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+    assert.equal(conv.turns.filter((t) => t.turn === 'run_failed').length, 1);
+    assert.equal(conv.turns.filter((t) => t.turn === 'qa_result').length, 2);
+    const health = (await request(`${s.url}api/workflows/substack/facts`)).body.run_health;
+    assert.ok(Array.isArray(health.schedules) && health.schedules.length === 2, JSON.stringify(health.schedules));
   } finally {
     await s.stop();
     tmp.cleanup();

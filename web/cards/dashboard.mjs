@@ -6,6 +6,7 @@ import { useState, useEffect, useLayoutEffect, useRef, useCallback } from 'preac
 import { CardError, CardLoading } from './card.mjs';
 import { GoalStatusCard, ReadingsCard, RunsByRouteCard } from './goal.mjs';
 import { ReauthCard, FactsCard } from './facts.mjs';
+import { RunHealthCard } from './run-health.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { FocusAreasCard } from './focus.mjs';
@@ -202,6 +203,8 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
         ? 'Focus areas live in workflow.json: change them on the server or with pulse focus.' : '')} />`)}
     ${docs.check ? html`<${ReauthCard} check=${docs.check} nowMs=${nowMs} />` : null}
     ${docs.check && docs.check.facts ? html`<${FactsCard} check=${docs.check} nowMs=${nowMs} />` : null}
+    ${docs.check && docs.check.facts ? html`<${RunHealthCard} check=${docs.check} qa=${docs.qa}
+      failedRuns=${docs.failedRuns} nowMs=${nowMs} />` : null}
     <div class="grid">
       ${card('readings', 'readings', 'Readings', () => html`<${ReadingsCard} doc=${docs.readings} nowMs=${nowMs} />`)}
       ${card('routes', 'routes', 'Runs by route', () => html`<${RunsByRouteCard} doc=${docs.routes} />`)}

@@ -32,6 +32,8 @@ export const REST_ROUTES = [
   {"method": "memory.show", "verb": "GET", "path": "/memory"},
   {"method": "focus.list", "verb": "GET", "path": "/focus-areas", "query": {"open": "open"}, "bool": ["open"]},
   {"method": "request.list", "verb": "GET", "path": "/requests", "query": {"kind": "kind", "status": "status"}},
+  {"method": "pass.worklist", "verb": "GET", "path": "/worklist", "query": {"pass_id": "pass_id"}, "int": ["pass_id"]},
+  {"method": "qa.failed_runs", "verb": "GET", "path": "/failed-runs"},
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},

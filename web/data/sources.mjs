@@ -55,6 +55,8 @@ export const CARD_METHODS = [
   ['memory', 'memory.show', () => ({})],
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
+  ['qa', 'request.list', () => ({ kind: 'qa' })],
+  ['failedRuns', 'qa.failed_runs', () => ({})],
   ['requests', 'request.list', () => ({})],
   // The current generation only: older ones are read when the chat asks.
   ['conversation', 'conversation.show', () => ({})],
