@@ -59,6 +59,10 @@ struct RulesTurn {
   std::string pulse_run_id;
   std::string message;  // ask_pulse: what the owner wrote
   bool report_only = false;
+  // An ask from a chat or step ({call_id, thread_id, round, caller, ...}):
+  // the reply goes back to the caller with the decision lines, not to the
+  // owner's outbox.
+  nlohmann::json ask = nlohmann::json();
 };
 
 // "Substack Pulse: not measured — subscribers 412 of 1000 (last measured 7 Oct)":

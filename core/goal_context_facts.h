@@ -12,7 +12,7 @@
 //   error_rate     the failure share against the 14-day median daily share
 //   login_hints    run errors and CONCERNS: lines that look like an expired login
 //   run_health     runs, failures with their error, CONCERNS: lines
-//   builder_asks   Pulse's questions to the Builder chat (none are kept yet)
+//   builder_asks   Pulse's asks to the Builder chat that ended, with the answers
 // The JSON is in core/api/facts.cc.
 #pragma once
 
@@ -121,8 +121,11 @@ struct RunHealth {
   std::vector<RunConcern> concerns;
 };
 
+// One of Pulse's ask_builder calls that ended since the last check (a late
+// answer reaches the next check this way).
 struct BuilderAsk {
   std::string at, kind, message, answer;
+  std::string status, call_id, builder_session_id;
 };
 
 struct ContextFacts {

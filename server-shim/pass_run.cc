@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/outbox.h"
+#include "agent/pulse_asks.h"
 #include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
@@ -40,7 +41,15 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   start.turn = kind_name;
   start.caller = CallerFor(request);
   start.account = JStr(request.input, "account");
-  start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+  const json ask = JGet(request.input, "ask", json());
+  if (ask.is_object()) {
+    // A round of an ask thread: its text says who asks and which round.
+    start.text = AskTurnText(ask, JStr(request.input, "message"));
+    start.thread_id = JStr(ask, "thread_id");
+    start.round = ask.value("round", 0);
+  } else {
+    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+  }
   start.pulse_run_id = ticket.pulse_run_id;
   Result<ConversationTurnHandle> h = BeginConversationTurn(oc.ctx, kind, start);
   if (!h.ok()) {

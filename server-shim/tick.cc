@@ -45,6 +45,9 @@ void DeliverOutbox(OpenCtx& oc) {
   client.set_read_timeout(5);
   client.set_write_timeout(5);
   for (const json& m : messages) {
+    // Apply messages go to the Builder chat (DeliverApplyMessages), not to
+    // the owner's webhook.
+    if (m.value("kind", std::string()) == "apply_message") continue;
     json body = {{"workflow", oc.ctx.workflow}, {"message", m}};
     auto res = client.Post(path.c_str(), body.dump(), "application/json");
     bool ok = res && res->status >= 200 && res->status < 300;
@@ -180,8 +183,10 @@ void Scheduler::TickOnce() {
       spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
     }
 
-    // 3. Messages not yet delivered to the webhook.
+    // 3. Messages not yet delivered to the webhook, and apply messages not
+    // yet delivered to the Builder chat.
     DeliverOutbox(**oc);
+    DeliverApplyMessages(ctx);
   }
   ++ticks_;
 }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "agent/pulse_asks.h"
 #include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
@@ -199,6 +200,17 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         // A bug must not take the server down; the turn's row says what happened.
         out = Status::Internal(std::string("internal error in the turn: ") + e.what());
       }
+      const json ask = JGet(request.input, "ask", json());
+      if (ask.is_object()) {
+        // The ask's answer is the turn's final reply; a turn that failed
+        // says why, and the caller's thread stays open for another round.
+        bool ok = out.ok() && JStr(*out, "error").empty();
+        Status finished = FinishAskTurn((*oc)->ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
+                                        out.ok() ? JStr(*out, "result") : "",
+                                        out.ok() ? JStr(*out, "error") : out.status().message(),
+                                        out.ok() ? JStr(*out, "state") : "failed");
+        if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
+      }
       if (out.ok()) {
         result = JStr(*out, "result");
         if (!JStr(*out, "error").empty()) {
@@ -249,10 +261,17 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   }
 
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
+  const json ask = JGet(request.input, "ask", json());
+  if (ask.is_object()) {
+    // The chain guard reads which session this ask's turn runs in.
+    Status bound = Asks(*oc.ctx.db, oc.ctx.workflow).BindTurnSession(JStr(ask, "call_id"), ticket.session);
+    if (!bound.ok()) spdlog::warn("{}: ask {}: {}", ticket.workflow, JStr(ask, "call_id"), bound.message());
+  }
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
     rules.report_only = JBool(request.input, "report_only");
+    rules.ask = ask;
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -262,6 +281,10 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
                                                     JGet(request.input, "message", json())));
   json stdin_doc = prepared;
+  if (ask.is_object()) {
+    stdin_doc["charter"] = AskCharter(ticket.workflow, ask, JBool(request.input, "report_only"));
+    stdin_doc["context"]["ask"] = ask;
+  }
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
   if (!continuity.is_null()) {
@@ -360,6 +383,8 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   Result<int> turns = Conversation(*(*oc)->ctx.db, workflow)
                           .RecoverInterrupted("interrupted: the server stopped before this turn finished", now);
   if (turns.ok() && *turns > 0) spdlog::warn("{}: {} conversation turn(s) recorded as interrupted", workflow, *turns);
+  Result<int> asks = Asks(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
+  if (asks.ok() && *asks > 0) spdlog::warn("{}: {} ask(s) recorded as interrupted; their threads go on", workflow, *asks);
   AgentLogQuery q;
   q.status = "running";
   Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);
