@@ -202,7 +202,7 @@ Result<AskRecord> Asks::Insert(AskRecord r, int64_t now) {
       .Bind(15, r.slot_at ? FormatTime(*r.slot_at) : "").Bind(16, r.detail.dump());
   PULSE_RETURN_IF_ERROR(ins.Run());
   r.id = db_.LastInsertRowId();
-  r.call_id = "ask-" + Sha256Hex(workflow_).substr(0, 8) + "-" + std::to_string(r.id);
+  r.call_id = "ask-" + std::to_string(r.id);
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare("UPDATE pulse_asks SET call_id = ? WHERE id = ?"));
   up.Bind(1, r.call_id).Bind(2, r.id);
   PULSE_RETURN_IF_ERROR(up.Run());
