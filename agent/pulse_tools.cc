@@ -1,9 +1,8 @@
 #include "agent/pulse_tools.h"
 
-#include "agent/pulse_asks.h"
-
 #include <algorithm>
 
+#include "agent/pulse_asks.h"
 #include "core/agent_log.h"
 #include "core/api/agent_log.h"
 #include "core/api/autonomy.h"

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "agent/agent_api.h"
+#include "agent/pulse_asks.h"
 #include "core/api/api.h"
 #include "core/env.h"
 #include "server-shim/cli.h"
@@ -133,8 +134,24 @@ void SetupDecisionAnswer(CLI::App* dec, State& state) {
     }
     auto out = Call(state, "decision.answer", args);
     if (!out) return;
-    if (state.globals.json) PrintJson(*out);
-    else PrintDecision(*out);
+    json doc = *out;
+    // Accept or Change: the apply message for the Builder chat, stored in
+    // the outbox (a server with --builder delivers it on its tick).
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!f.dismiss && w.ok() && doc.contains("id") && doc["id"].is_number_integer()) {
+      ApiContext ctx = ServerContext(*w, *state.env);
+      Result<ApplyOutcome> applied = SendApplyMessage(ctx, doc["id"].get<int64_t>());
+      doc["apply"] = applied.ok() ? applied->ToJson() : json{{"sent", false}, {"reason", applied.status().message()}};
+    }
+    if (state.globals.json) {
+      PrintJson(doc);
+      return;
+    }
+    PrintDecision(doc);
+    if (doc.contains("apply") && doc["apply"].value("sent", false)) {
+      std::cout << "    apply message: outbox " << doc["apply"].value("outbox_id", int64_t{0}) << ", "
+                << (doc["apply"].value("delivered", false) ? "delivered" : Str(doc["apply"]["reason"])) << "\n";
+    }
   });
 }
 

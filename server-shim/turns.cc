@@ -76,6 +76,22 @@ std::string LastLines(const std::string& s, size_t cap) {
   return t;
 }
 
+// What a turn's records need before it runs: the runs older than Pulse's
+// own records (imported as `pulse check` does, so the turn's goal check sees
+// the runs the command line sees), and for an ask the session its turn runs
+// in (the chain guard reads it).
+void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
+  }
+  const json ask = JGet(request.input, "ask", json());
+  if (ask.is_object()) {
+    Status bound = Asks(*oc.ctx.db, oc.ctx.workflow).BindTurnSession(JStr(ask, "call_id"), ticket.session);
+    if (!bound.ok()) spdlog::warn("{}: ask {}: {}", ticket.workflow, JStr(ask, "call_id"), bound.message());
+  }
+}
+
 }  // namespace
 
 TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), options_(options) {}
@@ -253,20 +269,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
 
-  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
-    // Runs older than Pulse's own records, imported as `pulse check` does,
-    // so the turn's goal check sees the runs the command line sees.
-    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
-    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
-  }
-
+  PrepareTurn(oc, ticket, request);
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   const json ask = JGet(request.input, "ask", json());
-  if (ask.is_object()) {
-    // The chain guard reads which session this ask's turn runs in.
-    Status bound = Asks(*oc.ctx.db, oc.ctx.workflow).BindTurnSession(JStr(ask, "call_id"), ticket.session);
-    if (!bound.ok()) spdlog::warn("{}: ask {}: {}", ticket.workflow, JStr(ask, "call_id"), bound.message());
-  }
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
