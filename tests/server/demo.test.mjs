@@ -68,6 +68,14 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.deepEqual(digFocus.map((a) => a.status), ['active', 'done']);
     assert.match((await request(`${s.url}api/workflows/digest/memory`)).body.text, /five items read better than ten/);
     assert.equal((await request(`${s.url}api/workflows/substack/requests?kind=qa`)).body.requests.length, 1);
+    // Asks: Substack's Builder chat (the owner's voice) and a step asked Pulse,
+    // each a thread round in its conversation; Inbox's fix waits as "Make this fix".
+    const turns = (await request(`${s.url}api/workflows/substack/conversation`)).body.turns;
+    const asked = turns.filter((t) => t.turn === 'ask_pulse');
+    assert.deepEqual(asked.map((t) => [t.caller, t.round]), [['owner', 1], ['step', 1]]);
+    assert.ok(asked.every((t) => t.thread_id && /owner_needed: yes/.test(t.reply)));
+    const fix = (await request(`${s.url}api/workflows/inbox/decisions?status=pending`)).body.decisions;
+    assert.deepEqual(fix.map((d) => d.recommendation.option), ['Make this fix']);
   } finally {
     await s.stop();
     tmp.cleanup();

@@ -59,13 +59,13 @@ test('every listed route answers on the real server with its method\'s result', 
 });
 
 test('no per-method route is written by hand on either side', () => {
-  // The server: workflow routes outside the list are the turn and generic-call routes only.
+  // The server: workflow routes outside the list are the turn routes (an ask waits for its turn) and the generic call only.
   const shim = join(ROOT, 'server-shim');
   const handWritten = [];
   for (const f of readdirSync(shim).filter((n) => n.endsWith('.cc'))) {
     for (const m of readFileSync(join(shim, f), 'utf8').matchAll(/kWorkflow \+ "([^"]*)"/g)) handWritten.push(m[1]);
   }
-  assert.deepEqual(handWritten.sort(), ['/call/([^/]+)', '/goal-check', '/messages'],
+  assert.deepEqual(handWritten.sort(), ['/ask', '/call/([^/]+)', '/goal-check', '/messages'],
     'a workflow route in server-shim/ that is not in web/data/rest-routes.mjs');
   // The tab: only server-api.mjs builds workflow URLs.
   const web = join(ROOT, 'web');

@@ -30,6 +30,7 @@ export const REST_ROUTES = [
   {"method": "focus.list", "verb": "GET", "path": "/focus-areas", "query": {"open": "open"}, "bool": ["open"]},
   {"method": "request.list", "verb": "GET", "path": "/requests", "query": {"kind": "kind", "status": "status"}},
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
+  {"method": "ask.list", "verb": "GET", "path": "/asks", "query": {"direction": "direction"}},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
   {"method": "conversation.show", "verb": "GET", "path": "/conversation", "query": {"generation": "generation"},
