@@ -7,6 +7,9 @@
 
 namespace pulse {
 
+// ask.list (core/api/asks.cc).
+void AddAsksApi(ApiRegistry& registry);
+
 using nlohmann::json;
 
 const char* AccessName(Access access) {

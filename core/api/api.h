@@ -102,6 +102,5 @@ void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);
 void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
-void AddAsksApi(ApiRegistry& registry);   // ask.list (core/api/asks.cc)
 
 }  // namespace pulse
