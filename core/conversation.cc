@@ -338,6 +338,12 @@ Result<std::vector<ConversationTurn>> Conversation::Transcript(int generation) {
 Result<ConversationView> Conversation::View(int generation) {
   ConversationView v;
   v.workflow = workflow_;
+  // A read: a database that never had a conversation (an older copy opened
+  // in the browser) is shown as having none, and nothing is created in it.
+  PULSE_ASSIGN_OR_RETURN(int64_t tables, db_.QueryInt64(
+      "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN"
+      " ('pulse_conversation_generations', 'pulse_conversation_turns', 'pulse_conversation_state')"));
+  if (tables < 3) return v;
   Result<Generation> current = Current();
   if (!current.ok()) {
     if (current.status().code() == Code::kNotFound) return v;

@@ -1,6 +1,7 @@
 // ask_pulse's waiting: the round's turn runs on the turn threads like every
 // Pulse turn; the caller's request waits for its answer here, bounded by
-// the call's wait_seconds (agent/pulse_asks.h and core/asks.h hold the rules).
+// the call's wait_seconds (agent/pulse_asks.h and core/asks.h hold the rules);
+// and the owner's answer followed by its apply message.
 #include <spdlog/spdlog.h>
 
 #include <chrono>
@@ -42,6 +43,15 @@ Result<json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call
   }
   PULSE_ASSIGN_OR_RETURN(AskRecord r, asks.Get(call_id));
   return r.ToJson();
+}
+
+Result<json> AnswerWithApply(ApiContext& ctx, const json& args) {
+  PULSE_ASSIGN_OR_RETURN(json doc, CallApi(ctx, "decision.answer", args));
+  if (!JBool(args, "dismiss") && doc.contains("id") && doc["id"].is_number_integer()) {
+    Result<ApplyOutcome> applied = SendApplyMessage(ctx, doc["id"].get<int64_t>());
+    doc["apply"] = applied.ok() ? applied->ToJson() : json{{"sent", false}, {"reason", applied.status().message()}};
+  }
+  return doc;
 }
 
 }  // namespace pulse::serve

@@ -5,10 +5,10 @@
 #include <optional>
 
 #include "agent/agent_api.h"
-#include "agent/pulse_asks.h"
 #include "core/api/api.h"
 #include "core/env.h"
 #include "server-shim/cli.h"
+#include "server-shim/serve.h"
 
 namespace pulse::cli {
 namespace {
@@ -132,17 +132,14 @@ void SetupDecisionAnswer(CLI::App* dec, State& state) {
       state.exit_code = Fail(Status::InvalidArgument("decision answer: give one of --accept, --option, --text, --dismiss"));
       return;
     }
-    auto out = Call(state, "decision.answer", args);
-    if (!out) return;
-    json doc = *out;
-    // Accept or Change: the apply message for the Builder chat, stored in
-    // the outbox (a server with --builder delivers it on its tick).
+    // Accept or Change: then the apply message for the Builder chat, stored
+    // in the outbox (a server with --builder delivers it on its tick).
     Result<OpenedWorkflow> w = OpenFromFlags(state);
-    if (!f.dismiss && w.ok() && doc.contains("id") && doc["id"].is_number_integer()) {
-      ApiContext ctx = ServerContext(*w, *state.env);
-      Result<ApplyOutcome> applied = SendApplyMessage(ctx, doc["id"].get<int64_t>());
-      doc["apply"] = applied.ok() ? applied->ToJson() : json{{"sent", false}, {"reason", applied.status().message()}};
-    }
+    if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+    ApiContext ctx = ServerContext(*w, *state.env);
+    Result<json> out = serve::AnswerWithApply(ctx, args);
+    if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
+    const json& doc = *out;
     if (state.globals.json) {
       PrintJson(doc);
       return;

@@ -195,6 +195,10 @@ std::unique_ptr<PlatformForwarder> MakePlatformForwarder(const ServeOptions& opt
 // JSON: answered, or "running"/"queued" with its call id.
 Result<nlohmann::json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call, bool drain);
 
+// decision.answer, then (Accept or Change) the apply message to the Builder
+// chat: the answer's document with "apply" (agent/pulse_asks.h).
+Result<nlohmann::json> AnswerWithApply(ApiContext& ctx, const nlohmann::json& args);
+
 // ---- the Builder channel ----
 
 // The --builder command as the core's BuilderChannel (builder_channel.cc):

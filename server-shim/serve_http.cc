@@ -240,7 +240,13 @@ void App::SubmitTurn(const httplib::Request& req, httplib::Response& res, const 
     if (body["text"].get<std::string>().size() > 20000) {
       return ReplyError(res, 400, "request body: \"text\" is longer than 20000 characters");
     }
-    t.input = {{"message", body["text"]}};
+    t.input = {{"message", body["text"]}, {"caller", "owner"}};
+    if (body.contains("account")) {
+      if (!body["account"].is_string() || body["account"].get<std::string>().size() > 200) {
+        return ReplyError(res, 400, "request body: \"account\" must be a string of at most 200 characters");
+      }
+      t.input["account"] = body["account"];
+    }
   }
   Result<TurnTicket> ticket = turns_->Submit(t);
   if (!ticket.ok()) {
@@ -269,14 +275,9 @@ void App::AnswerAndApply(const httplib::Request& req, httplib::Response& res, co
   if (!RequestClock(req, res, &clock)) return;
   auto oc = Open(req.matches[1], res, clock.get());
   if (!oc) return;
-  Result<json> out = CallApi(oc->ctx, "decision.answer", body);
+  Result<json> out = AnswerWithApply(oc->ctx, body);
   if (!out.ok()) return ReplyStatus(res, out.status());
-  json doc = *out;
-  if (!JBool(body, "dismiss") && doc.contains("id") && doc["id"].is_number_integer()) {
-    Result<ApplyOutcome> applied = SendApplyMessage(oc->ctx, doc["id"].get<int64_t>());
-    doc["apply"] = applied.ok() ? applied->ToJson() : json{{"sent", false}, {"reason", applied.status().message()}};
-  }
-  ReplyJson(res, 200, doc);
+  ReplyJson(res, 200, *out);
 }
 
 void App::Static(const httplib::Request& req, httplib::Response& res) {
@@ -373,6 +374,9 @@ void App::InstallWrites(HttpServer& s) {
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb == "GET") continue;
     auto handler = [this, &r](const httplib::Request& req, httplib::Response& res) {
+      // An ask waits for its turn's answer (up to its wait_seconds).
+      if (r.turn == "ask") return AskRoute(req, res);
+      if (!r.turn.empty()) return SubmitTurn(req, res, r.turn);
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
@@ -387,9 +391,6 @@ void App::InstallWrites(HttpServer& s) {
     if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
   }
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
-  s.Post(kWorkflow + "/ask", [this](const httplib::Request& req, httplib::Response& res) { AskRoute(req, res); });
-  s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
-  s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
 }
 
 void App::InstallAgent(HttpServer& s) {

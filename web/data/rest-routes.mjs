@@ -14,6 +14,9 @@
 //           argument (a decision id in the URL)
 //   query   GET only: query parameter -> argument
 //   int     query parameters that are whole numbers; bool: true/false ones
+//   turn    instead of a core method's answer, starts this background turn
+//           (owner token; 202 {turn}); method is then "turn.<kind>", the
+//           name the tab calls it by
 export const REST_ROUTES = [
   {"method": "pulse.config", "verb": "GET", "path": ""},
   {"method": "goal.check", "verb": "GET", "path": "/goal-status"},
@@ -38,5 +41,9 @@ export const REST_ROUTES = [
   {"method": "decision.answer", "verb": "POST", "path": "/decisions/{id}/answer"},
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
   {"method": "memory.save", "verb": "PUT", "path": "/memory"},
-  {"method": "focus.change", "verb": "POST", "path": "/focus-areas"}
+  {"method": "focus.change", "verb": "POST", "path": "/focus-areas"},
+  {"method": "conversation.open", "verb": "POST", "path": "/conversation"},
+  {"method": "turn.ask_pulse", "turn": "ask_pulse", "verb": "POST", "path": "/messages"},
+  {"method": "turn.goal_check", "turn": "goal_check", "verb": "POST", "path": "/goal-check"},
+  {"method": "turn.ask", "turn": "ask", "verb": "POST", "path": "/ask"}
 ];
