@@ -129,6 +129,28 @@ TEST_F(ConversationTest, AStopIsClearedByTheNextTurnAndInterruptedTurnsAreRecord
   EXPECT_TRUE(c.BeginTurn(s, now_ + 5).ok());
 }
 
+TEST_F(ConversationTest, AReadGivesTheNewestTurnsAndARunnerReplaysTheCharterAndABoundedTail) {
+  Conversation c(*db_, "substack");
+  ASSERT_TRUE(c.Ensure("the charter", now_).ok());
+  // Asks between two goal checks can swell one generation past the rollover count.
+  for (int i = 0; i < 250; ++i) Turn(c, "ask_pulse", now_ + i * 60, Caller::kOwner);
+  Result<ConversationView> v = c.View(0);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->turns.size(), static_cast<size_t>(kViewTurns));
+  EXPECT_EQ(v->earlier_turns, 51);  // the charter and 50 turns
+  EXPECT_EQ(v->ToJson()["earlier_turns"], 51);
+  Result<ConversationView> page = c.View(0, kViewTurns, v->turns.front().id);
+  ASSERT_EQ(page->turns.size(), 51u);
+  EXPECT_EQ(page->turns.front().turn, "charter");
+  EXPECT_EQ(page->earlier_turns, 0);
+  EXPECT_EQ(page->turns.back().id + 1, v->turns.front().id);
+  Result<std::vector<ConversationTurn>> replay = c.ReplayTranscript(1);
+  ASSERT_EQ(replay->size(), static_cast<size_t>(kReplayTurns) + 1);
+  EXPECT_EQ(replay->front().turn, "charter");
+  EXPECT_EQ(replay->back().id, v->turns.back().id);
+  EXPECT_EQ(c.Transcript(1)->size(), 251u);
+}
+
 TEST_F(ConversationTest, BadTextIsRefusedAndNothingIsStored) {
   Conversation c(*db_, "substack");
   ASSERT_TRUE(c.Ensure("charter", now_).ok());

@@ -66,6 +66,9 @@ test('the chat card shows the generation, the turns, replies, failures and the f
   assert.match(out, /runner exited with status 3: boom/);
   assert.match(out, /chat-tag-failed/);
   assert.equal((out.match(/class="chat-thread"/g) || []).length, 2);
+  const paged = render(html`<${PulseChatCard} doc=${{ ...doc, earlier_turns: 300 }} source=${{ call: async () => doc }} />`);
+  assert.match(paged, /Show earlier \(300 more entries\)/);
+  assert.doesNotMatch(out, /Show earlier/);
   const none = render(html`<${PulseChatCard} doc=${{ exists: false, has_goal: true }} />`);
   assert.match(none, /begins with the first goal check or when you talk to Pulse/);
 });

@@ -12,10 +12,6 @@ import {
   callerWords, turnWords, spokenText, instructionText, groupConversationTurns, threadTitle,
 } from '../data/conversation.mjs';
 
-// A generation can gather many asks between goal checks: the view draws the
-// newest this many and offers the rest.
-const SHOWN_TURNS = 200;
-
 export function TalkToPulseCard({ local, canAct, hasGoal, onSend }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -93,38 +89,40 @@ function GenerationPicker({ doc, shown, onPick, busy }) {
 
 export function PulseChatCard({ doc, source, nowSeconds }) {
   const [older, setOlder] = useState(null);  // another generation's document, read on demand
+  const [before, setBefore] = useState({ generation: 0, turns: [], left: 0 });  // earlier pages, read on demand
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
-  const [all, setAll] = useState(false);
   useEffect(() => { setOlder(null); }, [doc && doc.generation]);
   // For bench/conversation_open.mjs: the frame after the chat first shows.
   useLayoutEffect(() => {
     if (doc && doc.exists) requestAnimationFrame(() => performance.mark('pulse:chat-shown'));
   }, [!!(doc && doc.exists)]);
+  const view = older && doc && older.shown_generation !== doc.generation ? older : doc;
+  const page = view && view.turns ? view.turns : [];
+  const extra = view && before.generation === view.shown_generation ? before : { turns: [], left: view ? view.earlier_turns || 0 : 0 };
+  const turns = [...extra.turns, ...page];
   // Like any chat, the newest turn is in view (the list scrolls inside the card).
   const listRef = useRef(null);
-  const shownDoc = older || doc;
-  const count = shownDoc && shownDoc.turns ? shownDoc.turns.length : 0;
+  const lastId = page.length ? page[page.length - 1].id : 0;
   useLayoutEffect(() => {
     if (listRef.current) listRef.current.scrollTop = listRef.current.scrollHeight;
-  }, [count, shownDoc && shownDoc.shown_generation, all]);
+  }, [lastId, view && view.shown_generation]);
   if (!doc || !doc.exists) {
     return html`<${Card} id="pulse-chat" title="Pulse chat">
       <${EmptyState}>${doc && doc.has_goal === false ? 'This workflow has no goal, so Pulse keeps no conversation for it.'
         : 'Pulse has no conversation for this workflow yet: it begins with the first goal check or when you talk to Pulse.'}<//>
     <//>`;
   }
-  const view = older && older.shown_generation !== doc.generation ? older : doc;
-  const pick = async (n) => {
+  const read = async (args, done) => {
     setError('');
-    setAll(false);
-    if (n === doc.generation) { setOlder(null); return; }
     setBusy(true);
-    try { setOlder(await source.call('conversation.show', { generation: n }, nowSeconds)); } catch (err) { setError(err.message || String(err)); } finally { setBusy(false); }
+    try { done(await source.call('conversation.show', args, nowSeconds)); } catch (err) { setError(err.message || String(err)); } finally { setBusy(false); }
   };
-  const turns = view.turns || [];
-  const shown = all || turns.length <= SHOWN_TURNS ? turns : turns.slice(turns.length - SHOWN_TURNS);
-  const items = groupConversationTurns(shown);
+  const pick = (n) => (n === doc.generation ? setOlder(null) : read({ generation: n }, setOlder));
+  const showEarlier = () => read({ generation: view.shown_generation, before: turns[0].id }, (d) => setBefore({
+    generation: view.shown_generation, turns: [...(d.turns || []), ...extra.turns], left: d.earlier_turns || 0,
+  }));
+  const items = groupConversationTurns(turns);
   const gen = (doc.generations || []).find((g) => g.generation === view.shown_generation) || {};
   return html`<${Card} id="pulse-chat" title="Pulse chat"
     subtitle=${`generation ${view.shown_generation} of ${(doc.generations || []).length} · ${plural(gen.turns || 0, 'turn')}${doc.running ? ' · Pulse is answering' : ''}`}>
@@ -133,7 +131,7 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
       ${doc.stopped ? html`<span class="tag">stopped: the next turn goes on</span>` : null}</p>
     <${GenerationPicker} doc=${doc} shown=${view.shown_generation} onPick=${pick} busy=${busy} />
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
-    ${shown.length < turns.length ? html`<p><button type="button" onClick=${() => setAll(true)}>Show ${plural(turns.length - shown.length, 'earlier turn')}</button></p>` : null}
+    ${extra.left > 0 && turns.length ? html`<p><button type="button" id="chat-earlier" disabled=${busy} onClick=${showEarlier}>Show earlier (${plural(extra.left, 'more entry', 'more entries')})</button></p>` : null}
     <ol class="chat" aria-label="Pulse's conversation" ref=${listRef}>
       ${items.map((it) => (it.kind === 'thread' ? html`<${Thread} key=${`t-${it.thread_id}`} block=${it} />` : html`<${Turn} key=${it.turn.id} t=${it.turn} />`))}
     </ol>
