@@ -140,7 +140,9 @@ Result<std::vector<Delivery>> DeliveriesOf(Db& db, int64_t message_id) {
 
 Result<std::vector<OutboxMessage>> UnplannedOutbox(Db& db, int limit) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
-      "SELECT id FROM pulse_outbox o WHERE delivered_at = '' AND NOT EXISTS"
+      // Apply messages go to the Builder chat (DeliverApplyMessages), never
+      // to the owner's channels.
+      "SELECT id FROM pulse_outbox o WHERE delivered_at = '' AND kind <> 'apply_message' AND NOT EXISTS"
       " (SELECT 1 FROM pulse_outbox_delivery d WHERE d.message_id = o.id) ORDER BY id LIMIT ?"));
   st.Bind(1, static_cast<int64_t>(limit));
   std::vector<int64_t> ids;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "agent/pulse_qa.h"
+#include "agent/pulse_asks.h"
 #include "core/agent_log.h"
 #include "core/api/agent_log.h"
 #include "core/api/autonomy.h"
@@ -233,6 +234,13 @@ json ToolCallOutcome::ToJson() const {
   if (guard.level != GuardLevel::kNone) out["level"] = GuardLevelName(guard.level);
   if (!guard.allowed) {
     out["refused"] = true;
+    if (executed) {
+      // ask_builder's fix held at change=ask: not sent, and raised for the
+      // owner as one decision instead.
+      out["held_as_decision"] = true;
+      out["decision_id"] = result.value("decision_id", json(nullptr));
+      out["result"] = result;
+    }
     return out;
   }
   if (!executed && forwarded) {
@@ -273,7 +281,13 @@ Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& ses
   ToolCallOutcome out;
   out.tool = tool;
   PULSE_ASSIGN_OR_RETURN(out.guard, GuardSessionTool(ctx, session, tool, args));
-  if (!out.guard.allowed) return out;
+  if (!out.guard.allowed) {
+    if (out.guard.tool == "ask_builder" && out.guard.rule == GuardRule::kChangeLevel) {
+      PULSE_ASSIGN_OR_RETURN(out.result, AskBuilderFixAsDecision(ctx, session.id, args, out.guard.reason));
+      out.executed = true;
+    }
+    return out;
+  }
   if (!IsPulseTool(tool)) {
     if (platform && *platform) {
       PULSE_ASSIGN_OR_RETURN(PlatformResult done, (*platform)(session, NormalizeToolName(tool), args));

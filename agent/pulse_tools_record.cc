@@ -1,12 +1,14 @@
 // The Pulse tools that record work for later or for the owner:
 // create_decision_request, record_pulse_focus_area, record_pulse_goal_memory,
-// record_pulse_qa_request, record_pulse_fast_request and ask_builder. Each is
-// carried out through the core's typed services (decisions, focus areas,
-// goal memory, requests) or refused with a reason; none is a no-op.
+// record_pulse_qa_request, record_pulse_fast_request and ask_builder
+// (agent/pulse_ask_builder.cc). Each is carried out through the core's typed
+// services (decisions, focus areas, goal memory, requests, asks) or refused
+// with a reason; none is a no-op.
 #include <algorithm>
 #include <cctype>
 
 #include "agent/notifications.h"
+#include "agent/pulse_asks.h"
 #include "agent/pulse_tools.h"
 #include "core/api/decisions.h"
 #include "core/api/focus_areas.h"
@@ -127,78 +129,6 @@ Result<json> RecordRequestTool(ApiContext& ctx, const std::string& session, cons
   return RecordedJson(out);
 }
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-// A narrow text check (the guard holds the rest): a fix never touches the
-// goal's own words, deletes, or migrates the contract.
-std::string ForbiddenFix(const std::string& text) {
-  std::string t = Lower(text);
-  if (t.find("soul.md") != std::string::npos) return "soul.md is the owner's";
-  for (const char* w : {"delete ", "remove step", "drop step"}) {
-    if (t.find(w) != std::string::npos) return "deletions are the owner's";
-  }
-  if (t.find("migrat") != std::string::npos || t.find("contract version") != std::string::npos) {
-    return "contract migrations are the owner's";
-  }
-  return "";
-}
-
-Result<json> AskBuilder(ApiContext& ctx, const std::string& session, const Args& a) {
-  std::string kind, message, evidence, title, why, builder_session;
-  PULSE_RETURN_IF_ERROR(a.Text("kind", &kind));
-  if (kind != "question" && kind != "fix") return a.Error("kind", "must be question or fix, not \"" + kind + "\"");
-  PULSE_RETURN_IF_ERROR(a.Text("message", &message));
-  PULSE_RETURN_IF_ERROR(a.OptString("evidence", &evidence));
-  PULSE_RETURN_IF_ERROR(a.OptString("title", &title));
-  PULSE_RETURN_IF_ERROR(a.OptString("why", &why));
-  PULSE_RETURN_IF_ERROR(a.OptString("builder_session_id", &builder_session));
-  std::optional<int64_t> wait;
-  PULSE_RETURN_IF_ERROR(a.OptInt("wait_seconds", 1, 120, &wait));
-  NewRequest r;
-  r.kind = RequestKind::kBuilderAsk;
-  r.what = message;
-  r.why = why;
-  r.session = session;
-  r.detail = {{"kind", kind}, {"title", title}, {"evidence", evidence}, {"builder_session_id", builder_session}};
-  if (kind == "question") {
-    // No Builder chat is reachable from this server: the ask is kept (the
-    // goal check's builder_asks) and answered as such.
-    r.status = "no_builder_chat";
-    PULSE_ASSIGN_OR_RETURN(RecordedRequest out, RecordRequest(*ctx.db, *ctx.env, r));
-    return json{{"status", "no_builder_chat"}, {"ask_id", out.request.id}, {"answer", nullptr},
-                {"note", "no Builder chat can be asked from this server; the question is recorded. Ask the owner "
-                         "with create_decision_request if the answer matters now"}};
-  }
-  std::string forbidden = ForbiddenFix(message + " " + title);
-  if (!forbidden.empty()) {
-    return Status::Refused("ask_builder: a fix is refused here (" + forbidden +
-                           "); raise it with create_decision_request instead");
-  }
-  // A fix with no Builder chat to carry it out becomes one decision with
-  // Pulse's recommendation to make it.
-  DecisionRequest req;
-  req.question = title.empty() ? "Pulse asks for a fix: " + message : title;
-  req.options = {"Make this fix", "Not now"};
-  req.why = message;
-  req.raised_by = "pulse";
-  RecommendationInput in;
-  in.option = "Make this fix";
-  in.why = why.empty() ? message : why;
-  in.evidence = evidence;
-  in.confidence = "medium";
-  in.session = session;
-  PULSE_ASSIGN_OR_RETURN(RecommendationOutcome made, RaiseRecommendation(ctx, req, in));
-  r.status = "decision";
-  r.detail["decision_id"] = made.decision_id;
-  PULSE_ASSIGN_OR_RETURN(RecordedRequest out, RecordRequest(*ctx.db, *ctx.env, r));
-  return json{{"status", "decision"}, {"decision_id", made.decision_id}, {"ask_id", out.request.id},
-              {"note", "no Builder chat can carry out the fix from this server; it waits for the owner in Needs you "
-                       "with your recommendation \"Make this fix\""}};
-}
-
 }  // namespace
 
 Result<json> ExecuteRecordTool(ApiContext& ctx, const std::string& session, const std::string& name, const Args& a) {
@@ -207,7 +137,7 @@ Result<json> ExecuteRecordTool(ApiContext& ctx, const std::string& session, cons
   if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, a);
   if (name == "record_pulse_qa_request") return RecordRequestTool(ctx, session, a, RequestKind::kQa);
   if (name == "record_pulse_fast_request") return RecordRequestTool(ctx, session, a, RequestKind::kFast);
-  if (name == "ask_builder") return AskBuilder(ctx, session, a);
+  if (name == "ask_builder") return AskBuilderTool(ctx, session, a);
   return Status::NotFound("\"" + name + "\" is not one of Pulse's recording tools");
 }
 

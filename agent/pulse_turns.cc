@@ -451,6 +451,15 @@ Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
   reply += "\nWhat I cannot judge: I am Pulse's built-in rules runner, with no model. I answer from the goal check, "
            "the pending decisions and goal memory only; I cannot weigh your message's direction, so nothing you asked "
            "for was recorded or changed. Start `pulse serve --runner CMD` with an agent for a real conversation.";
+  if (turn.ask.is_object()) {
+    // The caller acts on the decision lines; the rules runner cannot weigh
+    // the question, so the owner decides.
+    reply += "\ndecision: ask the owner, because Pulse's built-in rules runner cannot judge this question\n"
+             "owner_needed: yes (no model runs this Pulse: only the owner can weigh it)";
+    out.outcome = "replied";
+    out.summary = reply;
+    return out;
+  }
   const std::string& m = turn.message;
   std::string title = "Reply to: " + (m.size() > 60 ? m.substr(0, 60) + "…" : m);
   json payload = {{"message", m}};

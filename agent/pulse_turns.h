@@ -63,6 +63,10 @@ struct RulesTurn {
   nlohmann::json input = nlohmann::json::object();
   // ask_pulse from Slack: {channel, thread_ts}; the reply goes back there.
   nlohmann::json reply_to;
+  // An ask from a chat or step ({call_id, thread_id, round, caller, ...}):
+  // the reply goes back to the caller with the decision lines, not to the
+  // owner's outbox.
+  nlohmann::json ask = nlohmann::json();
 };
 
 // "Substack Pulse: not measured — subscribers 412 of 1000 (last measured 7 Oct)":

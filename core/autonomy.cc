@@ -3,6 +3,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/ask_builder.h"
 #include "core/confusables.h"
 #include "core/sha256.h"
 #include "core/shell_args.h"
@@ -453,6 +454,21 @@ Status RecordDecision(Db& db, const std::string& session, TurnKind turn, const s
 Result<GuardDecision> GuardSessionCall(Db& db, const WorkflowConfig& config, const ToolSession& s,
                                        const std::string& tool, const json& args, int64_t now) {
   GuardDecision d = DecideToolCall(s.turn, config.autonomy, config.AllSchedulesPaused(), tool, args);
+  if (d.allowed && d.tool == "ask_builder" && s.turn == TurnKind::kAskPulse) {
+    // The chain guard: which chat started this ask_pulse turn is in the
+    // asks table, not in the pure rule's arguments.
+    std::string target;
+    if (args.is_object() && args.contains("builder_session_id") && args["builder_session_id"].is_string()) {
+      target = args["builder_session_id"].get<std::string>();
+    }
+    PULSE_ASSIGN_OR_RETURN(std::string chain, AskBuilderChainRefusal(db, s.id, target));
+    if (!chain.empty()) {
+      d.allowed = false;
+      d.rule = GuardRule::kNoPingPong;
+      d.level = GuardLevel::kNone;
+      d.reason = "refused: ask_builder: " + chain + "; create a decision request instead (create_decision_request)";
+    }
+  }
   if (!s.usable()) {
     d.allowed = false;
     d.rule = GuardRule::kSessionClosed;

@@ -271,6 +271,18 @@ void SnapshotChats(SnapshotRun& run) {
 
 }  // namespace
 
+SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
+                                 const SnapshotLimits& limits) {
+  SnapshotRun run(env, db, workflow_dir, now, limits);
+  Status schema = EnsureFactsSchema(db);
+  if (!schema.ok()) {
+    run.Warn("db", schema.message());
+    return std::move(run.report);
+  }
+  SnapshotChats(run);
+  return std::move(run.report);
+}
+
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits) {
   SnapshotRun run(env, db, workflow_dir, now, limits);

@@ -61,4 +61,8 @@ struct SnapshotReport {
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits = {});
 
+// chats.json alone: the asks read the chats at the moment of the call.
+SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
+                                 const SnapshotLimits& limits = {});
+
 }  // namespace pulse

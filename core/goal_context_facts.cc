@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/asks.h"
 #include "core/goal_facts.h"
 #include "core/json_limits.h"
 #include "core/pulse_requests.h"
@@ -371,6 +372,19 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   PULSE_RETURN_IF_ERROR(ReadRuns(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadScheduleHealth(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadRunProblems(db, &f));
+  PULSE_ASSIGN_OR_RETURN(std::vector<AskRecord> asks, Asks(db, "").BuilderAnswersSince(f.since, kFactsListMax));
+  for (const AskRecord& a : asks) {
+    BuilderAsk b;
+    b.at = a.answered_at ? FormatTime(*a.answered_at) : "";
+    b.kind = a.kind;
+    b.message = a.message;
+    b.answer = a.answer;
+    b.status = a.status;
+    b.call_id = a.call_id;
+    const auto chat = a.detail.find("builder_session_id");
+    if (chat != a.detail.end() && chat->is_string()) b.builder_session_id = chat->get<std::string>();
+    f.builder_asks.push_back(b);
+  }
   return f;
 }
 

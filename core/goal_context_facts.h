@@ -13,7 +13,7 @@
 //   login_hints    run errors and CONCERNS: lines that look like an expired login
 //   run_health     runs, failures with their error, CONCERNS: lines, open QA
 //                  requests, each schedule's runs, unreadable run folders
-//   builder_asks   Pulse's questions to the Builder chat (none are kept yet)
+//   builder_asks   Pulse's asks to the Builder chat that ended, with the answers
 // The JSON is in core/api/facts.cc.
 #pragma once
 
@@ -142,8 +142,11 @@ struct RunHealth {
   std::vector<UnreadableRun> unreadable;
 };
 
+// One of Pulse's ask_builder calls that ended since the last check (a late
+// answer reaches the next check this way).
 struct BuilderAsk {
   std::string at, kind, message, answer;
+  std::string status, call_id, builder_session_id;
 };
 
 struct ContextFacts {

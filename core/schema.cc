@@ -103,6 +103,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db));
   return Status::OK();
 }
 

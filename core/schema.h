@@ -40,5 +40,6 @@ Status EnsureFactsSchema(Db& db);  // the outside files' snapshot (core/fact_sna
 Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
 Status EnsureWorklistSchema(Db& db);   // a pass's worklist and module_due rules (pass_worklist.h)
 Status EnsureRunFailuresSchema(Db& db);  // failed runs Pulse has seen (run_failures.h)
+Status EnsureAsksSchema(Db& db);       // ask_pulse and ask_builder calls and threads (asks.h)
 
 }  // namespace pulse

@@ -244,6 +244,35 @@ for (const d of [9, 6, 3]) costs.push([at(daysAgo(d, 12)), null, 'builder_chat',
 for (const d of [8, 1]) costs.push([at(daysAgo(d, 6)), null, 'pulse_turn', 0.3]);
 await writeLedger(join(inbox, 'costs', 'costs.sqlite'), costs);
 
+// ---- asks: the chats and Pulse ----
+// Substack: the owner's Builder chat asked Pulse (an owner relay), and a
+// growth step asked for a recommendation; each is one round of a thread in
+// Pulse's conversation, answered by the built-in rules runner with its
+// decision lines. Inbox: Pulse asked the Builder chat a question (no
+// Builder command here: no_builder_chat) and sent a fix that Change=ask
+// holds, so it waits in Needs you as "Make this fix"; its Accept sends the
+// apply message, which waits in the outbox until `pulse serve --builder`.
+writeFileSync(join(dir, 'Workflow', 'substack', 'chats.json'), `${JSON.stringify([
+  { session_id: 'b-ana-7', kind: 'builder', account: 'ana', last_active_at: at(anchor - HOUR), live: true, busy: false },
+], null, 2)}\n`);
+const asked = (name, args) => pulse(['ask', ...args, '--workspace', dir, '--workflow', name, '--now', at(anchor - 50 * 60e3)]);
+asked('substack', ['--caller', 'builder', '--session', 'b-ana-7', '--account', 'ana',
+  '--message', 'Should growth_funnel record subscribers itself, or is my dashboard reading enough?']);
+asked('substack', ['--caller', 'step', '--session', 'step-growth-summary',
+  '--message', 'Which metric name should the export step record?']);
+const opened = spawnSync(PULSE, ['session', 'open', '--workspace', dir, '--workflow', 'inbox', '--turn', 'goal_work',
+  '--now', at(anchor)], { encoding: 'utf8' });
+const pulseSession = JSON.parse(opened.stdout);
+for (const call of [
+  { kind: 'question', message: 'Why did draft-reply get shorter three days ago?', builder_session_id: 'b-ana-1' },
+  { kind: 'fix', title: 'Re-connect Gmail for triage', message: 'Re-authenticate the Gmail connection the triage route uses',
+    evidence: 'four triage runs failed with invalid_grant and 401 two days ago', why: 'triage stopped labelling mail' },
+]) {
+  // A fix held at change=ask is refused (exit 1) and raised as the decision.
+  spawnSync(PULSE, ['tool', '--workspace', dir, '--workflow', 'inbox', '--now', at(anchor), '--token', pulseSession.token,
+    '--tool', 'ask_builder', '--args', JSON.stringify(call)], { encoding: 'utf8' });
+}
+
 // costs/costs.sqlite through the WASM module's sql.js-compatible Database
 // (no native SQLite binding is installed), or the sqlite3 shell without it.
 async function writeLedger(path, rows) {

@@ -8,6 +8,7 @@
 #include "core/api/api.h"
 #include "core/env.h"
 #include "server-shim/cli.h"
+#include "server-shim/serve.h"
 
 namespace pulse::cli {
 namespace {
@@ -131,10 +132,23 @@ void SetupDecisionAnswer(CLI::App* dec, State& state) {
       state.exit_code = Fail(Status::InvalidArgument("decision answer: give one of --accept, --option, --text, --dismiss"));
       return;
     }
-    auto out = Call(state, "decision.answer", args);
-    if (!out) return;
-    if (state.globals.json) PrintJson(*out);
-    else PrintDecision(*out);
+    // Accept or Change: then the apply message for the Builder chat, stored
+    // in the outbox (a server with --builder delivers it on its tick).
+    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+    ApiContext ctx = ServerContext(*w, *state.env);
+    Result<json> out = serve::AnswerWithApply(ctx, args);
+    if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
+    const json& doc = *out;
+    if (state.globals.json) {
+      PrintJson(doc);
+      return;
+    }
+    PrintDecision(doc);
+    if (doc.contains("apply") && doc["apply"].value("sent", false)) {
+      std::cout << "    apply message: outbox " << doc["apply"].value("outbox_id", int64_t{0}) << ", "
+                << (doc["apply"].value("delivered", false) ? "delivered" : Str(doc["apply"]["reason"])) << "\n";
+    }
   });
 }
 

@@ -40,6 +40,11 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
+  sub->add_option("--builder", opt.builder,
+                  "command that runs a turn in a Builder chat for ask_builder and apply messages (sh -c, in the runner "
+                  "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
+                  "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
+                  "decisions, apply messages wait in the outbox");
   sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
       ->check(CLI::Range(1.0, 3600.0));
   sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")

@@ -275,4 +275,25 @@ bool AdmitRequest(const RequestPolicy& policy, const httplib::Request& req, http
   return true;
 }
 
+// Served at / only when the Pulse tab's files (web/index.html) are not found:
+// the workflows' goal status straight from the API, so the server is never a
+// blank page.
+const char kFallbackPage[] = R"HTML(<!doctype html>
+<html lang="en"><meta charset="utf-8"><title>Pulse</title>
+<style>body{font:15px system-ui,sans-serif;margin:2em;max-width:60em}li{margin:.3em 0}.s{font-weight:600}</style>
+<h1>Pulse</h1>
+<p>The Pulse tab's files (<code>web/</code>) are not found next to this server (see <code>--web-root</code>);
+this page shows the goal status from the JSON API (<a href="/api/workflows">/api/workflows</a>).</p>
+<div id="w">Loading…</div>
+<script type="module">
+const esc = (t) => String(t).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
+const r = await fetch('/api/workflows');
+const { workflows } = await r.json();
+document.getElementById('w').innerHTML = workflows.map((w) => `<h2>${esc(w.name)}:
+  <span class="s">${esc((w.status || w.error || '').replace('_', ' '))}</span></h2>
+  <ul>${((w.goal_status && w.goal_status.alarms) || []).map((a) => `<li>${esc(a.message)}</li>`).join('')}</ul>`).join('');
+</script>
+</html>
+)HTML";
+
 }  // namespace pulse::serve

@@ -60,4 +60,8 @@ std::vector<std::string> AllowedHosts(const std::string& listen_host, const std:
 // marked to close when a body may follow).
 bool AdmitRequest(const RequestPolicy& policy, const httplib::Request& req, httplib::Response& res);
 
+// The page served at / when the Pulse tab's files are not found: the goal
+// status straight from the API, so the server is never a blank page.
+extern const char kFallbackPage[];
+
 }  // namespace pulse::serve

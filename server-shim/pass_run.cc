@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "agent/outbox.h"
+#include "agent/pulse_asks.h"
 #include "agent/pulse_conversation.h"
 #include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
@@ -45,11 +46,19 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   start.turn = kind_name;
   start.caller = CallerFor(request);
   start.account = JStr(request.input, "account");
-  start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
-  // What this turn is about beyond its kind's instruction (a failed run, the
-  // pass's Gate note).
-  const std::string note = JStr(request.input, "turn_note");
-  if (!note.empty()) start.text = std::string(Utf8Prefix(start.text + "\n\n" + note, kMaxTurnTextBytes));
+  const json ask = JGet(request.input, "ask", json());
+  if (ask.is_object()) {
+    // A round of an ask thread: its text says who asks and which round.
+    start.text = AskTurnText(ask, JStr(request.input, "message"));
+    start.thread_id = JStr(ask, "thread_id");
+    start.round = ask.value("round", 0);
+  } else {
+    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+    // What this turn is about beyond its kind's instruction (a failed run, the
+    // pass's Gate note).
+    const std::string note = JStr(request.input, "turn_note");
+    if (!note.empty()) start.text = std::string(Utf8Prefix(start.text + "\n\n" + note, kMaxTurnTextBytes));
+  }
   start.pulse_run_id = ticket.pulse_run_id;
   Result<ConversationTurnHandle> h = BeginConversationTurn(oc.ctx, kind, start);
   if (!h.ok()) {

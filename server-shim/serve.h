@@ -21,7 +21,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/agent_api.h"
+#include "agent/pulse_asks.h"
 #include "agent/pulse_tools.h"
+#include "core/ask_builder.h"
 #include "core/api/api.h"
 #include "core/env.h"
 #include "core/status.h"
@@ -37,6 +39,7 @@ struct ServeOptions {
   bool tick = true;              // --no-tick: serve only
   std::string runner;            // external runner command (sh -c); empty: the built-in rules runner
   std::string platform;          // --platform: runs allowed platform tool calls (sh -c); empty: answered carry_out_on_platform
+  std::string builder;           // --builder: runs a Builder chat turn (sh -c); empty: no Builder chat can be asked
   double platform_timeout = 120; // seconds before a platform call is killed
   double runner_timeout = 600;   // seconds before a runner is killed
   std::string now_file;          // injectable clock (ServerEnv)
@@ -202,6 +205,29 @@ class TurnManager {
 // stdout (JSON when it parses, else text); exit 0 means carried out. Null
 // when no command is configured.
 std::unique_ptr<PlatformForwarder> MakePlatformForwarder(const ServeOptions& options, const std::string& workflow);
+
+// ---- asks ----
+
+// ask_pulse from a chat or step (POST /ask, `pulse ask`): opens the round,
+// or reads an earlier call back (starting it when its queued slot freed),
+// starts its turn on `turns`, and waits up to the call's wait_seconds for the
+// answer (`drain`: until the turn ends, for the command line). The ask's
+// JSON: answered, or "running"/"queued" with its call id.
+Result<nlohmann::json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call, bool drain);
+
+// decision.answer, then (Accept or Change) the apply message to the Builder
+// chat: the answer's document with "apply" (agent/pulse_asks.h).
+Result<nlohmann::json> AnswerWithApply(ApiContext& ctx, const nlohmann::json& args);
+
+// ---- the Builder channel ----
+
+// The --builder command as the core's BuilderChannel (builder_channel.cc):
+// each turn opens a guarded session of the request's turn kind, runs the
+// command under the runner sandbox with that session's MCP_API_URL and
+// MCP_API_TOKEN (never the owner token), kills it after the request's wait,
+// and closes the session.
+std::unique_ptr<BuilderChannel> MakeBuilderChannel(const ServeOptions& options, Env* env, const std::string& base_url,
+                                                   const std::atomic<bool>* stopping);
 
 // ---- outbox delivery (outbox_delivery.cc) ----
 

@@ -36,27 +36,6 @@ using nlohmann::json;
 
 namespace {
 
-// Served at / only when the Pulse tab's files (web/index.html) are not found:
-// the workflows' goal status straight from the API, so the server is never a
-// blank page.
-const char* kFallbackPage = R"HTML(<!doctype html>
-<html lang="en"><meta charset="utf-8"><title>Pulse</title>
-<style>body{font:15px system-ui,sans-serif;margin:2em;max-width:60em}li{margin:.3em 0}.s{font-weight:600}</style>
-<h1>Pulse</h1>
-<p>The Pulse tab's files (<code>web/</code>) are not found next to this server (see <code>--web-root</code>);
-this page shows the goal status from the JSON API (<a href="/api/workflows">/api/workflows</a>).</p>
-<div id="w">Loading…</div>
-<script type="module">
-const esc = (t) => String(t).replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' }[c]));
-const r = await fetch('/api/workflows');
-const { workflows } = await r.json();
-document.getElementById('w').innerHTML = workflows.map((w) => `<h2>${esc(w.name)}:
-  <span class="s">${esc((w.status || w.error || '').replace('_', ' '))}</span></h2>
-  <ul>${((w.goal_status && w.goal_status.alarms) || []).map((a) => `<li>${esc(a.message)}</li>`).join('')}</ul>`).join('');
-</script>
-</html>
-)HTML";
-
 class App {
  public:
   App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
@@ -144,6 +123,10 @@ class App {
   void ToolRoute(const httplib::Request& req, httplib::Response& res);
   void Static(const httplib::Request& req, httplib::Response& res);
   void SubmitTurn(const httplib::Request& req, httplib::Response& res, const std::string& kind);
+  // POST /ask: ask_pulse from the platform, answered within its wait.
+  void AskRoute(const httplib::Request& req, httplib::Response& res);
+  // The owner's answer, then the apply message to the Builder chat.
+  void AnswerAndApply(const httplib::Request& req, httplib::Response& res, const json& body);
   // Install's parts: health, auth and the workflow list; the REST reads; the
   // owner's writes and turns; the agent's tool route and MCP; 404s, static
   // files and error handlers (the catch-all routes last).
@@ -277,6 +260,29 @@ void App::SubmitTurn(const httplib::Request& req, httplib::Response& res, const 
                                      {"pulse_run_id", ticket->pulse_run_id}, {"started_at", ticket->started_at}}}});
 }
 
+void App::AskRoute(const httplib::Request& req, httplib::Response& res) {
+  if (!RequireOwner(req, res)) return;
+  json body;
+  if (!ParseJsonObjectBody(req, res, &body)) return;
+  auto oc = Open(req.matches[1], res);
+  if (!oc) return;
+  Result<AskCall> call = ReadAskCall(Args("ask", body));
+  if (!call.ok()) return ReplyStatus(res, call.status());
+  Result<json> out = AskAndWait(*turns_, oc->ctx, *call, false);
+  if (!out.ok()) return ReplyStatus(res, out.status());
+  ReplyJson(res, 200, *out);
+}
+
+void App::AnswerAndApply(const httplib::Request& req, httplib::Response& res, const json& body) {
+  std::unique_ptr<FixedClockEnv> clock;
+  if (!RequestClock(req, res, &clock)) return;
+  auto oc = Open(req.matches[1], res, clock.get());
+  if (!oc) return;
+  Result<json> out = AnswerWithApply(oc->ctx, body);
+  if (!out.ok()) return ReplyStatus(res, out.status());
+  ReplyJson(res, 200, *out);
+}
+
 void App::Static(const httplib::Request& req, httplib::Response& res) {
   std::string path = req.path;
   std::string root = options_.web_root;
@@ -371,6 +377,8 @@ void App::InstallWrites(HttpServer& s) {
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb == "GET") continue;
     auto handler = [this, &r](const httplib::Request& req, httplib::Response& res) {
+      // An ask waits for its turn's answer (up to its wait_seconds).
+      if (r.turn == "ask") return AskRoute(req, res);
       if (!r.turn.empty()) return SubmitTurn(req, res, r.turn);
       if (!RequireOwner(req, res)) return;
       json body;
@@ -380,6 +388,7 @@ void App::InstallWrites(HttpServer& s) {
         body.erase("session");
         body["id"] = IdArg(req.matches[2]);
       }
+      if (r.method == "decision.answer") return AnswerAndApply(req, res, body);
       CallMethod(req, res, r.method, body);
     };
     if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
@@ -578,6 +587,9 @@ int Serve(const ServeOptions& in) {
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
+  // Set before anything is served: requests and turns read it.
+  std::unique_ptr<BuilderChannel> builder = MakeBuilderChannel(options, &env, base_url, nullptr);
+  SetBuilderChannel(builder.get());
   Announce(options, base_url, names.size(), *owner);
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
@@ -591,6 +603,7 @@ int Serve(const ServeOptions& in) {
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
   slack.Stop();
   deliverer.Stop();
+  SetBuilderChannel(nullptr);
   spdlog::info("stopped");
   return ok ? 0 : 1;
 }

@@ -156,6 +156,8 @@ void Scheduler::TickOnce() {
     // 4. Messages not yet delivered: on the deliverer's thread, so a slow
     // endpoint never holds up the tick.
     if (!deliverer_) DeliverOutbox(**oc);
+    // Apply messages go to the Builder chat, not to the channels.
+    DeliverApplyMessages(ctx);
   }
   if (deliverer_) deliverer_->Wake();
   ++ticks_;

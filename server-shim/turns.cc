@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "agent/pulse_asks.h"
 #include "agent/pulse_conversation.h"
 #include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
@@ -75,6 +76,22 @@ std::string LastLines(const std::string& s, size_t cap) {
   std::string t = Trim(s, 1 << 20);
   if (t.size() > cap) t = "…" + std::string(Utf8Suffix(t, cap));
   return t;
+}
+
+// What a turn's records need before it runs: the runs older than Pulse's
+// own records (imported as `pulse check` does, so the turn's goal check sees
+// the runs the command line sees), and for an ask the session its turn runs
+// in (the chain guard reads it).
+void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
+    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
+  }
+  const json ask = JGet(request.input, "ask", json());
+  if (ask.is_object()) {
+    Status bound = Asks(*oc.ctx.db, oc.ctx.workflow).BindTurnSession(JStr(ask, "call_id"), ticket.session);
+    if (!bound.ok()) spdlog::warn("{}: ask {}: {}", ticket.workflow, JStr(ask, "call_id"), bound.message());
+  }
 }
 
 // Why a runner's turn failed ("" when it did not); `*state` becomes
@@ -233,6 +250,17 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         // A bug must not take the server down; the turn's row says what happened.
         out = Status::Internal(std::string("internal error in the turn: ") + e.what());
       }
+      const json ask = JGet(request.input, "ask", json());
+      if (ask.is_object()) {
+        // The ask's answer is the turn's final reply; a turn that failed
+        // says why, and the caller's thread stays open for another round.
+        bool ok = out.ok() && JStr(*out, "error").empty();
+        Status finished = FinishAskTurn((*oc)->ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
+                                        out.ok() ? JStr(*out, "result") : "",
+                                        out.ok() ? JStr(*out, "error") : out.status().message(),
+                                        out.ok() ? JStr(*out, "state") : "failed");
+        if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
+      }
       if (out.ok()) {
         result = JStr(*out, "result");
         if (!JStr(*out, "error").empty()) {
@@ -292,18 +320,14 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
                {"agent", ticket.agent},       {"workflow", ticket.workflow},
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
-  if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
-    // Runs older than Pulse's own records, imported as `pulse check` does,
-    // so the turn's goal check sees the runs the command line sees.
-    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
-    if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
-  }
 
+  PrepareTurn(oc, ticket, request);
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
+  const json ask = JGet(request.input, "ask", json());
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
-                    JBool(request.input, "report_only"), request.input, JGet(request.input, "slack", json())};
+                    JBool(request.input, "report_only"), request.input, JGet(request.input, "slack", json()), ask};
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
     return json{{"result", report.summary}};
   }
@@ -314,6 +338,10 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
                                                     JGet(request.input, "message", json())));
   json stdin_doc = prepared;
   AddTurnSubject(&stdin_doc, request, ticket.workflow);
+  if (ask.is_object()) {
+    stdin_doc["charter"] = AskCharter(ticket.workflow, ask, JBool(request.input, "report_only"));
+    stdin_doc["context"]["ask"] = ask;
+  }
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
   if (!continuity.is_null()) {
@@ -399,6 +427,8 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   // started again: a fix run is tried once per request.
   Result<int> qa = FailAbandonedQaRequests(*(*oc)->ctx.db, "interrupted: the server stopped before the fix run finished", now);
   if (qa.ok() && *qa > 0) spdlog::warn("{}: {} QA fix run(s) recorded as failed (interrupted)", workflow, *qa);
+  Result<int> asks = Asks(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
+  if (asks.ok() && *asks > 0) spdlog::warn("{}: {} ask(s) recorded as interrupted; their threads go on", workflow, *asks);
   AgentLogQuery q;
   q.status = "running";
   Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);

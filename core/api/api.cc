@@ -7,6 +7,9 @@
 
 namespace pulse {
 
+// ask.list (core/api/asks.cc).
+void AddAsksApi(ApiRegistry& registry);
+
 using nlohmann::json;
 
 const char* AccessName(Access access) {
@@ -58,6 +61,7 @@ const ApiRegistry& CoreApi() {
     AddConversationApi(r);
     AddFocusApi(r);
     AddQaApi(r);
+    AddAsksApi(r);
     return r;
   }();
   return registry;

@@ -74,6 +74,16 @@ json ErrorRateJson(const ErrorRate& e) {
           {"spike", e.spike}};
 }
 
+json BuilderAsksJson(const ContextFacts& f) {
+  json out = json::array();
+  for (const BuilderAsk& b : f.builder_asks) {
+    out.push_back({{"at", b.at}, {"kind", b.kind}, {"message", b.message}, {"answer", b.answer}, {"status", b.status},
+                   {"call_id", b.call_id},
+                   {"builder_session_id", b.builder_session_id.empty() ? json(nullptr) : json(b.builder_session_id)}});
+  }
+  return out;
+}
+
 json RunHealthJson(const RunHealth& h) {
   json failed = json::array();
   for (const FailedRun& r : h.failed_runs) {
@@ -148,7 +158,7 @@ json ContextFactsJson(const ContextFacts& f) {
           {"login_hints", hints},
           {"needs_reauth", f.needs_reauth()},
           {"run_health", RunHealthJson(f.run_health)},
-          {"builder_asks", json::array()},
+          {"builder_asks", BuilderAsksJson(f)},
           {"sources", sources},
           {"unreadable", unreadable}};
 }

@@ -59,7 +59,9 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     // Substack's Pulse conversation: the owner's two messages, then the tick's goal check in the same session.
     const convo = (await request(`${s.url}api/workflows/substack/conversation`)).body;
     assert.deepEqual(convo.turns.map((t) => [t.turn, t.caller, t.state]), [['charter', 'platform', 'completed'],
-      ['ask_pulse', 'owner', 'completed'], ['ask_pulse', 'owner', 'completed'], ['goal_check', 'tick', 'completed']]);
+      ['ask_pulse', 'owner', 'completed'], ['ask_pulse', 'owner', 'completed'],
+      // then the asks from the owner's Builder chat and a step (thread rounds), then the check.
+      ['ask_pulse', 'owner', 'completed'], ['ask_pulse', 'step', 'completed'], ['goal_check', 'tick', 'completed']]);
     assert.match(convo.session_id, /^schedule-goallead--[0-9a-f]{16}-g1$/);
     assert.match(convo.turns[1].reply, /What I cannot judge/);
     assert.equal(convo.turns[2].account, 'ana');
@@ -104,6 +106,14 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(conv.turns.filter((t) => t.turn === 'qa_result').length, 2);
     const health = (await request(`${s.url}api/workflows/substack/facts`)).body.run_health;
     assert.ok(Array.isArray(health.schedules) && health.schedules.length === 2, JSON.stringify(health.schedules));
+    // Asks: Substack's Builder chat (the owner's voice) and a step asked Pulse,
+    // each a thread round in its conversation; Inbox's fix waits as "Make this fix".
+    const turns = (await request(`${s.url}api/workflows/substack/conversation`)).body.turns;
+    const asked = turns.filter((t) => t.turn === 'ask_pulse' && t.thread_id);
+    assert.deepEqual(asked.map((t) => [t.caller, t.round]), [['owner', 1], ['step', 1]]);
+    assert.ok(asked.every((t) => /owner_needed: yes/.test(t.reply)));
+    const fix = (await request(`${s.url}api/workflows/inbox/decisions?status=pending`)).body.decisions;
+    assert.deepEqual(fix.map((d) => d.recommendation.option), ['Make this fix']);
   } finally {
     await s.stop();
     tmp.cleanup();

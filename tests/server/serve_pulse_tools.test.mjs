@@ -122,7 +122,10 @@ test('every Pulse tool: the same result over the tool route, MCP and the CLI; ne
       assert.equal(qa.status, 0, qa.stderr);
       assert.equal(qa.json.requests.length, 1);
       const listed = await request(`${s.url}api/workflows/${wf}/requests`);
-      assert.deepEqual(listed.body.requests.map((r) => r.kind).sort(), ['builder_ask', 'builder_ask', 'fast', 'qa']);
+      assert.deepEqual(listed.body.requests.map((r) => r.kind).sort(), ['fast', 'qa']);
+      // Pulse's two ask_builder calls are asks: the question had no Builder chat, the fix became decision 2.
+      const asks = (await request(`${s.url}api/workflows/${wf}/asks?direction=ask_builder`)).body.asks;
+      assert.deepEqual(asks.map((a) => [a.kind, a.status]), [['fix', 'decision'], ['question', 'no_builder_chat']]);
       const decisions = await request(`${s.url}api/workflows/${wf}/decisions?status=pending`);
       const fix = decisions.body.decisions.find((d) => d.id === 2);
       assert.equal(fix.recommendation.option, 'Make this fix');

@@ -71,6 +71,15 @@ function useAgentLog(source, nowSeconds, put) {
   return { filters, setFilters, allAgents };
 }
 
+// What became of the apply message the server sends to the Builder chat
+// after an Accept or Change (the local copy sends none).
+export function applyNote(answered) {
+  const apply = answered && answered.apply;
+  if (!apply || !apply.sent) return '';
+  if (apply.delivered) return ` Sent to the Builder chat ${apply.builder_session_id} to apply.`;
+  return ` The apply message waits in the outbox, undelivered: ${(apply.reason || '').replace(/^undelivered: /, '')}.`;
+}
+
 // The owner's actions: answering a decision and saving the goal memory.
 function useActions(source, nowSeconds, load, onChanged) {
   const [busyId, setBusyId] = useState(null);
@@ -82,8 +91,8 @@ function useActions(source, nowSeconds, load, onChanged) {
     setBusyId(d.id);
     setNotice('');
     try {
-      await source.call('decision.answer', { id: d.id, ...answer }, nowSeconds);
-      setNotice(`Answered: ${d.question}`);
+      const answered = await source.call('decision.answer', { id: d.id, ...answer }, nowSeconds);
+      setNotice(`Answered: ${d.question}.${applyNote(answered)}`);
       await load(['decisions', 'memory', 'check']);
       // The answered item is gone: keep the keyboard user's place on the notice.
       if (noticeRef.current) noticeRef.current.focus();

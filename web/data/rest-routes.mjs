@@ -35,6 +35,7 @@ export const REST_ROUTES = [
   {"method": "pass.worklist", "verb": "GET", "path": "/worklist", "query": {"pass_id": "pass_id"}, "int": ["pass_id"]},
   {"method": "qa.failed_runs", "verb": "GET", "path": "/failed-runs"},
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
+  {"method": "ask.list", "verb": "GET", "path": "/asks", "query": {"direction": "direction"}},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
   {"method": "conversation.show", "verb": "GET", "path": "/conversation",
@@ -45,5 +46,6 @@ export const REST_ROUTES = [
   {"method": "focus.change", "verb": "POST", "path": "/focus-areas"},
   {"method": "conversation.open", "verb": "POST", "path": "/conversation"},
   {"method": "turn.ask_pulse", "turn": "ask_pulse", "verb": "POST", "path": "/messages"},
-  {"method": "turn.goal_check", "turn": "goal_check", "verb": "POST", "path": "/goal-check"}
+  {"method": "turn.goal_check", "turn": "goal_check", "verb": "POST", "path": "/goal-check"},
+  {"method": "turn.ask", "turn": "ask", "verb": "POST", "path": "/ask"}
 ];

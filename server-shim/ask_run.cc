@@ -1,0 +1,57 @@
+// ask_pulse's waiting: the round's turn runs on the turn threads like every
+// Pulse turn; the caller's request waits for its answer here, bounded by
+// the call's wait_seconds (agent/pulse_asks.h and core/asks.h hold the rules);
+// and the owner's answer followed by its apply message.
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <thread>
+
+#include "server-shim/serve.h"
+
+namespace pulse::serve {
+
+using nlohmann::json;
+
+Result<json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call, bool drain) {
+  PULSE_ASSIGN_OR_RETURN(AskStart start, BeginAskPulse(ctx, call));
+  const std::string call_id = start.record.call_id;
+  Asks asks(*ctx.db, ctx.workflow);
+  if (start.start_turn) {
+    TurnRequest t;
+    t.workflow = ctx.workflow;
+    t.kind = "ask_pulse";
+    t.trigger = "ask";
+    t.input = start.turn_input;
+    Result<TurnTicket> ticket = turns.Submit(t);
+    if (!ticket.ok()) {
+      // The round was counted; its thread stays open for another try.
+      Status s = asks.FinishAsk(call_id, "failed", "", "not started: " + ticket.status().message(), json::object(),
+                                ctx.env->NowSeconds());
+      if (!s.ok()) spdlog::warn("{}: ask {}: {}", ctx.workflow, call_id, s.message());
+    }
+  }
+  if (drain) {
+    turns.Drain();
+  } else {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(call.wait_seconds);
+    for (;;) {
+      PULSE_ASSIGN_OR_RETURN(AskRecord r, asks.Get(call_id));
+      if (r.finished() || r.status == "queued" || std::chrono::steady_clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    }
+  }
+  PULSE_ASSIGN_OR_RETURN(AskRecord r, asks.Get(call_id));
+  return r.ToJson();
+}
+
+Result<json> AnswerWithApply(ApiContext& ctx, const json& args) {
+  PULSE_ASSIGN_OR_RETURN(json doc, CallApi(ctx, "decision.answer", args));
+  if (!JBool(args, "dismiss") && doc.contains("id") && doc["id"].is_number_integer()) {
+    Result<ApplyOutcome> applied = SendApplyMessage(ctx, doc["id"].get<int64_t>());
+    doc["apply"] = applied.ok() ? applied->ToJson() : json{{"sent", false}, {"reason", applied.status().message()}};
+  }
+  return doc;
+}
+
+}  // namespace pulse::serve
