@@ -75,6 +75,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db));
   return Status::OK();
 }
 

@@ -36,5 +36,6 @@ Status EnsureConversationSchema(Db& db);  // core/conversation.h
 Status EnsurePassSchema(Db& db);          // core/pass.h
 Status EnsureFactsSchema(Db& db);  // the outside files' snapshot (core/fact_snapshot.h)
 Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_requests.h)
+Status EnsureAfterRunSchema(Db& db);   // housekeeping hashes, requests, run summaries (after_run.h)
 
 }  // namespace pulse

@@ -23,6 +23,8 @@ const char* TurnKindName(TurnKind kind) {
     case TurnKind::kBuilderQuestion: return "builder_question";
     case TurnKind::kBuilderFix: return "builder_fix";
     case TurnKind::kWorkflowStep: return "workflow_step";
+    case TurnKind::kWorkflowReview: return "workflow_review";
+    case TurnKind::kHousekeeping: return "housekeeping";
   }
   return "unknown";
 }
@@ -30,7 +32,8 @@ const char* TurnKindName(TurnKind kind) {
 const std::vector<TurnKind>& AllTurnKinds() {
   static const std::vector<TurnKind> kinds = {
       TurnKind::kGoalCheck, TurnKind::kGoalWork,        TurnKind::kGoalWorkReceipt, TurnKind::kAskPulse,
-      TurnKind::kRunFailed, TurnKind::kBuilderQuestion, TurnKind::kBuilderFix,      TurnKind::kWorkflowStep};
+      TurnKind::kRunFailed, TurnKind::kBuilderQuestion, TurnKind::kBuilderFix,      TurnKind::kWorkflowStep,
+      TurnKind::kWorkflowReview, TurnKind::kHousekeeping};
   return kinds;
 }
 
@@ -55,6 +58,22 @@ bool IsPulseTurn(TurnKind kind) {
   return kind == TurnKind::kGoalCheck || kind == TurnKind::kGoalWork || kind == TurnKind::kGoalWorkReceipt ||
          kind == TurnKind::kAskPulse || kind == TurnKind::kRunFailed;
 }
+
+namespace {
+
+// The id's middle word and generation letter: schedule-<kind>--<hash>-<letter><N>.
+void SessionKindOf(TurnKind turn, std::string* kind, std::string* letter) {
+  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "g"; return; }
+  switch (turn) {
+    case TurnKind::kWorkflowStep: *kind = "step"; *letter = "s"; return;
+    case TurnKind::kWorkflowReview: *kind = "review"; *letter = "r"; return;
+    case TurnKind::kHousekeeping: *kind = "housekeeping"; *letter = "h"; return;
+    case TurnKind::kBuilderFix: *kind = "builder"; *letter = "f"; return;
+    default: *kind = "builder"; *letter = "q"; return;
+  }
+}
+
+}  // namespace
 
 bool HasUnattendedPrefix(std::string_view session_id) {
   std::string t;
@@ -206,8 +225,8 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
     s.turn = turn;
     PULSE_ASSIGN_OR_RETURN(int64_t next, db.QueryInt64("SELECT COALESCE(MAX(seq), 0) + 1 FROM pulse_tool_sessions WHERE parent = ''"));
     seq = next;
-    std::string kind = IsPulseTurn(turn) ? "goallead" : turn == TurnKind::kWorkflowStep ? "step" : "builder";
-    std::string letter = IsPulseTurn(turn) ? "g" : turn == TurnKind::kWorkflowStep ? "s" : turn == TurnKind::kBuilderFix ? "f" : "q";
+    std::string kind, letter;
+    SessionKindOf(turn, &kind, &letter);
     // The conversation's own sessions (seq <= 0, OpenConversationTurnSession)
     // keep their ids: an opened session takes the next free number.
     PULSE_ASSIGN_OR_RETURN(Statement taken, db.Prepare("SELECT 1 FROM pulse_tool_sessions WHERE session_id = ?"));

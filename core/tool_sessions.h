@@ -25,6 +25,8 @@ enum class TurnKind {
   kBuilderQuestion,  // ask_builder question in a Builder chat: Run, Outward, Change held
   kBuilderFix,       // ask_builder fix in a Builder chat: Change only (at the workflow's change level)
   kWorkflowStep,     // a workflow step a turn started: not a Pulse turn, the platform's normal tools
+  kWorkflowReview,   // Workflow Review before a run: Run and Outward held, Change at the workflow's level
+  kHousekeeping,     // the after-run backup/publish turn: Run and Change held, only backup and publish tools
 };
 
 const char* TurnKindName(TurnKind kind);

@@ -39,6 +39,8 @@ struct ServeOptions {
   std::string platform;          // --platform: runs allowed platform tool calls (sh -c); empty: answered carry_out_on_platform
   double platform_timeout = 120; // seconds before a platform call is killed
   double runner_timeout = 600;   // seconds before a runner is killed
+  double review_timeout = 300;   // seconds before a Workflow Review's runner is killed (the run then goes)
+  double review_wait = 330;      // seconds a scheduled run's pre-run waits for the review
   std::string now_file;          // injectable clock (ServerEnv)
   std::string web_root;          // the Pulse tab (web/)
   std::string wasm_root;         // the WASM module (build/wasm/), served at /wasm/
@@ -155,6 +157,8 @@ class TurnManager {
                                           const std::string& kind);
   // Gate -> Goal Work in the conversation -> Finalize (pass_run.cc).
   Result<nlohmann::json> RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  // The after-run backup/publish turn for one housekeeping request.
+  Result<nlohmann::json> HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
                 const std::string& error, int64_t started);
   void Reap();

@@ -26,6 +26,7 @@
 #include "server-shim/rest_routes.h"
 #include "server-shim/owner_token.h"
 #include "server-shim/sandbox.h"
+#include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 #include "server-shim/server_env.h"
 
@@ -377,6 +378,16 @@ void App::InstallWrites(HttpServer& s) {
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
   s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
   s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
+  s.Post(kWorkflow + "/pre-run", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!RequireOwner(req, res)) return;
+    json body;
+    if (!ParseJsonObjectBody(req, res, &body)) return;
+    Result<PreRunRequest> pre = PreRunRequestFromJson(req.matches[1], body);
+    if (!pre.ok()) return ReplyStatus(res, pre.status());
+    Result<json> out = PreRun(*env_, options_, *turns_, *pre);
+    if (!out.ok()) return ReplyStatus(res, out.status());
+    ReplyJson(res, 200, *out);
+  });
 }
 
 void App::InstallAgent(HttpServer& s) {
@@ -571,6 +582,7 @@ int Serve(const ServeOptions& in) {
   owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : names) turns.RecoverInterrupted(wf);
+  MigrateAfterRunAtStart(env, options.workspace, names);
 
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);

@@ -10,6 +10,7 @@
 #include "core/goal_facts.h"
 #include "core/pass.h"
 #include "core/time_util.h"
+#include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -179,6 +180,11 @@ void Scheduler::TickOnce() {
     } else if (!(*expired)["expired"].empty()) {
       spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
     }
+
+    // Workflow Review ahead of the next run, and the after-run housekeeping
+    // a finished run asked for.
+    ReviewAhead(*env_, options_, *turns_, wf, ctx);
+    StartHousekeeping(*turns_, wf, ctx);
 
     // 3. Messages not yet delivered to the webhook.
     DeliverOutbox(**oc);

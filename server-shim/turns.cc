@@ -10,6 +10,8 @@
 #include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
+#include "agent/review_turns.h"
+#include "core/after_run.h"
 #include "core/agent_log.h"
 #include "core/goal_facts.h"
 #include "core/time_util.h"
@@ -73,6 +75,38 @@ std::string LastLines(const std::string& s, size_t cap) {
   std::string t = Trim(s, 1 << 20);
   if (t.size() > cap) t = "…" + std::string(Utf8Suffix(t, cap));
   return t;
+}
+
+}  // namespace
+
+namespace {
+
+// What a runner process came to, as the turn's {result, error?, state?}.
+json RunnerOutcome(const ProcessResult& p, double timeout) {
+  // A runner may print any bytes: repaired here, before they are JSON.
+  json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
+  std::string err_tail = RepairUtf8(LastLines(p.err, 600));
+  if (!p.spawn_error.empty()) {
+    out["error"] = p.spawn_error;
+  } else if (p.timed_out) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", timeout);
+    out["error"] = std::string("runner timed out after ") + buf + " s and was killed";
+  } else if (p.interrupted) {
+    out["error"] = "interrupted: the server shut down while the runner was working; the runner was killed";
+    out["state"] = "interrupted";
+  } else if (p.signal != 0) {
+    out["error"] = "runner killed by signal " + std::to_string(p.signal) +
+                   (err_tail.empty() ? "" : ": " + err_tail);
+  } else if (p.exit_code != 0) {
+    // A shell reports a child killed by signal N as status 128+N.
+    std::string killed = p.exit_code > 128 && p.exit_code < 160
+                             ? " (killed by signal " + std::to_string(p.exit_code - 128) + ")"
+                             : "";
+    out["error"] = "runner exited with status " + std::to_string(p.exit_code) + killed +
+                   (err_tail.empty() ? "" : ": " + err_tail);
+  }
+  return out;
 }
 
 }  // namespace
@@ -230,7 +264,32 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
 Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   if (ticket.kind == "pass") return RunPass(oc, ticket, request);
   if (ticket.conversation) return ConversationTurn(oc, ticket, request, ticket.kind);
+  if (ticket.kind == "workflow_review") {
+    Status claimed = ClaimReviewTurn(oc.ctx, ticket.session, ticket.pulse_run_id, request.input);
+    if (!claimed.ok()) return json{{"result", "not reviewed: " + claimed.message()}};
+    Result<json> out = RunTurn(oc, ticket, request, json());
+    // Whatever the runner did: a review with no receipt is unfinished (the
+    // run goes), and the chats that waited are told.
+    std::string error = out.ok() ? JStr(*out, "error") : out.status().message();
+    std::string outcome = EndReviewTurn(oc.ctx, ticket.session, error);
+    if (out.ok()) (*out)["outcome"] = outcome;
+    return out;
+  }
+  if (ticket.kind == "housekeeping") return HousekeepingTurn(oc, ticket, request);
   return RunTurn(oc, ticket, request, json());
+}
+
+Result<json> TurnManager::HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  int64_t id = 0;
+  if (request.input.contains("request_id") && request.input["request_id"].is_number_integer()) {
+    id = request.input["request_id"].get<int64_t>();
+  }
+  PULSE_RETURN_IF_ERROR(SetHousekeepingState(*oc.ctx.db, id, "running", env_->NowSeconds()));
+  Result<json> out = RunTurn(oc, ticket, request, json());
+  bool failed = !out.ok() || !JStr(*out, "error").empty();
+  Status s = SetHousekeepingState(*oc.ctx.db, id, failed ? "failed" : "done", env_->NowSeconds());
+  if (!s.ok()) spdlog::warn("{}: housekeeping {}: {}", ticket.workflow, id, s.message());
+  return out;
 }
 
 Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
@@ -249,6 +308,13 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   }
 
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
+  const bool around_run = kind == TurnKind::kWorkflowReview || kind == TurnKind::kHousekeeping;
+  if (options_.runner.empty() && around_run) {
+    Result<std::string> summary = kind == TurnKind::kWorkflowReview ? RunRulesReview(oc.ctx, ticket.session)
+                                                                    : RunRulesHousekeeping(oc.ctx, ticket.session);
+    if (!summary.ok()) return summary.status();
+    return json{{"result", *summary}};
+  }
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message")};
@@ -259,8 +325,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.
-  PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                    JGet(request.input, "message", json())));
+  PULSE_ASSIGN_OR_RETURN(json prepared, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
+                                                   : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
+                                                                 JGet(request.input, "message", json())));
   json stdin_doc = prepared;
   json public_turn = turn;
   public_turn.erase("token");  // the token travels only in the environment
@@ -286,32 +353,12 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   if (!continuity.is_null()) env["PULSE_RESTORED_SESSION"] = ticket.session;
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
-  ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
+  // A review that hangs is ended at its own (shorter) timeout: the run it
+  // stands before goes on without it.
+  const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
+  ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, timeout, &stopping_,
                                options_.shutdown_grace, &sandbox);
-  // A runner may print any bytes: repaired here, before they are JSON.
-  json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
-  std::string err_tail = RepairUtf8(LastLines(p.err, 600));
-  if (!p.spawn_error.empty()) {
-    out["error"] = p.spawn_error;
-  } else if (p.timed_out) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%g", options_.runner_timeout);
-    out["error"] = std::string("runner timed out after ") + buf + " s and was killed";
-  } else if (p.interrupted) {
-    out["error"] = "interrupted: the server shut down while the runner was working; the runner was killed";
-    out["state"] = "interrupted";
-  } else if (p.signal != 0) {
-    out["error"] = "runner killed by signal " + std::to_string(p.signal) +
-                   (err_tail.empty() ? "" : ": " + err_tail);
-  } else if (p.exit_code != 0) {
-    // A shell reports a child killed by signal N as status 128+N.
-    std::string killed = p.exit_code > 128 && p.exit_code < 160
-                             ? " (killed by signal " + std::to_string(p.exit_code - 128) + ")"
-                             : "";
-    out["error"] = "runner exited with status " + std::to_string(p.exit_code) + killed +
-                   (err_tail.empty() ? "" : ": " + err_tail);
-  }
-  return out;
+  return RunnerOutcome(p, timeout);
 }
 
 void TurnManager::Complete(const TurnTicket& t, const std::string& status, const std::string& result,

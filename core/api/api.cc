@@ -57,6 +57,7 @@ const ApiRegistry& CoreApi() {
     AddDecisionsApi(r);
     AddConversationApi(r);
     AddFocusApi(r);
+    AddReviewApi(r);
     return r;
   }();
   return registry;

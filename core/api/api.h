@@ -102,5 +102,6 @@ void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);
 void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
+void AddReviewApi(ApiRegistry& registry);  // review.*, schedule.after_run, workflow.migrate (core/api/review.cc)
 
 }  // namespace pulse

@@ -34,8 +34,10 @@ export const REST_ROUTES = [
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
   {"method": "conversation.show", "verb": "GET", "path": "/conversation", "query": {"generation": "generation"},
    "int": ["generation"]},
+  {"method": "review.state", "verb": "GET", "path": "/workflow-review"},
   {"method": "decision.answer", "verb": "POST", "path": "/decisions/{id}/answer"},
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
   {"method": "memory.save", "verb": "PUT", "path": "/memory"},
-  {"method": "focus.change", "verb": "POST", "path": "/focus-areas"}
+  {"method": "focus.change", "verb": "POST", "path": "/focus-areas"},
+  {"method": "schedule.after_run", "verb": "POST", "path": "/schedules/after-run"}
 ];

@@ -42,6 +42,7 @@ export const CARD_METHODS = [
   ['memory', 'memory.show', () => ({})],
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
+  ['module', 'review.state', () => ({})],
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a
