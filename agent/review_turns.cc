@@ -40,8 +40,10 @@ std::string ReadIfThere(Env& env, const std::string& path) {
 Result<json> ReviewContext(ApiContext& ctx) {
   ReviewFile file = ReadReviewFile(*ctx.env, ReviewFilePath(ctx.workflow_dir));
   PULSE_ASSIGN_OR_RETURN(PlanState plan, ReadPlanState(*ctx.env, ctx.workflow_dir, ctx.config, file, ctx.env->NowSeconds()));
+  // The review has claimed this revision by now: its record holds the due set.
+  const std::vector<DueItem>& items = plan.current ? plan.current->due : plan.due;
   json due = json::array();
-  for (const DueItem& d : plan.due) due.push_back(d.ToJson());
+  for (const DueItem& d : items) due.push_back(d.ToJson());
   json changes = json::array();
   for (const json& c : plan.changes_since) changes.push_back(c);
   return json{{"workflow", ctx.workflow},

@@ -158,7 +158,8 @@ const char kSessionSelect[] =
 
 bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& workflow) {
   std::string hash = "--" + Sha256Hex(workflow).substr(0, 16) + "-";
-  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step"}) {
+  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step", "schedule-review",
+                           "schedule-housekeeping"}) {
     std::string prefix = kind + hash;
     if (session_id.rfind(prefix, 0) == 0) return true;
   }

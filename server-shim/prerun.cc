@@ -66,6 +66,29 @@ json Answer(const Now& n) {
   return out;
 }
 
+// A chat's run returns at once. The chat is put on the running review's
+// list (a review this process submitted may still wait for a slot, so its
+// record is awaited briefly) and is told through the outbox when it ends.
+Result<json> ChatAnswer(Env& env, OpenCtx& oc, const PreRunRequest& req, const Now& n) {
+  json waiting = {{"go", false}, {"reason", kReviewingMessage}, {"review_running", true}, {"revision", n.plan.revision}};
+  if (req.chat_session.empty()) return waiting;
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(Now now, Look(env, oc, req.step));
+    if (now.verdict.go || (!now.verdict.review_needed && !now.verdict.review_running)) return Answer(now);
+    if (now.verdict.review_running) {
+      Status added = AddReviewWaiter(env, oc.w.paths.dir, now.plan.revision, req.chat_session, env.NowSeconds());
+      if (added.ok()) return waiting;
+    }
+    if (std::chrono::steady_clock::now() >= until) {
+      spdlog::warn("{}: the Workflow Review has not started yet; chat {} is not on its list", req.workflow,
+                   req.chat_session);
+      return waiting;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 Result<PreRunRequest> PreRunRequestFromJson(const std::string& workflow, const json& body) {
@@ -91,14 +114,8 @@ Result<json> PreRun(Env& env, const ServeOptions& options, TurnManager& turns, c
   if (n.verdict.review_needed) {
     PULSE_RETURN_IF_ERROR(StartReview(env, options, turns, req.workflow, n.plan.revision, req.caller,
                                       req.caller == "chat" ? req.chat_session : ""));
-  } else if (req.caller == "chat" && !req.chat_session.empty()) {
-    Status added = AddReviewWaiter(env, oc->w.paths.dir, n.plan.revision, req.chat_session, env.NowSeconds());
-    if (!added.ok()) spdlog::warn("{}: {}", req.workflow, added.message());
   }
-  if (req.caller == "chat") {
-    json out = {{"go", false}, {"reason", kReviewingMessage}, {"review_running", true}, {"revision", n.plan.revision}};
-    return out;
-  }
+  if (req.caller == "chat") return ChatAnswer(env, *oc, req, n);
   // A scheduled run waits for the review, bounded; a review that does not
   // finish in time lets the run go.
   const double wait = req.wait_seconds >= 0 ? req.wait_seconds : options.review_wait;
@@ -129,20 +146,24 @@ void ReviewAhead(Env& env, const ServeOptions& options, TurnManager& turns, cons
   if (!s.ok()) spdlog::warn("tick: {}: Workflow Review not started: {}", workflow, s.message());
 }
 
-void MigrateAfterRunAtStart(Env& env, const std::string& workspace, const std::vector<std::string>& workflows) {
+std::vector<std::string> MigrateAfterRunAtStart(Env& env, const std::string& workspace,
+                                                const std::vector<std::string>& workflows) {
+  std::vector<std::string> log;
   for (const std::string& wf : workflows) {
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(env, workspace, wf);
     if (!oc.ok()) {
-      spdlog::warn("{}: after-run migration skipped: {}", wf, oc.status().message());
+      log.push_back(wf + ": after-run migration skipped: " + oc.status().message());
       continue;
     }
     Result<json> out = CallApi((*oc)->ctx, "workflow.migrate", json::object());
     if (!out.ok()) {
-      spdlog::warn("{}: after-run migration: {}", wf, out.status().message());
+      log.push_back(wf + ": after-run migration: " + out.status().message());
     } else if ((*out)["written"] == true) {
-      spdlog::info("{}: pulse_mode migrated to after_run: {}", wf, out->dump());
+      log.push_back(wf + ": pulse_mode migrated to after_run: migrated " + (*out)["migrated"].dump() + ", in step " +
+                    (*out)["in_step"].dump());
     }
   }
+  return log;
 }
 
 void StartHousekeeping(TurnManager& turns, const std::string& workflow, ApiContext& ctx) {

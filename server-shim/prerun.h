@@ -35,8 +35,10 @@ void ReviewAhead(Env& env, const ServeOptions& options, TurnManager& turns, cons
 
 // pulse_mode -> after_run in every workflow's workflow.json, at server start
 // (the same edit as `pulse migrate`); a workflow that cannot be migrated is
-// logged and left as it is.
-void MigrateAfterRunAtStart(Env& env, const std::string& workspace, const std::vector<std::string>& workflows);
+// left as it is. Returns what to log (after the server's address is printed,
+// which is its first line).
+std::vector<std::string> MigrateAfterRunAtStart(Env& env, const std::string& workspace,
+                                                const std::vector<std::string>& workflows);
 
 // A pending housekeeping request of `workflow` becomes one housekeeping turn
 // (the tick), when no other turn of the workflow is active.

@@ -576,13 +576,15 @@ int Serve(const ServeOptions& in) {
   std::string host_for_url = options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
   std::string base_url = "http://" + host_for_url + ":" + std::to_string(port) + "/";
   turns.SetBaseUrl(base_url);
+  // pulse_mode -> after_run before anything is served or ticked.
+  std::vector<std::string> migrated = MigrateAfterRunAtStart(env, options.workspace, names);
   Announce(options, base_url, names.size(), *owner);
+  for (const std::string& line : migrated) spdlog::info("{}", line);
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog();
   for (const std::string& wf : names) turns.RecoverInterrupted(wf);
-  MigrateAfterRunAtStart(env, options.workspace, names);
 
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);

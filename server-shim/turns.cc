@@ -162,8 +162,11 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   uint64_t n = ++counter_;
   t.pulse_run_id = "pr-" + Compact(t.started_at) + "-" + RandomHex(6) + "-" + std::to_string(n);
   t.agent = kAgentPrefix + request.kind + "-" + t.pulse_run_id.substr(3);
-  std::string name = request.workflow + " Pulse: " + request.kind +
-                     (request.trigger.empty() ? "" : " (" + request.trigger + ")");
+  // The review and housekeeping are not Pulse's turns: named as what they are.
+  const std::string what = request.kind == "workflow_review" ? " Workflow Review"
+                           : request.kind == "housekeeping"  ? " housekeeping"
+                                                             : " Pulse: " + request.kind;
+  std::string name = request.workflow + what + (request.trigger.empty() ? "" : " (" + request.trigger + ")");
   // The row exists before the turn runs, so a turn that never gets to run
   // still leaves its record.
   AgentStart start;
