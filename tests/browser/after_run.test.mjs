@@ -84,9 +84,9 @@ test('the schedules card: three checkboxes per schedule and "After a manual run"
   assert.equal(await box('daily', 'publish').isChecked(), false);
   assert.equal(await box('manual', 'notify').isChecked(), true);
 
-  await box('daily', 'publish').check();
+  await box('daily', 'publish').click();
   await page.locator('.notice', { hasText: 'After-run options saved for schedule daily' }).waitFor();
-  await box('manual', 'notify').uncheck();
+  await box('manual', 'notify').click();
   await page.locator('.notice', { hasText: 'After-run options saved for manual runs' }).waitFor();
   await page.waitForFunction(() => !document.querySelector('#schedules input[name="manual-notify"]').disabled);
   const doc = JSON.parse(readFileSync(wfJson, 'utf8'));
