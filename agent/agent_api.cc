@@ -1,6 +1,7 @@
 #include "agent/agent_api.h"
 
 #include "agent/outbox.h"
+#include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
 #include "core/api/goal.h"
@@ -124,6 +125,19 @@ Result<json> TurnRulesMethod(ApiContext& ctx, const Args& a) {
   return report.ToJson();
 }
 
+// The Pulse tab opening a workflow with a goal: its conversation exists from
+// then on (generation 1 with the charter), as after the first goal check.
+Result<json> ConversationOpenMethod(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
+  if (!ctx.config.HasGoal()) {
+    return Status::Refused(ctx.workflow + " has no goal (goal.primary_metric): Pulse keeps no conversation for it");
+  }
+  PULSE_RETURN_IF_ERROR(Conversation(*ctx.db, ctx.workflow)
+                            .Ensure(ConversationCharter(ctx.workflow), ctx.env->NowSeconds())
+                            .status());
+  return CallApi(ctx, "conversation.show", json::object());
+}
+
 }  // namespace
 
 const ApiRegistry& ServerApi() {
@@ -141,6 +155,9 @@ const ApiRegistry& ServerApi() {
           "whether the daily goal check is due now (goal.check_due, at most one turn a day)");
     r.Add("turn.context", TurnContextMethod, Access::kServer,
           "a background turn's charter, context and tools (an external runner's stdin)");
+    r.Add("conversation.open", ConversationOpenMethod, Access::kOwner,
+          "creates the workflow's Pulse conversation when it has none (the Pulse tab opening it); then as "
+          "conversation.show");
     r.Add("turn.rules", TurnRulesMethod, Access::kServer,
           "the built-in rules runner: one background turn without a model");
     return r;

@@ -61,7 +61,7 @@ Result<ConversationTurnHandle> BeginConversationTurn(ApiContext& ctx, TurnKind k
   const int64_t now = ctx.env->NowSeconds();
   PULSE_ASSIGN_OR_RETURN(Generation g, conversation.Ensure(ConversationCharter(ctx.workflow), now));
   ConversationTurnHandle h;
-  PULSE_ASSIGN_OR_RETURN(h.transcript, conversation.Transcript(g.number));
+  PULSE_ASSIGN_OR_RETURN(h.transcript, conversation.ReplayTranscript(g.number));
   PULSE_ASSIGN_OR_RETURN(h.turn, conversation.BeginTurn(start, now));
   Result<OpenedSession> session = OpenConversationTurnSession(*ctx.db, g.session_id, kind, now);
   if (!session.ok()) {

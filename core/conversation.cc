@@ -1,5 +1,7 @@
 #include "core/conversation.h"
 
+#include <algorithm>
+
 #include "core/schema.h"
 #include "core/sha256.h"
 #include "core/time_util.h"
@@ -92,6 +94,7 @@ json ConversationView::ToJson() const {
   return json{{"workflow", workflow},     {"exists", exists},   {"session_id", session_id},
               {"generation", generation}, {"generations", gens}, {"shown_generation", shown_generation},
               {"turns", list},            {"stopped", stopped}, {"running", running},
+              {"earlier_turns", earlier_turns},
               {"rollover", {{"days", kRolloverDays}, {"turns", kRolloverTurns}}}};
 }
 
@@ -321,23 +324,49 @@ Result<int> Conversation::RecoverInterrupted(const std::string& why, int64_t now
   return n;
 }
 
-Result<std::vector<ConversationTurn>> Conversation::Transcript(int generation) {
+Result<std::vector<ConversationTurn>> Conversation::Transcript(int generation, int limit, int64_t before_id) {
   PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kTurnColumns +
-                                                  " FROM pulse_conversation_turns WHERE generation = ? ORDER BY id"));
-  st.Bind(1, static_cast<int64_t>(generation));
+                                                  " FROM pulse_conversation_turns WHERE generation = ?1"
+                                                  " AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3"));
+  st.Bind(1, static_cast<int64_t>(generation)).Bind(2, before_id).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
   std::vector<ConversationTurn> out;
   for (;;) {
     PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
     out.push_back(ReadTurn(st));
   }
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
-Result<ConversationView> Conversation::View(int generation) {
+Result<std::vector<ConversationTurn>> Conversation::ReplayTranscript(int generation) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<ConversationTurn> tail, Transcript(generation, kReplayTurns));
+  if (tail.empty()) return tail;
+  // The log lines and the charter from before the tail come first.
+  PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kTurnColumns +
+                                                  " FROM pulse_conversation_turns WHERE generation = ?1 AND id < ?2"
+                                                  " AND turn IN ('charter', 'generation') ORDER BY id"));
+  st.Bind(1, static_cast<int64_t>(generation)).Bind(2, tail.front().id);
+  std::vector<ConversationTurn> out;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(ReadTurn(st));
+  }
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+Result<ConversationView> Conversation::View(int generation, int limit, int64_t before_id) {
   ConversationView v;
   v.workflow = workflow_;
+  // A read: a database that never had a conversation (an older copy opened
+  // in the browser) is shown as having none, and nothing is created in it.
+  PULSE_ASSIGN_OR_RETURN(int64_t tables, db_.QueryInt64(
+      "SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name IN"
+      " ('pulse_conversation_generations', 'pulse_conversation_turns', 'pulse_conversation_state')"));
+  if (tables < 3) return v;
   Result<Generation> current = Current();
   if (!current.ok()) {
     if (current.status().code() == Code::kNotFound) return v;
@@ -367,7 +396,14 @@ Result<ConversationView> Conversation::View(int generation) {
     return Status::NotFound("generation: " + std::to_string(generation) + " does not exist (the current one is " +
                             std::to_string(current->number) + ")");
   }
-  PULSE_ASSIGN_OR_RETURN(v.turns, Transcript(v.shown_generation));
+  PULSE_ASSIGN_OR_RETURN(v.turns, Transcript(v.shown_generation, limit, before_id));
+  if (!v.turns.empty()) {
+    PULSE_ASSIGN_OR_RETURN(Statement before, db_.Prepare(
+        "SELECT COUNT(*) FROM pulse_conversation_turns WHERE generation = ? AND id < ?"));
+    before.Bind(1, static_cast<int64_t>(v.shown_generation)).Bind(2, v.turns.front().id);
+    PULSE_ASSIGN_OR_RETURN(bool counted, before.Step());
+    if (counted) v.earlier_turns = static_cast<int>(before.Int64(0));
+  }
   PULSE_ASSIGN_OR_RETURN(Statement state, db_.Prepare("SELECT running_turn, stopped_at FROM pulse_conversation_state"));
   PULSE_ASSIGN_OR_RETURN(bool row, state.Step());
   if (row) {

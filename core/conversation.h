@@ -32,6 +32,10 @@ constexpr int kRolloverTurns = 90;
 // A turn claimed longer ago than this with no end is taken for dead (a
 // crashed server that never recorded it): the next turn may start.
 constexpr int64_t kTurnLeaseSeconds = 3 * 3600;
+// Entries one read of the conversation gives (the Pulse tab asks for more).
+constexpr int kViewTurns = 200;
+// Turns a runner is handed to replay beside the charter.
+constexpr int kReplayTurns = 200;
 
 // Who spoke. kPlatform: the charter and the generation log lines; kTick:
 // the scheduler (goal check, pass); kOwner: the owner (Talk to Pulse, an
@@ -104,6 +108,7 @@ struct ConversationView {
   std::vector<ConversationTurn> turns;
   bool stopped = false;     // the owner stopped the last turn; a new turn clears it
   bool running = false;     // a turn is running now
+  int earlier_turns = 0;    // entries of the shown generation before the first one in `turns`
   nlohmann::json ToJson() const;
 };
 
@@ -149,10 +154,15 @@ class Conversation {
   // returns how many.
   Result<int> RecoverInterrupted(const std::string& why, int64_t now);
 
-  // The turns of one generation, oldest first (the transcript a runner replays).
-  Result<std::vector<ConversationTurn>> Transcript(int generation);
-  // `generation` 0: the current one.
-  Result<ConversationView> View(int generation);
+  // The turns of one generation, oldest first; with `limit`, only the
+  // newest `limit` of those before turn `before_id` (0: the end).
+  Result<std::vector<ConversationTurn>> Transcript(int generation, int limit = 0, int64_t before_id = 0);
+  // What a runner replays: the generation's log lines and charter, and its
+  // newest kReplayTurns turns (a generation swollen by asks stays bounded).
+  Result<std::vector<ConversationTurn>> ReplayTranscript(int generation);
+  // `generation` 0: the current one. The newest `limit` entries (before
+  // `before_id` when given); earlier_turns says how many more there are.
+  Result<ConversationView> View(int generation, int limit = kViewTurns, int64_t before_id = 0);
 
  private:
   Status AppendLine(int generation, const std::string& turn, const std::string& text, int64_t now);

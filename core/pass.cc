@@ -1,6 +1,7 @@
 #include "core/pass.h"
 
 #include "core/cron.h"
+#include "core/pulse_requests.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
@@ -34,6 +35,9 @@ Status EnsurePassSchema(Db& db) {
        " requested_at TEXT NOT NULL,"
        " pass_id INTEGER NOT NULL DEFAULT 0);"
        "CREATE INDEX IF NOT EXISTS pulse_fast_requests_waiting ON pulse_fast_requests(pass_id, id);"},
+      // Fast requests are pulse_requests rows (kind fast), the one store
+      // record_pulse_fast_request writes and the Pulse tab lists.
+      {2, "DROP TABLE IF EXISTS pulse_fast_requests;"},
   };
   return ApplyMigrations(db, "pass", kMigrations);
 }
@@ -52,42 +56,17 @@ json PassRecord::ToJson() const {
               {"steps", list},      {"fast_requests", fast_requests}};
 }
 
-Result<int64_t> RecordFastRequest(Db& db, const std::string& why, const std::string& session, int64_t now) {
-  if (why.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Status::InvalidArgument("record_pulse_fast_request: \"why\" is required");
-  }
-  if (why.size() > 2000 || !IsValidUtf8(why)) {
-    return Status::InvalidArgument("record_pulse_fast_request: \"why\" must be UTF-8 of at most 2000 bytes");
-  }
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
-  PULSE_ASSIGN_OR_RETURN(Statement ins, db.Prepare(
-      "INSERT INTO pulse_fast_requests(why, session, requested_at) VALUES(?, ?, ?)"));
-  ins.Bind(1, why).Bind(2, session).Bind(3, FormatTime(now));
-  PULSE_RETURN_IF_ERROR(ins.Run());
-  return db.LastInsertRowId();
-}
-
-Result<std::vector<FastRequest>> PendingFastRequests(Db& db) {
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
-  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
-      "SELECT id, why, session, requested_at FROM pulse_fast_requests WHERE pass_id = 0 ORDER BY id LIMIT 100"));
-  std::vector<FastRequest> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(FastRequest{st.Int64(0), st.Text(1), st.Text(2), st.Text(3), 0});
-  }
-  return out;
-}
-
 Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
   PassDue due;
   if (!config.pulse_enabled || !config.HasGoal()) return due;
-  PULSE_ASSIGN_OR_RETURN(std::vector<FastRequest> fast, PendingFastRequests(db));
+  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
+  PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> fast, ListRequests(db, RequestKind::kFast, "pending"));
   if (!fast.empty()) {
+    // ListRequests is newest first: the reason names the oldest waiting.
     due.due = true;
     due.kind = "fast";
-    due.reason = "fast request " + std::to_string(fast.front().id) + ": " + fast.front().why;
+    due.reason = "fast request " + std::to_string(fast.back().id) + ": " + fast.back().what;
     return due;
   }
   const json& raw = config.raw;
@@ -110,7 +89,8 @@ Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
   return due;
 }
 
-Result<PassRecord> StartPass(Db& db, const std::string& kind, const std::string& trigger, int64_t now) {
+Result<PassRecord> StartPass(Db& db, Env& env, const std::string& kind, const std::string& trigger) {
+  const int64_t now = env.NowSeconds();
   if (kind != "full" && kind != "fast") return Status::InvalidArgument("kind: \"" + kind + "\" is not full or fast");
   PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   Transaction tx(db);
@@ -124,17 +104,13 @@ Result<PassRecord> StartPass(Db& db, const std::string& kind, const std::string&
   ins.Bind(1, kind).Bind(2, trigger).Bind(3, p.started_at);
   PULSE_RETURN_IF_ERROR(ins.Run());
   p.id = db.LastInsertRowId();
-  // Any pass answers the waiting fast requests: the earlier pass they asked for is this one.
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT id FROM pulse_fast_requests WHERE pass_id = 0 ORDER BY id"));
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    p.fast_requests.push_back(q.Int64(0));
-  }
-  PULSE_ASSIGN_OR_RETURN(Statement take, db.Prepare("UPDATE pulse_fast_requests SET pass_id = ? WHERE pass_id = 0"));
-  take.Bind(1, p.id);
-  PULSE_RETURN_IF_ERROR(take.Run());
   PULSE_RETURN_IF_ERROR(tx.Commit());
+  // Any pass answers the waiting fast requests: the earlier pass they asked
+  // for is this one (taken once, whoever else is looking).
+  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
+  PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> taken,
+                         TakePendingFastRequests(db, env, "pass " + std::to_string(p.id)));
+  for (const PulseRequest& r : taken) p.fast_requests.push_back(r.id);
   return p;
 }
 

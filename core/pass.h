@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/db.h"
+#include "core/env.h"
 #include "core/status.h"
 #include "core/workflow_config.h"
 
@@ -23,19 +24,9 @@ namespace pulse {
 // The order of a pass's steps for a workflow with a goal.
 const std::vector<std::string>& PassOrder();
 
-struct FastRequest {
-  int64_t id = 0;
-  std::string why;
-  std::string session;
-  std::string requested_at;
-  int64_t pass_id = 0;  // the pass that took it (0: waiting)
-};
-
-// record_pulse_fast_request's store: Pulse asks for an earlier full pass.
-// InvalidArgument for an empty or oversized reason.
-Result<int64_t> RecordFastRequest(Db& db, const std::string& why, const std::string& session, int64_t now);
-// Requests no pass has taken yet, oldest first.
-Result<std::vector<FastRequest>> PendingFastRequests(Db& db);
+// Fast requests (record_pulse_fast_request) are pulse_requests rows of kind
+// fast (core/pulse_requests.h): a waiting one makes a pass due at once, and
+// the pass that starts takes them all.
 
 struct PassDue {
   bool due = false;
@@ -64,9 +55,9 @@ struct PassRecord {
   nlohmann::json ToJson() const;
 };
 
-// Opens a pass record (state running) and hands it the waiting fast
-// requests, in one transaction.
-Result<PassRecord> StartPass(Db& db, const std::string& kind, const std::string& trigger, int64_t now);
+// Opens a pass record (state running) at env's clock and takes the waiting
+// fast requests for it.
+Result<PassRecord> StartPass(Db& db, Env& env, const std::string& kind, const std::string& trigger);
 // Stores the steps, the summary and the end.
 Status FinishPass(Db& db, const PassRecord& pass, int64_t now);
 // Newest first.

@@ -171,6 +171,13 @@ owner('substack', ['focus', 'propose', '--title', 'Fix the subscriber export log
   '--check', 'growth_funnel completes with a reading']);
 owner('substack', ['qa', 'request', '--what', 'growth_funnel: the subscriber export step fails with 401 unauthorized',
   '--why', 'the goal has not been measured by a run for 20 days']);
+// Substack's Pulse conversation: the owner talked to Pulse on two days (the
+// built-in rules runner answers from the facts and says what it cannot
+// judge); the server's first goal check continues the same conversation.
+pulse(['talk', '--workspace', dir, '--workflow', 'substack', '--now', at(daysAgo(2, 18)),
+  '--message', 'Why has the subscriber count not moved since September?']);
+pulse(['talk', '--workspace', dir, '--workflow', 'substack', '--now', at(daysAgo(1, 19)), '--account', 'ana',
+  '--message', 'This month, focus on fixing the subscriber export. Always keep the welcome email friendly.']);
 // Digest: one active area, one closed with its lesson (also in goal memory).
 owner('digest', ['focus', 'add', '--title', 'Weekly reader survey', '--end-date', day(anchor + 21 * DAY), '--check', '50 answers a week']);
 owner('digest', ['focus', 'add', '--title', 'Shorter morning digest', '--end-date', day(anchor + 3 * DAY), '--check', 'open rate above 40%']);

@@ -50,6 +50,12 @@ export function startStaticServer({
       res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end('{"ok":false}\n');
       return;
     }
+    // A page that is a module file (a test's worker page) still gets
+    // Chromium's favicon request: nothing to show, and no 404 to log.
+    if (pathname === '/favicon.ico') {
+      res.writeHead(204, { 'Cache-Control': 'no-store' }).end();
+      return;
+    }
     if (pathname === '/' && !existsSync(join(ROOT, 'web', 'index.html'))) {
       res.writeHead(302, { Location: '/opfs-demo.html' }).end();
       return;

@@ -8,6 +8,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <vector>
 
 #include "agent/agent_api.h"
 #include "agent/pulse_turns.h"
@@ -70,6 +71,7 @@ void SetupShow(CLI::App* parent, State& state) {
 struct TurnFlags {
   std::string runner;
   double timeout = 600;
+  std::vector<std::string> allow_write, allow_read;  // as `pulse serve --sandbox-allow-*`
 };
 
 void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
@@ -82,6 +84,8 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = flags.runner;
   opt.runner_timeout = flags.timeout;
+  opt.sandbox_allow_write = flags.allow_write;
+  opt.sandbox_allow_read = flags.allow_read;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   request.workflow = state.globals.workflow;
@@ -124,6 +128,8 @@ void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
   sub->add_option("--runner", flags.runner, "run the turn with this command (as `pulse serve --runner`); default: the built-in rules runner");
   sub->add_option("--runner-timeout", flags.timeout, "seconds before the runner is killed (default 600)")
       ->check(CLI::Range(0.1, 86400.0));
+  sub->add_option("--sandbox-allow-write", flags.allow_write, "another path the runner may write (as pulse serve)");
+  sub->add_option("--sandbox-allow-read", flags.allow_read, "another path the runner may read (as pulse serve)");
 }
 
 void Setup(CLI::App& app, State& state) {

@@ -16,6 +16,7 @@ namespace {
 // One example per command, by its path after `pulse`.
 const std::map<std::string, std::string>& Examples() {
   static const std::map<std::string, std::string> kExamples = {
+      {"", "pulse status --workspace ws"},
       {"observe", "pulse observe --workspace ws --workflow substack --metric subscribers --value 412 --source workflow_run --run-id r-0042"},
       {"finalize-run", "pulse finalize-run --workspace ws --workflow substack --run-dir ws/Workflow/substack/runs/iteration-42/default"},
       {"check", "pulse check --workspace ws --workflow substack --fail-on not_measured,off_track"},
@@ -48,6 +49,30 @@ const std::map<std::string, std::string>& Examples() {
       {"serve", "pulse serve --workspace ws --port 8080"},
       {"token", "pulse token rotate --workspace ws"},
       {"token rotate", "pulse token rotate --workspace ws"},
+      {"facts", "pulse facts --workspace ws --workflow substack --json"},
+      {"conversation", "pulse conversation show --workspace ws --workflow substack"},
+      {"conversation show", "pulse conversation show --workspace ws --workflow substack --generation 1"},
+      {"conversation stop", "pulse conversation stop --workspace ws --workflow substack"},
+      {"talk", "pulse talk --workspace ws --workflow substack --message \"Why is nothing measured?\" --account ana"},
+      {"pass", "pulse pass --workspace ws --workflow substack --kind fast"},
+      {"focus", "pulse focus list --workspace ws --workflow substack --open"},
+      {"focus propose", "pulse focus propose --workspace ws --workflow substack --title \"Weekly growth experiment\" --end-date 2026-11-01"},
+      {"focus add", "pulse focus add --workspace ws --workflow substack --title \"Weekly growth experiment\" --check \"subscribers +30 a week\""},
+      {"focus confirm", "pulse focus confirm --workspace ws --workflow substack --id fa-1"},
+      {"focus reject", "pulse focus reject --workspace ws --workflow substack --id fa-1"},
+      {"focus drop", "pulse focus drop --workspace ws --workflow substack --id fa-1"},
+      {"focus extend", "pulse focus extend --workspace ws --workflow substack --id fa-1 --end-date 2026-11-15"},
+      {"focus track", "pulse focus track --workspace ws --workflow substack --id fa-1 --note \"+34 this week\""},
+      {"focus close", "pulse focus close --workspace ws --workflow substack --id fa-1 --lesson \"Monday posts bring the most\""},
+      {"focus list", "pulse focus list --workspace ws --workflow substack --json"},
+      {"qa", "pulse qa list --workspace ws --workflow substack --status pending"},
+      {"qa request", "pulse qa request --workspace ws --workflow substack --what \"growth_funnel records a reading\""},
+      {"qa list", "pulse qa list --workspace ws --workflow substack --status pending"},
+      {"requests", "pulse requests --workspace ws --workflow substack --kind qa"},
+      {"ask", "pulse ask --workspace ws --workflow substack --caller builder --session b-1 --message \"Is the reading step safe to change?\""},
+      {"pre-run", "pulse pre-run --workspace ws --workflow substack --step s1 --json"},
+      {"migrate", "pulse migrate --workspace ws --workflow substack"},
+      {"tool", "pulse tool --workspace ws --workflow substack --token TOKEN --tool create_decision_request --args '{\"question\": \"Resume?\"}'"},
   };
   return kExamples;
 }
@@ -93,8 +118,9 @@ void Decorate(CLI::App* app, const std::string& path, const std::shared_ptr<Plai
   std::string footer;
   auto ex = Examples().find(path);
   if (ex != Examples().end()) footer += "\nExample:\n  " + ex->second + "\n";
+  if (path.empty()) footer += "\nEach command's --help has its flags and an example.\n";
   footer += std::string("\n") + kExitCodes;
-  if (!path.empty()) app->footer(footer);
+  app->footer(footer);
   for (CLI::App* sub : app->get_subcommands([](CLI::App*) { return true; })) {
     Decorate(sub, path.empty() ? sub->get_name() : path + " " + sub->get_name(), fmt);
   }

@@ -74,55 +74,87 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
   return result;
 }
 
-Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
-  ApiContext& ctx = oc.ctx;
-  std::string kind = JStr(request.input, "pass_kind", "full");
-  PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, kind, request.trigger, env_->NowSeconds()));
-  // Gate: code decides whether Goal Work may act or only report; a goal
-  // workflow's pass has no Architecture or Technical turn.
-  TurnRequest work = request;
-  work.kind = "goal_work";
-  work.input["report_only"] = ctx.config.AllSchedulesPaused();
-  work.input["pass_id"] = pass.id;
-  pass.steps.push_back(PassStep{"gate", "completed",
-                                std::string("goal workflow: Goal Work in Pulse's conversation, then Finalize; no "
-                                            "Architecture or Technical turn") +
-                                    (ctx.config.AllSchedulesPaused() ? "; schedules paused: report only" : ""),
-                                0});
-  // Goal Work in the conversation, beginning with the goal check.
-  Result<json> worked = ConversationTurn(oc, ticket, work, "goal_work");
+namespace {
+
+// Gate: code decides whether Goal Work may act or only report; a goal
+// workflow's pass has no Architecture or Technical turn.
+PassStep GateStep(const ApiContext& ctx, const PassRecord& pass, const TurnRequest& request, TurnRequest* work) {
+  *work = request;
+  work->kind = "goal_work";
+  work->input["report_only"] = ctx.config.AllSchedulesPaused();
+  work->input["pass_id"] = pass.id;
+  return PassStep{"gate", "completed",
+                  std::string("goal workflow: Goal Work in Pulse's conversation, then Finalize; no Architecture or "
+                              "Technical turn") +
+                      (ctx.config.AllSchedulesPaused() ? "; schedules paused: report only" : ""),
+                  0};
+}
+
+PassStep GoalWorkStep(const Result<json>& worked) {
   PassStep gw{"goal_work", "failed", "", 0};
-  if (worked.ok()) {
-    gw.turn_id = worked->value("turn_id", int64_t{0});
-    gw.state = JStr(*worked, "state", "failed");
-    gw.detail = JStr(*worked, "error").empty() ? FirstLine(JStr(*worked, "result"), 300) : JStr(*worked, "error");
-  } else {
+  if (!worked.ok()) {
     gw.detail = worked.status().message();
+    return gw;
   }
-  pass.steps.push_back(gw);
-  // Finalize: the pass's Pulse summary leads with the goal status.
-  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
-  std::string head = check.ok() ? GoalStatusLine(*check, ctx.workflow) : PulseName(ctx.workflow) + ": goal status unknown (" + check.status().message() + ")";
-  pass.goal_status = check.ok() ? GoalStatusName(check->status) : "";
+  gw.turn_id = worked->value("turn_id", int64_t{0});
+  gw.state = JStr(*worked, "state", "failed");
+  gw.detail = JStr(*worked, "error").empty() ? FirstLine(JStr(*worked, "result"), 300) : JStr(*worked, "error");
+  return gw;
+}
+
+// Finalize: the pass's Pulse summary, leading with the goal status, to the outbox.
+PassStep FinalizeStep(ApiContext& ctx, Env& env, PassRecord* pass, const std::string& trigger,
+                      const std::string& run_id) {
+  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env.NowSeconds(), false);
+  std::string head = check.ok() ? GoalStatusLine(*check, ctx.workflow)
+                                : PulseName(ctx.workflow) + ": goal status unknown (" + check.status().message() + ")";
+  pass->goal_status = check.ok() ? GoalStatusName(check->status) : "";
+  std::string text = head + ".\nPass " + std::to_string(pass->id) + " (" + pass->kind + ", " + trigger + "):";
+  for (const PassStep& s : pass->steps) {
+    if (s.step == "gate") continue;
+    text += " " + s.step + " " + s.state + (s.detail.empty() ? "" : ": " + s.detail) + ".";
+  }
   Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
-  std::string text = head + ".\nPass " + std::to_string(pass.id) + " (" + kind + ", " + request.trigger +
-                     "): Goal Work " + gw.state + (gw.detail.empty() ? "" : ": " + gw.detail) + ".";
   if (pending.ok()) text += "\nDecisions waiting on you: " + std::to_string(pending->size()) + ".";
-  pass.summary = text;
+  pass->summary = text;
   OutboxMessage m;
   m.kind = "pulse_summary";
   m.title = head;
   m.text = text;
-  m.payload = {{"pass_id", pass.id}};
-  m.pulse_run_id = ticket.pulse_run_id;
-  Result<int64_t> sent = AddOutboxMessage(*ctx.db, m, env_->NowSeconds());
-  pass.steps.push_back(PassStep{"finalize", sent.ok() ? "completed" : "failed",
-                                sent.ok() ? "summary sent (outbox " + std::to_string(*sent) + ")" : sent.status().message(),
-                                0});
-  pass.state = gw.state == "completed" && sent.ok() ? "completed" : "failed";
+  m.payload = {{"pass_id", pass->id}};
+  m.pulse_run_id = run_id;
+  Result<int64_t> sent = AddOutboxMessage(*ctx.db, m, env.NowSeconds());
+  return PassStep{"finalize", sent.ok() ? "completed" : "failed",
+                  sent.ok() ? "summary sent (outbox " + std::to_string(*sent) + ")" : sent.status().message(), 0};
+}
+
+}  // namespace
+
+// The steps run in PassOrder(); a step this file does not know is recorded
+// as skipped, so a longer order shows in every pass record at once.
+Result<json> TurnManager::RunPass(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  ApiContext& ctx = oc.ctx;
+  std::string kind = JStr(request.input, "pass_kind", "full");
+  PULSE_ASSIGN_OR_RETURN(PassRecord pass, StartPass(*ctx.db, *env_, kind, request.trigger));
+  TurnRequest work;
+  std::string failed;
+  for (const std::string& step : PassOrder()) {
+    PassStep done{step, "skipped", "no such step for a goal workflow", 0};
+    if (step == "gate") {
+      done = GateStep(ctx, pass, request, &work);
+    } else if (step == "goal_work") {
+      // Goal Work in the conversation, beginning with the goal check.
+      done = GoalWorkStep(ConversationTurn(oc, ticket, work, "goal_work"));
+    } else if (step == "finalize") {
+      done = FinalizeStep(ctx, *env_, &pass, request.trigger, ticket.pulse_run_id);
+    }
+    if (done.state == "failed" && failed.empty()) failed = step + ": " + done.detail;
+    pass.steps.push_back(done);
+  }
+  pass.state = failed.empty() ? "completed" : "failed";
   PULSE_RETURN_IF_ERROR(FinishPass(*ctx.db, pass, env_->NowSeconds()));
-  json out = {{"result", text}, {"pass", pass.ToJson()}};
-  if (pass.state != "completed") out["error"] = "pass " + std::to_string(pass.id) + ": " + gw.detail;
+  json out = {{"result", pass.summary}, {"pass", pass.ToJson()}};
+  if (!failed.empty()) out["error"] = "pass " + std::to_string(pass.id) + ": " + failed;
   return out;
 }
 

@@ -21,6 +21,7 @@ const std::vector<RestRoute>& RestRoutes() {
       r.method = e.at("method").get<std::string>();
       r.verb = e.at("verb").get<std::string>();
       r.path = e.at("path").get<std::string>();
+      r.turn = e.value("turn", std::string());
       const json query = e.value("query", json::object()), ints = e.value("int", json::array()),
                  bools = e.value("bool", json::array());
       for (auto& [param, arg] : query.items()) r.query.emplace_back(param, arg.get<std::string>());

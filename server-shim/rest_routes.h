@@ -17,7 +17,8 @@
 namespace pulse::serve {
 
 struct RestRoute {
-  std::string method;   // the core API method
+  std::string method;   // the core API method ("turn.<kind>" for a turn route)
+  std::string turn;     // non-empty: the route starts this background turn instead
   std::string verb;     // GET | POST | PUT
   std::string path;     // after /api/workflows/<wf>; "{id}" stands for the `id` argument
   std::vector<std::pair<std::string, std::string>> query;  // GET: query parameter -> argument

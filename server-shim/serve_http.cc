@@ -258,7 +258,13 @@ void App::SubmitTurn(const httplib::Request& req, httplib::Response& res, const 
     if (body["text"].get<std::string>().size() > 20000) {
       return ReplyError(res, 400, "request body: \"text\" is longer than 20000 characters");
     }
-    t.input = {{"message", body["text"]}};
+    t.input = {{"message", body["text"]}, {"caller", "owner"}};
+    if (body.contains("account")) {
+      if (!body["account"].is_string() || body["account"].get<std::string>().size() > 200) {
+        return ReplyError(res, 400, "request body: \"account\" must be a string of at most 200 characters");
+      }
+      t.input["account"] = body["account"];
+    }
   }
   Result<TurnTicket> ticket = turns_->Submit(t);
   if (!ticket.ok()) {
@@ -363,6 +369,7 @@ void App::InstallWrites(HttpServer& s) {
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb == "GET") continue;
     auto handler = [this, &r](const httplib::Request& req, httplib::Response& res) {
+      if (!r.turn.empty()) return SubmitTurn(req, res, r.turn);
       if (!RequireOwner(req, res)) return;
       json body;
       if (!ParseJsonObjectBody(req, res, &body)) return;
@@ -376,8 +383,6 @@ void App::InstallWrites(HttpServer& s) {
     if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
   }
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
-  s.Post(kWorkflow + "/messages", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "ask_pulse"); });
-  s.Post(kWorkflow + "/goal-check", [this](const httplib::Request& req, httplib::Response& res) { SubmitTurn(req, res, "goal_check"); });
   s.Post(kWorkflow + "/pre-run", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
     json body;

@@ -77,36 +77,36 @@ std::string LastLines(const std::string& s, size_t cap) {
   return t;
 }
 
-}  // namespace
-
-namespace {
-
-// What a runner process came to, as the turn's {result, error?, state?}.
-json RunnerOutcome(const ProcessResult& p, double timeout) {
-  // A runner may print any bytes: repaired here, before they are JSON.
-  json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
-  std::string err_tail = RepairUtf8(LastLines(p.err, 600));
-  if (!p.spawn_error.empty()) {
-    out["error"] = p.spawn_error;
-  } else if (p.timed_out) {
+// Why a runner's turn failed ("" when it did not); `*state` becomes
+// "interrupted" when the server's shutdown cut it.
+std::string RunnerError(const ProcessResult& p, double timeout, std::string* state) {
+  const std::string err_tail = RepairUtf8(LastLines(p.err, 600));
+  const std::string tail = err_tail.empty() ? "" : ": " + err_tail;
+  if (!p.spawn_error.empty()) return p.spawn_error;
+  if (p.timed_out) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", timeout);
-    out["error"] = std::string("runner timed out after ") + buf + " s and was killed";
-  } else if (p.interrupted) {
-    out["error"] = "interrupted: the server shut down while the runner was working; the runner was killed";
-    out["state"] = "interrupted";
-  } else if (p.signal != 0) {
-    out["error"] = "runner killed by signal " + std::to_string(p.signal) +
-                   (err_tail.empty() ? "" : ": " + err_tail);
-  } else if (p.exit_code != 0) {
+    return std::string("runner timed out after ") + buf + " s and was killed";
+  }
+  if (p.interrupted) {
+    *state = "interrupted";
+    return "interrupted: the server shut down while the runner was working; the runner was killed";
+  }
+  if (p.signal != 0) return "runner killed by signal " + std::to_string(p.signal) + tail;
+  if (p.exit_code != 0) {
     // A shell reports a child killed by signal N as status 128+N.
     std::string killed = p.exit_code > 128 && p.exit_code < 160
                              ? " (killed by signal " + std::to_string(p.exit_code - 128) + ")"
                              : "";
-    out["error"] = "runner exited with status " + std::to_string(p.exit_code) + killed +
-                   (err_tail.empty() ? "" : ": " + err_tail);
+    return "runner exited with status " + std::to_string(p.exit_code) + killed + tail;
   }
-  return out;
+  // Bytes that are not text are not a reply: the turn failed, and what was
+  // readable is kept (repaired) beside the reason.
+  if (!IsValidUtf8(p.out) || p.out.find('\0') != std::string::npos) {
+    return "runner printed output that is not UTF-8 text (" + std::to_string(p.out.size()) +
+           " bytes); the reply was not taken";
+  }
+  return "";
 }
 
 }  // namespace
@@ -361,7 +361,13 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, timeout, &stopping_,
                                options_.shutdown_grace, &sandbox);
-  return RunnerOutcome(p, timeout);
+  // A runner may print any bytes: repaired here, before they are JSON.
+  json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
+  std::string state;
+  std::string error = RunnerError(p, timeout, &state);
+  if (!error.empty()) out["error"] = error;
+  if (!state.empty()) out["state"] = state;
+  return out;
 }
 
 void TurnManager::Complete(const TurnTicket& t, const std::string& status, const std::string& result,

@@ -5,7 +5,14 @@
 // does not. The server's JSON API (/api/, /s/, /mcp) is never cached.
 const CACHE = 'pulse-tab-v1';
 
-self.addEventListener('install', () => self.skipWaiting());
+// Modules the page imports only when a card needs them (the chart's uPlot):
+// kept at install, so a copy first opened offline still draws its chart.
+const ON_DEMAND = ['./vendor/uPlot.esm.js'];
+
+self.addEventListener('install', (event) => {
+  self.skipWaiting();
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(ON_DEMAND)).catch(() => {}));
+});
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 
 self.addEventListener('fetch', (event) => {

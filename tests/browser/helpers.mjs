@@ -2,6 +2,13 @@
 // npm playwright-core on a persistent temp profile, the static server on an
 // ephemeral loopback port, and screenshots a person can look at (saved in
 // the test's temp dir and copied to tests/artifacts/, which git ignores).
+//
+// Every page of every browser launched here is watched: a console error or
+// an uncaught page error fails the test it happened in (the afterEach hook
+// below, which applies to every test of a file that imports this module).
+// A test that provokes an error on purpose (a refused token's 401) names it
+// with allowConsoleErrors.
+import { afterEach } from 'node:test';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -26,10 +33,43 @@ export function makeTempDir(prefix = 'pulse-browser-') {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+// The browsers launched by this process, each with what its pages reported.
+const launched = [];
+
+function watchPage(ctx, page) {
+  const where = () => { try { return page.url(); } catch { return ''; } };
+  page.on('pageerror', (e) => ctx.pulseProblems.push(`page error at ${where()}: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    const text = `${m.text()}${m.location() && m.location().url ? ` (${m.location().url})` : ''}`;
+    if (ctx.pulseAllowed.some((re) => re.test(text))) return;
+    ctx.pulseProblems.push(`console error at ${where()}: ${text}`);
+  });
+}
+
+// Console errors matching `pattern` are expected in `ctx` (a refused request
+// the test makes on purpose) until the returned function is called.
+export function allowConsoleErrors(ctx, pattern) {
+  ctx.pulseAllowed.push(pattern);
+  return () => { ctx.pulseAllowed = ctx.pulseAllowed.filter((p) => p !== pattern); };
+}
+
+// What the pages reported since the last call, cleared.
+export function takeBrowserProblems() {
+  const out = [];
+  for (const ctx of launched) out.push(...ctx.pulseProblems.splice(0));
+  return out;
+}
+
+afterEach(() => {
+  const problems = takeBrowserProblems();
+  if (problems.length) throw new Error(`the browser reported ${problems.length === 1 ? 'an error' : `${problems.length} errors`}:\n${problems.join('\n')}`);
+});
+
 // A persistent context: OPFS survives closing it and launching again on
 // the same profileDir (a browser restart).
-export function launchBrowser(profileDir) {
-  return chromium.launchPersistentContext(profileDir, {
+export async function launchBrowser(profileDir) {
+  const ctx = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -42,6 +82,12 @@ export function launchBrowser(profileDir) {
       '--disable-sync',
     ],
   });
+  ctx.pulseProblems = [];
+  ctx.pulseAllowed = [];
+  launched.push(ctx);
+  for (const page of ctx.pages()) watchPage(ctx, page);
+  ctx.on('page', (page) => watchPage(ctx, page));
+  return ctx;
 }
 
 let shotDir = null;

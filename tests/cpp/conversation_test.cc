@@ -4,6 +4,7 @@
 
 #include "core/cron.h"
 #include "core/pass.h"
+#include "core/pulse_requests.h"
 #include "core/sha256.h"
 #include "core/tool_sessions.h"
 #include "tests/cpp/test_util.h"
@@ -128,6 +129,28 @@ TEST_F(ConversationTest, AStopIsClearedByTheNextTurnAndInterruptedTurnsAreRecord
   EXPECT_TRUE(c.BeginTurn(s, now_ + 5).ok());
 }
 
+TEST_F(ConversationTest, AReadGivesTheNewestTurnsAndARunnerReplaysTheCharterAndABoundedTail) {
+  Conversation c(*db_, "substack");
+  ASSERT_TRUE(c.Ensure("the charter", now_).ok());
+  // Asks between two goal checks can swell one generation past the rollover count.
+  for (int i = 0; i < 250; ++i) Turn(c, "ask_pulse", now_ + i * 60, Caller::kOwner);
+  Result<ConversationView> v = c.View(0);
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  ASSERT_EQ(v->turns.size(), static_cast<size_t>(kViewTurns));
+  EXPECT_EQ(v->earlier_turns, 51);  // the charter and 50 turns
+  EXPECT_EQ(v->ToJson()["earlier_turns"], 51);
+  Result<ConversationView> page = c.View(0, kViewTurns, v->turns.front().id);
+  ASSERT_EQ(page->turns.size(), 51u);
+  EXPECT_EQ(page->turns.front().turn, "charter");
+  EXPECT_EQ(page->earlier_turns, 0);
+  EXPECT_EQ(page->turns.back().id + 1, v->turns.front().id);
+  Result<std::vector<ConversationTurn>> replay = c.ReplayTranscript(1);
+  ASSERT_EQ(replay->size(), static_cast<size_t>(kReplayTurns) + 1);
+  EXPECT_EQ(replay->front().turn, "charter");
+  EXPECT_EQ(replay->back().id, v->turns.back().id);
+  EXPECT_EQ(c.Transcript(1)->size(), 251u);
+}
+
 TEST_F(ConversationTest, BadTextIsRefusedAndNothingIsStored) {
   Conversation c(*db_, "substack");
   ASSERT_TRUE(c.Ensure("charter", now_).ok());
@@ -178,23 +201,35 @@ TEST(Pass, DueOncePerFireAndAFastRequestMakesItDueAtOnce) {
   config.primary_metric = PrimaryMetric{};
   config.primary_metric->name = "subscribers";
   int64_t now = T("2026-10-07T12:00:00Z");
+  FixedClockEnv env(DefaultEnv(), now);
   Result<PassDue> due = PassDueAt(*db, config, now);
   ASSERT_TRUE(due.ok()) << due.status().message();
   EXPECT_TRUE(due->due);
   EXPECT_EQ(due->kind, "full");
-  Result<PassRecord> p = StartPass(*db, "full", "tick", now);
+  Result<PassRecord> p = StartPass(*db, env, "full", "tick");
   ASSERT_TRUE(p.ok());
   EXPECT_FALSE(PassDueAt(*db, config, now + 3600)->due);
-  ASSERT_TRUE(RecordFastRequest(*db, "a run failed", "s", now + 3600).ok());
+  // record_pulse_fast_request's store is the one the pass reads.
+  env.Set(now + 3600);
+  NewRequest fast_request;
+  fast_request.kind = RequestKind::kFast;
+  fast_request.what = "a run failed";
+  ASSERT_TRUE(RecordRequest(*db, env, fast_request).ok());
   due = PassDueAt(*db, config, now + 3700);
   EXPECT_TRUE(due->due);
   EXPECT_EQ(due->kind, "fast");
-  Result<PassRecord> fast = StartPass(*db, "fast", "tick", now + 3700);
+  EXPECT_NE(due->reason.find("a run failed"), std::string::npos) << due->reason;
+  env.Set(now + 3700);
+  Result<PassRecord> fast = StartPass(*db, env, "fast", "tick");
+  ASSERT_TRUE(fast.ok());
   EXPECT_EQ(fast->fast_requests.size(), 1u);
+  Result<std::vector<PulseRequest>> taken = ListRequests(*db, RequestKind::kFast, "taken");
+  ASSERT_EQ(taken->size(), 1u);
+  EXPECT_EQ(taken->front().taken_by, "pass " + std::to_string(fast->id));
   EXPECT_FALSE(PassDueAt(*db, config, now + 3800)->due);
   EXPECT_TRUE(PassDueAt(*db, config, T("2026-10-08T06:00:00Z"))->due);
   EXPECT_EQ(PassOrder(), (std::vector<std::string>{"gate", "goal_work", "finalize"}));
-  EXPECT_FALSE(RecordFastRequest(*db, "  ", "s", now).ok());
+  EXPECT_FALSE(StartPass(*db, env, "weekly", "tick").ok());
 }
 
 }  // namespace

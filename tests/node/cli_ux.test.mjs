@@ -100,13 +100,29 @@ test('agent-log show --status refuses a status that does not exist', opts, () =>
   assert.equal(pulse('agent-log', 'show', '--workspace', ws, '--workflow', 'substack', '--status', 'stuck').code, 0);
 });
 
-test('help texts: plain flags, one example, the exit codes', opts, () => {
-  for (const cmd of [['check'], ['status'], ['serve'], ['agent-log', 'show'], ['decision', 'answer'], ['observe']]) {
+// Every command path under `pulse`, read from the help texts themselves
+// (the "Subcommands:" list of each), so a command added later is checked too.
+function commandTree(path = []) {
+  const out = pulse(...path, '--help').out;
+  const list = /\nSubcommands:\n([\s\S]*?)(?:\n\n|$)/.exec(out);
+  if (!list) return [path];
+  const subs = list[1].split('\n').map((l) => /^ {2}([a-z][a-z-]*)\s/.exec(l)).filter(Boolean).map((m) => m[1]);
+  return [path, ...subs.flatMap((s) => commandTree([...path, s]))];
+}
+
+test('help texts: every command has plain flags, one example and the exit codes', opts, () => {
+  const paths = commandTree();
+  assert.ok(paths.length > 30, `only ${paths.length} commands found`);
+  for (const cmd of paths) {
+    const name = ['pulse', ...cmd].join(' ');
     const r = pulse(...cmd, '--help');
-    assert.equal(r.code, 0, `${cmd.join(' ')}: ${r.err}`);
-    assert.match(r.out, /Example:\n {2}pulse /, cmd.join(' '));
-    assert.match(r.out, /Exit status: 0 success; 1 .*; 2 bad usage/, cmd.join(' '));
-    assert.doesNotMatch(r.out, /\{false\}|\{true\}|FLOAT:FLOAT| in \[/, cmd.join(' '));
+    assert.equal(r.code, 0, `${name}: ${r.err}`);
+    const examples = r.out.match(/\nExample:\n {2}pulse [^\n]+/g) || [];
+    assert.equal(examples.length, 1, `${name} --help has ${examples.length} examples`);
+    // The example is this command (or, for a group, one of its commands).
+    assert.ok(examples[0].startsWith(`\nExample:\n  ${name} `), `${name}'s example is for another command: ${examples[0]}`);
+    assert.match(r.out, /Exit status: 0 success; 1 .*; 2 bad usage/, name);
+    assert.doesNotMatch(r.out, /\{false\}|\{true\}|FLOAT:FLOAT| in \[|:\{|\bTEXT:/, name);
   }
   assert.match(pulse('check', '--help').out, /--fail-on TEXT/);
   assert.match(pulse('check', '--help').out, /--now-file TEXT/);

@@ -55,8 +55,14 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(decisions.length, 1);
     assert.equal(decisions[0].raised_by, 'pulse');
     const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
-    const summaries = outbox.filter((m) => m.kind === 'pulse_summary');
-    assert.equal(summaries.length, 1);
+    assert.deepEqual(outbox.filter((m) => m.kind !== 'run_summary').map((m) => m.kind), ['pulse_reply', 'pulse_reply', 'pulse_summary']);
+    // Substack's Pulse conversation: the owner's two messages, then the tick's goal check in the same session.
+    const convo = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+    assert.deepEqual(convo.turns.map((t) => [t.turn, t.caller, t.state]), [['charter', 'platform', 'completed'],
+      ['ask_pulse', 'owner', 'completed'], ['ask_pulse', 'owner', 'completed'], ['goal_check', 'tick', 'completed']]);
+    assert.match(convo.session_id, /^schedule-goallead--[0-9a-f]{16}-g1$/);
+    assert.match(convo.turns[1].reply, /What I cannot judge/);
+    assert.equal(convo.turns[2].account, 'ana');
     // The failed growth run reached the channels as a run summary (notify after the run).
     assert.ok(outbox.some((m) => m.kind === 'run_summary' && m.payload.status === 'failed'), JSON.stringify(outbox.map((m) => m.kind)));
     // Workflow Review: Digest's plan reviewed clean; Substack's renamed step left a break that stops growth_funnel.

@@ -12,6 +12,7 @@ import { FocusAreasCard } from './focus.mjs';
 import { SchedulesCard } from './schedules.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { MessagesCard } from './messages.mjs';
+import { TalkToPulseCard, PulseChatCard } from './conversation.mjs';
 import { CARD_METHODS, readAgentLog } from '../data/sources.mjs';
 
 const errorText = (err) => err.message || String(err);
@@ -189,6 +190,31 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     for (const ms of [1000, 3000, 6000]) setTimeout(() => load(['messages', 'check']), ms);
     return `Goal check started${out && out.turn && out.turn.started_at ? ` at ${out.turn.started_at}` : ''}: its message appears here when it is done.`;
   };
+  // Opening a goal workflow on the server begins its Pulse conversation (the
+  // owner's tab only; a copy or a reader just reads).
+  useEffect(() => {
+    if (source.kind !== 'server' || readOnly || !docs.check || docs.check.status === 'no_goal') return;
+    if (docs.conversation && docs.conversation.exists) return;
+    source.call('conversation.open', {}, nowSeconds).then((doc) => put('conversation', doc), () => {});
+  }, [source, readOnly, docs.check && docs.check.status, docs.conversation && docs.conversation.exists]);
+  // Talk to Pulse: the turn runs in the background; the chat is read again
+  // until Pulse has answered, and the chat comes into view.
+  const onTalk = async (text) => {
+    const out = await source.call('turn.ask_pulse', { text }, nowSeconds);
+    const chat = document.getElementById('pulse-chat');
+    if (chat) chat.scrollIntoView({ block: 'start' });
+    const started = Date.now();
+    const poll = async () => {
+      const doc = await source.call('conversation.show', {}, nowSeconds).catch(() => null);
+      if (doc) put('conversation', doc);
+      // Done once this turn (by its run id) is in the chat and has ended.
+      const mine = doc && (doc.turns || []).find((t) => out && out.turn && t.pulse_run_id === out.turn.pulse_run_id);
+      if ((!mine || mine.state === 'running') && Date.now() - started < 120000) setTimeout(poll, 1000);
+      else load(['conversation', 'messages', 'memory', 'focus', 'decisions']);
+    };
+    setTimeout(poll, 500);
+    return `Sent${out && out.turn && out.turn.started_at ? ` at ${out.turn.started_at}` : ''}: Pulse's reply appears in the Pulse chat.`;
+  };
   const nowMs = (nowSeconds !== undefined ? nowSeconds : Date.now() / 1000) * 1000;
   const card = (key, id, title, body) => (errors[key] ? html`<${CardError} id=${id} title=${title} error=${errors[key]} />`
     : docs[key] === undefined ? html`<${CardLoading} id=${id} title=${title} />` : body());
@@ -211,6 +237,10 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
       ${card('decisions', 'decision-log', 'Decision log', () => html`<${DecisionLogCard} doc=${docs.decisions} nowMs=${nowMs}
         onOutcome=${a.onOutcome} busyId=${a.busyId} readOnly=${readOnly} />`)}
     </div>
+    <${TalkToPulseCard} local=${source.kind === 'local'} canAct=${!readOnly} onSend=${onTalk}
+      hasGoal=${!docs.check || docs.check.status !== 'no_goal'} />
+    ${card('conversation', 'pulse-chat', 'Pulse chat', () => html`<${PulseChatCard} doc=${docs.conversation} source=${source}
+      nowSeconds=${nowSeconds} />`)}
     ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
       canAct=${!readOnly} onCheckNow=${onCheckNow} />`)}
     ${card('module', 'schedules', 'Schedules and after-run options', () => html`<${SchedulesCard} doc=${docs.module}

@@ -108,6 +108,25 @@ function drawMarks(series) {
       ctx.fillStyle = 'rgba(234, 88, 12, 0.12)';
       ctx.fillRect(x0, top, Math.max(0, Math.min(xNow, left + width) - x0), height);
     }
+    // The target itself, level across the chart: the number the goal is
+    // about, whatever the line to it has reached by now.
+    if (series.target !== null) {
+      const yT = u.valToPos(series.target, 'y', true);
+      if (yT >= top && yT <= top + height) {
+        ctx.strokeStyle = '#047857';
+        ctx.lineWidth = devicePixelRatio;
+        ctx.setLineDash([2 * devicePixelRatio, 3 * devicePixelRatio]);
+        ctx.beginPath();
+        ctx.moveTo(left, yT);
+        ctx.lineTo(left + width, yT);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        ctx.fillStyle = '#047857';
+        ctx.font = `${11 * devicePixelRatio}px system-ui, sans-serif`;
+        ctx.textAlign = 'left';
+        ctx.fillText(`target ${formatNumber(series.target)}`, left + 4 * devicePixelRatio, yT - 4 * devicePixelRatio);
+      }
+    }
     if (xNow >= left && xNow <= left + width) {
       ctx.strokeStyle = '#b91c1c';
       ctx.lineWidth = 1.5 * devicePixelRatio;
@@ -133,7 +152,8 @@ function ChartLegend({ series, metric }) {
   return html`<ul class="chart-legend" aria-label="Legend">
     <li><span class="key key-run" aria-hidden="true"></span>${metric}, read by a workflow run</li>
     ${series.readings.some((r) => !r.byRun) ? html`<li><span class="key key-outside" aria-hidden="true"></span>read outside a run (not counted)</li>` : null}
-    ${series.target !== null ? html`<li><span class="key key-target" aria-hidden="true"></span>${series.hasDeadline ? 'where the status rule expects it (baseline → target at the deadline)' : 'target'}</li>` : null}
+    ${series.target !== null && series.hasDeadline ? html`<li><span class="key key-target" aria-hidden="true"></span>where the status rule expects it (baseline → target at the deadline)</li>` : null}
+    ${series.target !== null ? html`<li><span class="key key-level" aria-hidden="true"></span>target ${formatNumber(series.target)}</li>` : null}
     <li><span class="key key-now" aria-hidden="true"></span>now</li>
     ${gapDays !== null && gapDays >= 1 ? html`<li><span class="key key-gap" aria-hidden="true"></span>no reading by a run for ${gapDays === 1 ? '1 day' : `${gapDays} days`}</li>` : null}
   </ul>`;

@@ -14,6 +14,9 @@
 //           argument (a decision id in the URL)
 //   query   GET only: query parameter -> argument
 //   int     query parameters that are whole numbers; bool: true/false ones
+//   turn    instead of a core method's answer, starts this background turn
+//           (owner token; 202 {turn}); method is then "turn.<kind>", the
+//           name the tab calls it by
 export const REST_ROUTES = [
   {"method": "pulse.config", "verb": "GET", "path": ""},
   {"method": "goal.check", "verb": "GET", "path": "/goal-status"},
@@ -32,12 +35,15 @@ export const REST_ROUTES = [
   {"method": "outbox.list", "verb": "GET", "path": "/outbox"},
   {"method": "autonomy.levels", "verb": "GET", "path": "/autonomy"},
   {"method": "autonomy.decisions", "verb": "GET", "path": "/autonomy/decisions", "query": {"session": "session"}},
-  {"method": "conversation.show", "verb": "GET", "path": "/conversation", "query": {"generation": "generation"},
-   "int": ["generation"]},
+  {"method": "conversation.show", "verb": "GET", "path": "/conversation",
+   "query": {"generation": "generation", "limit": "limit", "before": "before"}, "int": ["generation", "limit", "before"]},
   {"method": "review.state", "verb": "GET", "path": "/workflow-review"},
   {"method": "decision.answer", "verb": "POST", "path": "/decisions/{id}/answer"},
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
   {"method": "memory.save", "verb": "PUT", "path": "/memory"},
   {"method": "focus.change", "verb": "POST", "path": "/focus-areas"},
-  {"method": "schedule.after_run", "verb": "POST", "path": "/schedules/after-run"}
+  {"method": "schedule.after_run", "verb": "POST", "path": "/schedules/after-run"},
+  {"method": "conversation.open", "verb": "POST", "path": "/conversation"},
+  {"method": "turn.ask_pulse", "turn": "ask_pulse", "verb": "POST", "path": "/messages"},
+  {"method": "turn.goal_check", "turn": "goal_check", "verb": "POST", "path": "/goal-check"}
 ];

@@ -122,17 +122,10 @@ export class ServerApi {
     return Array.isArray(body) ? body : (body.workflows || []);
   }
 
-  // One core API method for one workflow, through its route. The server
-  // evaluates at its own clock (`pulse serve --now-file`), so `nowSeconds`
-  // is not sent.
-  // Starts a goal-check turn now (owner token): not a core method but the
-  // server's turn route; 202 {turn: {...}}.
-  async startGoalCheck(workflow) {
-    const path = `/api/workflows/${encodeURIComponent(workflow)}/goal-check`;
-    const res = await fetch(this.base + path, { method: 'POST', headers: this.headers(true), body: '{}', cache: 'no-store' });
-    return readJson(res, `POST ${path}`);
-  }
-
+  // One core API method for one workflow, through its route (or a turn
+  // route's "turn.<kind>": 202 {turn}, the turn runs in the background). The
+  // server evaluates at its own clock (`pulse serve --now-file`), so
+  // `nowSeconds` is not sent.
   async call(workflow, method, args = {}) {
     const [verb, path, body] = routeRequest(workflow, method, args);
     const write = verb !== 'GET';

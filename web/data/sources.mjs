@@ -29,7 +29,7 @@ export function serverSource(api, workflow) {
   return {
     kind: 'server',
     label: workflow,
-    call: (method, args, now) => (method === 'turn.goal_check' ? api.startGoalCheck(workflow) : api.call(workflow, method, args, now)),
+    call: (method, args, now) => api.call(workflow, method, args, now),
   };
 }
 
@@ -43,6 +43,8 @@ export const CARD_METHODS = [
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
   ['module', 'review.state', () => ({})],
+  // The current generation only: older ones are read when the chat asks.
+  ['conversation', 'conversation.show', () => ({})],
 ];
 
 // The agent log can hold hundreds of thousands of rows; the card asks for a
