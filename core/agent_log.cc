@@ -238,7 +238,13 @@ Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& o,
   for (;;) {
     PULSE_ASSIGN_OR_RETURN(bool has, pick.Step());
     if (!has) break;
-    report.removed.push_back(RowFrom(pick));
+    AgentLogRow row = RowFrom(pick);
+    std::string why = o.evidence ? o.evidence(row) : "";
+    if (!why.empty()) {
+      report.kept.push_back({std::move(row), std::move(why)});
+      continue;
+    }
+    report.removed.push_back(std::move(row));
     rowids.push_back(pick.Int64(14));
   }
   if (o.dry_run) return report;  // the transaction rolls back: nothing changed

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,17 +130,26 @@ struct AgentLogPruneOptions {
   int64_t older_than_days = 0;       // finished at least this many days ago
   std::optional<int64_t> keep_last;  // keep the newest N rows of each session regardless
   bool dry_run = false;
+  // Why a row old enough to go must stay ("" when nothing needs it): the
+  // goal check's evidence (core/evidence.h). Null: none is kept for it.
+  std::function<std::string(const AgentLogRow&)> evidence;
+};
+
+struct KeptAgentLogRow {
+  AgentLogRow row;
+  std::string why;
 };
 
 struct AgentLogPruneReport {
-  std::vector<AgentLogRow> removed;  // removed, or that would be (dry run)
+  std::vector<AgentLogRow> removed;   // removed, or that would be (dry run)
+  std::vector<KeptAgentLogRow> kept;  // old enough, kept as evidence
   bool dry_run = false;
 };
 
 // Opt-in retention: deletes finished rows (status neither 'running' nor
 // empty) whose completion (or last update) is older than the age, except the
-// newest `keep_last` rows of each session. Never deletes a running row. One
-// transaction: all or nothing.
+// newest `keep_last` rows of each session and the rows `evidence` keeps.
+// Never deletes a running row. One transaction: all or nothing.
 Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& options, int64_t now);
 
 // ---- the recorder ----

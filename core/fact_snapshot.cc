@@ -148,7 +148,7 @@ void SnapshotChangelog(SnapshotRun& run) {
                    : ParseChangelogLine(line, where, &row);
     if (!s.ok()) {
       ++skipped;
-      run.Warn(kChangelogFile, s.message() + ", skipped");
+      run.Skip(kChangelogFile, s.message());
       continue;
     }
     rows.push_back(std::move(row));
@@ -234,7 +234,7 @@ void SnapshotChats(SnapshotRun& run) {
     std::string session = c.is_object() ? StringField(c, "session_id", 200) : "";
     if (session.empty()) {
       ++skipped;
-      run.Warn(kChatsFile, where + ": no session_id, skipped");
+      run.Skip(kChatsFile, where + ": no session_id");
       continue;
     }
     std::string last = StringField(c, "last_active_at", 64);

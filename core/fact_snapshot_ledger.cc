@@ -47,6 +47,11 @@ void SnapshotRun::Warn(const std::string& file, const std::string& message) {
   env.Log(LogLevel::kWarn, line);
 }
 
+void SnapshotRun::Skip(const std::string& file, const std::string& message) {
+  first_skip_.emplace(file, Relative(message, dir));
+  Warn(file, message + ", skipped");
+}
+
 int64_t SnapshotRun::Mark(const char* file) {
   Result<Statement> q = db.Prepare("SELECT mark FROM pulse_fact_sources WHERE file = ?");
   if (!q.ok()) return 0;
@@ -60,9 +65,15 @@ Status SnapshotRun::PutSource(const char* file, const char* state, const std::st
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT INTO pulse_fact_sources(file, state, reason, skipped, read_at, mtime, size, mark)"
       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?8, 0))"
-      " ON CONFLICT(file) DO UPDATE SET state = ?2, reason = ?3, skipped = ?4, read_at = ?5, mtime = ?6,"
-      " size = ?7, mark = coalesce(?8, mark)"));
-  put.Bind(1, file).Bind(2, state).Bind(3, reason).Bind(4, skipped).Bind(5, FormatTime(now)).Bind(6, src.mtime)
+      " ON CONFLICT(file) DO UPDATE SET state = ?2,"
+      " reason = CASE WHEN ?2 = 'ok' AND ?3 = '' AND ?4 > 0 THEN reason ELSE ?3 END,"
+      " skipped = ?4, read_at = ?5, mtime = ?6, size = ?7, mark = coalesce(?8, mark)"));
+  std::string why = reason;
+  if (why.empty() && std::string(state) == "ok") {
+    auto it = first_skip_.find(file);
+    if (it != first_skip_.end()) why = it->second;
+  }
+  put.Bind(1, file).Bind(2, state).Bind(3, why).Bind(4, skipped).Bind(5, FormatTime(now)).Bind(6, src.mtime)
       .Bind(7, src.size);
   if (mark) put.Bind(8, *mark);
   else put.BindNull(8);
@@ -212,7 +223,7 @@ void SnapshotLedger(SnapshotRun& run) {
     last = row.rowid;
     if (!s.ok()) {
       ++skipped;
-      run.Warn(kLedgerFile, s.message() + ", skipped");
+      run.Skip(kLedgerFile, s.message());
       continue;
     }
     rows.push_back(std::move(row));
@@ -342,7 +353,7 @@ void SnapshotRunFolders(SnapshotRun& run) {
     Status s = ReadRunRow(run, f.name, &row);
     if (!s.ok()) {
       ++skipped;
-      run.Warn(kRunsDir, Relative(s.message(), run.dir) + ", skipped");
+      run.Skip(kRunsDir, Relative(s.message(), run.dir));
       continue;
     }
     top = std::max(top, f.iteration);

@@ -38,9 +38,16 @@ class SnapshotRun {
   // One warning line; past limits.max_warnings per file, one line says more
   // were skipped (their count is in the facts).
   void Warn(const std::string& file, const std::string& message);
+  // A line or row of `file` skipped: warned as "<message>, skipped"; the
+  // first one of this read is the reason its source row keeps, so the facts
+  // can say what could not be read ("unreadable: <file>:<line>: ...").
+  void Skip(const std::string& file, const std::string& message);
 
   // The stored source row's per-file mark (0 when none).
   int64_t Mark(const char* file);
+  // An "ok" row with no reason given takes the first skip of this read; with
+  // none this read but rows skipped before (the ledger counts across reads),
+  // the stored reason stays.
   Status PutSource(const char* file, const char* state, const std::string& reason, int64_t skipped,
                    const SourceRead& src, const int64_t* mark = nullptr);
 
@@ -55,6 +62,7 @@ class SnapshotRun {
 
  private:
   std::map<std::string, int> warned_;
+  std::map<std::string, std::string> first_skip_;
 };
 
 // The ledger and the run folders (core/fact_snapshot_ledger.cc).

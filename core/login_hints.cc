@@ -108,7 +108,9 @@ std::vector<LoginMatch> MatchLoginHints(const std::string& line) {
       break;
     }
   }
-  if (size_t p = low.find("invalid_grant"); p != std::string::npos) add("invalid_grant", p, 13);
+  // A word of its own: "invalid_grants_total" or "no_invalid_grant_seen" is
+  // a metric's name, not the OAuth error.
+  if (size_t p = FindWord(low, "invalid_grant"); p != std::string::npos) add("invalid_grant", p, 13);
   size_t s = 0, e = 0;
   if (FindExpiredLogin(low, &s, &e)) add("expired_login", s, e - s);
   for (const char* w : {"re-authenticate", "reauthenticate", "re-authorize", "reauthorize", "re-auth", "reauth",

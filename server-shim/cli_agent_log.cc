@@ -257,6 +257,14 @@ void RunPrune(State& state) {
   if (f.keep_last >= 0) std::cout << ", keeping the newest " << f.keep_last << " per session";
   std::cout << (removed.empty() ? "\n" : ":\n");
   if (!removed.empty()) PrintTable(removed);
+  // Old enough, but the goal check's evidence: never pruned.
+  const json& kept = (*out)["kept"];
+  if (kept.empty()) return;
+  std::cout << "kept " << kept.size() << (kept.size() == 1 ? " row" : " rows") << " as evidence:\n";
+  for (const json& k : kept) {
+    std::cout << "  " << k["session_id"].get<std::string>() << " " << k["agent_id"].get<std::string>() << " ("
+              << k["status"].get<std::string>() << "): " << k["kept_because"].get<std::string>() << "\n";
+  }
 }
 
 void Setup(CLI::App& app, State& state) {

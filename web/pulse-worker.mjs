@@ -214,8 +214,10 @@ function claimOwnership() {
       navigator.locks.request(OWNER_LOCK, () => {
         role = 'owner';
         // The old owner is gone: open the pool here, then tell the others.
+        // Its tab may still be letting go of the files' handles (slow on a
+        // busy machine), so this waits longer for them than a first start.
         enqueue(async () => {
-          try { await init({}); } catch { /* the next request reports it */ }
+          try { await init({ waitMs: 15000 }); } catch { /* the next request reports it */ }
           channel.postMessage({ kind: 'owner', id: me });
           setOwner(me);
         });

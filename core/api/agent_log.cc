@@ -5,6 +5,8 @@
 #include "core/api/agent_log.h"
 
 #include "core/api/api.h"
+#include "core/api/facts.h"
+#include "core/evidence.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -139,12 +141,25 @@ Result<json> Prune(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptInt("keep_last", INT64_MIN / 2, INT64_MAX / 2, &o.keep_last));
   PULSE_RETURN_IF_ERROR(a.OptBool("dry_run", &o.dry_run));
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(*ctx.db));
+  // What the goal check still needs stays, whatever its age.
+  Result<ContextFacts> facts = ContextFactsNow(ctx);
+  if (!facts.ok()) return facts.status().WithContext(what + ": reading the goal check's evidence");
+  Result<Evidence> evidence = GatherEvidence(*ctx.db, *facts);
+  if (!evidence.ok()) return evidence.status().WithContext(what + ": reading the goal check's evidence");
+  o.evidence = [&](const AgentLogRow& row) { return evidence->Why(row); };
   Result<AgentLogPruneReport> report = PruneAgentLog(*ctx.db, o, ctx.env->NowSeconds());
   if (!report.ok()) return report.status().WithContext(what);
   json removed = json::array();
   for (const AgentLogRow& r : report->removed) removed.push_back(AgentLogRowJson(r));
+  json kept = json::array();
+  for (const KeptAgentLogRow& k : report->kept) {
+    json row = AgentLogRowJson(k.row);
+    row["kept_because"] = k.why;
+    kept.push_back(std::move(row));
+  }
   return json{{"removed", std::move(removed)},
               {"count", report->removed.size()},
+              {"kept", std::move(kept)},
               {"dry_run", report->dry_run},
               {"older_than_days", o.older_than_days},
               {"keep_last", o.keep_last ? json(*o.keep_last) : json(nullptr)}};
@@ -238,7 +253,9 @@ void AddAgentLogApi(ApiRegistry& r) {
   r.Add("agent_log.completed", Completed, Access::kServer, "records a background agent's completion on the same row (best-effort)");
   r.Add("agent_log.record", Record, Access::kOwner, "records many started/completed events in one call (best-effort per event)");
   r.Add("agent_log.show", Show, Access::kRead, "the background-agent log, oldest first, by session, pulse_run_id, status, since");
-  r.Add("agent_log.prune", Prune, Access::kOwner, "opt-in retention: deletes finished rows older than N days, keeping the newest per session");
+  r.Add("agent_log.prune", Prune, Access::kOwner,
+        "opt-in retention: deletes finished rows older than N days, keeping the newest per session and every row "
+        "the goal check's evidence points to (kept, with why)");
 }
 
 }  // namespace pulse

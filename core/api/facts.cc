@@ -119,6 +119,12 @@ json ContextFactsJson(const ContextFacts& f) {
     sources.push_back({{"file", s.file}, {"state", s.state}, {"reason", s.reason}, {"skipped", s.skipped},
                        {"read_at", s.read_at}});
     if (s.state == "unreadable") unreadable.push_back("unreadable: " + s.reason);
+    // A file read with lines or rows skipped: the fact names the first one
+    // that could not be read, the rest of the file counted.
+    if (s.state == "ok" && s.skipped > 0 && !s.reason.empty()) {
+      unreadable.push_back("unreadable: " + s.reason +
+                           (s.skipped > 1 ? " (and " + std::to_string(s.skipped - 1) + " more skipped)" : ""));
+    }
   }
   return {{"since", FormatTime(f.since)},
           {"last_check_at", TimeOrNull(f.last_check_at)},

@@ -114,6 +114,9 @@ test('served: the overview first, one address per workflow, "Check now" adds Pul
   await page.evaluate(() => localStorage.removeItem('pulse.ownerToken'));
   await page.reload();
   const panel = page.locator('.server-panel');
+  // The help names the command plainly (no escaped "&lt;workspace&gt;").
+  assert.match(await panel.innerText(), /pulse token rotate --workspace DIR/);
+  assert.doesNotMatch(await panel.innerText(), /&lt;|&gt;|&amp;/);
   await panel.getByLabel('Token').fill('0'.repeat(64));
   await panel.getByRole('button', { name: 'Use token' }).click();
   await panel.locator('.card-error', { hasText: 'refused' }).waitFor();
@@ -127,6 +130,8 @@ test('served: the overview first, one address per workflow, "Check now" adds Pul
   assert.equal(await page.locator('.mode-switch button[aria-pressed="true"]').innerText(), 'Server');
   const messages = page.locator('#messages');
   await messages.getByRole('button', { name: 'Check now' }).waitFor();
+  assert.match(await messages.locator('.owner-actions').innerText(),
+    /^The schedules are paused: Pulse's API cannot resume them \(no route changes a schedule\); resume them in the workflow's schedule settings/);
   const before = await messages.locator('.message').count();
   await messages.getByRole('button', { name: 'Check now' }).click();
   await messages.locator('.notice-inline', { hasText: 'Goal check started' }).waitFor();

@@ -226,6 +226,8 @@ test('on a 390 px phone: the workflow first, cards stacked, nothing wider than t
       mainTop: document.querySelector('main').getBoundingClientRect().top,
       sideTop: document.querySelector('aside').getBoundingClientRect().top,
       tallest: Math.max(...rows.map((r) => r.getBoundingClientRect().height)),
+      // An id never wraps mid-token: each is one line (cut with … and whole in its title).
+      tallestId: Math.max(...[...document.querySelectorAll('#agent-log code.id')].map((c) => c.getBoundingClientRect().height)),
       narrowest: Math.min(...results.map((r) => r.getBoundingClientRect().width)),
       wide: [...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391 && !e.closest('.table-scroll'))
         .map((e) => e.className || e.tagName).slice(0, 5),
@@ -235,6 +237,7 @@ test('on a 390 px phone: the workflow first, cards stacked, nothing wider than t
   assert.ok(m.mainTop < m.sideTop, 'the workflow comes before the side panel');
   assert.ok(m.narrowest > 150, `a result cell is ${m.narrowest} px wide`);
   assert.ok(m.tallest < 500, `a row is ${m.tallest} px tall`);
+  assert.ok(m.tallestId < 24, `an id is ${m.tallestId} px tall (wrapped)`);
   await screenshot(p, 'ux_390_agent_log');
   await p.goto(at('#/copy/substack'));
   await p.locator('#readings .chart canvas').first().waitFor();
@@ -301,11 +304,15 @@ test('messages: what Pulse sent and whether it was delivered; memory: no repeate
   assert.match(items[0], /Substack Pulse: still not measured[\s\S]*Not delivered when this copy was made/);
   assert.match(items[1], /Substack Pulse: not measured[\s\S]*Delivered 6 Oct 09:00 UTC/);
   assert.match(await card.locator('.card-sub').innerText(), /2 messages · 1 not delivered/);
+  // What the owner can do from here, and where the rest is done.
+  assert.match(await card.locator('.owner-actions').innerText(),
+    /^Check now runs on the server \(pulse serve\), not on a copy\. The schedules are paused: Pulse's API cannot resume them/);
   const mem = p.locator('#memory');
   await mem.getByRole('button', { name: 'Edit' }).waitFor();
   assert.equal(await mem.locator('h3', { hasText: /^Goal memory$/ }).count(), 0);
   assert.equal(await mem.locator('.memory-text > p', { hasText: 'What Pulse and the owner have learned' }).count(), 0);
-  assert.ok(await mem.locator('.empty-section').count() > 0);
+  // An empty section says what goes in it.
+  assert.match(await mem.locator('.empty-section').first().innerText(), /^Nothing here yet: .+ (are kept|is kept|goes) here/);
   await mem.getByRole('button', { name: 'Edit' }).click();
   const area = mem.locator('textarea');
   await area.fill(`${(await area.inputValue()).trimEnd()}\n\n## Owner notes\n- counted on Mondays\n`);

@@ -36,7 +36,9 @@ class FactsFixture {
     std::string path = g_.dir().Join("costs/costs.sqlite");
     WriteFile(path, "");
     std::remove(path.c_str());
-    auto db = Db::Open(path);
+    OpenOptions rollback;  // the ledger's own journal mode is not Pulse's to choose
+    rollback.wal = false;
+    auto db = Db::Open(path, rollback);
     ASSERT_TRUE(db.ok()) << db.status().message();
     ASSERT_TRUE((*db)->Exec("CREATE TABLE IF NOT EXISTS cost_events(at TEXT, run_id TEXT NULL, source TEXT, usd REAL)").ok());
     for (auto& [at, run, usd] : rows) AddCost(**db, at, run, usd);
@@ -175,6 +177,16 @@ TEST(GoalContextFacts, HostileLedgerRowsAreSkippedAndCounted) {
   for (const json& s : f["sources"]) if (s["file"] == "costs/costs.sqlite") ledger = s;
   EXPECT_EQ(ledger["state"], "ok");
   EXPECT_EQ(ledger["skipped"], 4);
+  const std::string said = "unreadable: costs/costs.sqlite: row 2: usd -3.000000 is negative (and 3 more skipped)";
+  EXPECT_EQ(f["unreadable"], json::array({said}));
+  // The next read copies only new rows; the skipped ones are still named.
+  {
+    auto db = Db::Open(fx.g().dir().Join("costs/costs.sqlite"));
+    ASSERT_TRUE(db.ok());
+    FactsFixture::AddCost(**db, "2026-10-06T10:00:00Z", "r-6", 1.0);
+  }
+  EXPECT_TRUE(fx.Snapshot().warnings.empty());
+  EXPECT_EQ(fx.FactsJson()["unreadable"], json::array({said}));
 }
 
 TEST(GoalContextFacts, ALedgerThatIsNotSqliteIsUnreadableAndLosesNothingStored) {
@@ -215,9 +227,15 @@ TEST(GoalContextFacts, TheLedgerIsNeverWritten) {
   fx.Ledger({{"2026-10-06T09:00:00Z", "r-1", 1.5}});
   std::string path = fx.g().dir().Join("costs/costs.sqlite");
   std::string before = testing::ReadFileOrDie(path);
+  auto listing = [&] {
+    auto names = DefaultEnv()->ListDir(fx.g().dir().Join("costs"));
+    return names.ok() ? *names : std::vector<std::string>{"(unlistable)"};
+  };
+  const std::vector<std::string> files = listing();
   fx.Snapshot();
   fx.Snapshot();
   EXPECT_EQ(testing::ReadFileOrDie(path), before);
+  EXPECT_EQ(listing(), files) << "no journal, -wal or -shm file left beside the ledger";
 }
 
 TEST(GoalContextFacts, ChangelogBadLinesAreSkippedCountedAndNamed) {
@@ -254,6 +272,12 @@ TEST(GoalContextFacts, ChangelogBadLinesAreSkippedCountedAndNamed) {
   for (const json& s : f["sources"]) if (s["file"] == "planning/changelog.jsonl") changelog = s;
   EXPECT_EQ(changelog["state"], "ok");
   EXPECT_EQ(changelog["skipped"], 3);
+  // The fact says what could not be read, and the rest of the check goes on.
+  ASSERT_EQ(f["unreadable"].size(), 2u) << f["unreadable"].dump(2);
+  EXPECT_EQ(f["unreadable"][0], "unreadable: chats.json: [1]: no session_id");
+  std::string line = f["unreadable"][1];
+  EXPECT_EQ(line.find("unreadable: planning/changelog.jsonl:2: malformed JSON"), 0u) << line;
+  EXPECT_NE(line.find("(and 2 more skipped)"), std::string::npos) << line;
   // Read again after the file lost its lines: nothing stored is lost.
   fx.Write("planning/changelog.jsonl", "garbage\n");
   fx.Snapshot();
@@ -344,40 +368,41 @@ TEST(GoalContextFacts, ErrorRateFromRunsAgainstTheDailyMedian) {
             "Needs re-auth: re-connect what run n-1 uses (http_401 in its error: \"401\").");
 }
 
-struct HintCase {
-  const char* line;
-  const char* pattern;  // nullptr: must not match
+// Each labelled pattern: lines it must match, and two near misses of its
+// own that must match nothing at all (a hint raises "needs re-auth").
+struct PatternCases {
+  const char* pattern;
+  std::vector<const char*> matches;
+  std::vector<const char*> near_misses;
 };
 
-TEST(GoalContextFacts, LoginPatternsAndTheirNearMisses) {
-  const HintCase cases[] = {
-      {"GET /feed returned 401", "http_401"},
-      {"status=403 forbidden", "http_403"},
-      {"request was Unauthorized", "unauthorized"},
-      {"token refresh failed: invalid_grant", "invalid_grant"},
-      {"Access token has expired", "expired_login"},
-      {"session expired while posting", "expired_login"},
-      {"expired login for ana@example.com", "expired_login"},
-      {"please re-authenticate the Gmail connection", "reauthenticate"},
-      {"MCP server gmail: connection refused", "mcp_connection"},
-      {"failed to connect to MCP server notion", "mcp_connection"},
-      // near misses
-      {"listening on port 4010", nullptr},
-      {"order #14013 shipped", nullptr},
-      {"version 2.401 released", nullptr},
-      {"the coupon expired yesterday", nullptr},
-      {"trial expired; upgrade", nullptr},
-      {"database connection refused", nullptr},
-      {"authorized by ana", nullptr},
-      {"MCP server started", nullptr},
+TEST(GoalContextFacts, EachLoginPatternAndTwoNearMisses) {
+  const PatternCases cases[] = {
+      {"http_401", {"GET /feed returned 401", "HTTP 401: token rejected"},
+       {"listening on port 4010", "version 2.401 released"}},
+      {"http_403", {"status=403 forbidden", "got 403 from api.substack.com"},
+       {"order #14031 shipped", "ticket PLAT-403 closed"}},
+      {"unauthorized", {"request was Unauthorized", "unauthenticated: sign-in required"},
+       {"authorized by ana", "unauthorized_retries=0 in the metrics"}},
+      {"invalid_grant", {"token refresh failed: invalid_grant", "{\"error\":\"invalid_grant\"}"},
+       {"invalid_grants_total=0", "no_invalid_grant_seen flag set"}},
+      {"expired_login", {"Access token has expired", "session expired while posting", "expired login for ana@example.com"},
+       {"the coupon expired yesterday", "trial expired; upgrade"}},
+      {"reauthenticate", {"please re-authenticate the Gmail connection", "you need to log in again"},
+       {"authenticated as ana", "reauth_count=0"}},
+      {"mcp_connection", {"MCP server gmail: connection refused", "failed to connect to MCP server notion"},
+       {"database connection refused", "MCP server started"}},
   };
-  for (const HintCase& c : cases) {
-    std::vector<LoginMatch> m = MatchLoginHints(c.line);
-    if (!c.pattern) {
-      EXPECT_TRUE(m.empty()) << c.line << " matched " << m[0].pattern;
-    } else {
-      ASSERT_FALSE(m.empty()) << c.line;
-      EXPECT_EQ(m[0].pattern, c.pattern) << c.line;
+  for (const PatternCases& c : cases) {
+    EXPECT_EQ(c.near_misses.size(), 2u) << c.pattern;
+    for (const char* line : c.matches) {
+      std::vector<LoginMatch> m = MatchLoginHints(line);
+      ASSERT_FALSE(m.empty()) << c.pattern << ": " << line;
+      EXPECT_EQ(m[0].pattern, c.pattern) << line;
+    }
+    for (const char* line : c.near_misses) {
+      std::vector<LoginMatch> m = MatchLoginHints(line);
+      EXPECT_TRUE(m.empty()) << c.pattern << " near miss \"" << line << "\" matched " << (m.empty() ? "" : m[0].pattern);
     }
   }
 }

@@ -207,3 +207,75 @@ TEST(TurnCheckDue, OneGoalCheckTurnADayEvenWhenNothingWasRecorded) {
 
 }  // namespace
 }  // namespace pulse
+
+namespace pulse {
+namespace {
+
+using nlohmann::json;
+using testing::Workflow;
+
+// The goal check's context carries what happened since the last check: a
+// Builder's change to a step of the goal's route shows as a plan change that
+// touches the goal, from the session Pulse should ask about it, with the
+// charter's rule to ask the Builder first; the open focus areas come too.
+TEST(TurnContext, TheGoalCheckSeesAPlanChangeAndTheOpenFocusAreas) {
+  Workflow f;
+  f.NotMeasured();
+  testing::WriteFile(f.w.paths.dir + "/planning/plan.json", R"({"routes": {"growth_funnel": {"steps": ["s-grow"]}}})");
+  testing::WriteFile(f.w.paths.dir + "/chats.json", R"([{"session_id": "b-1", "kind": "builder", "account": "ana"}])");
+  testing::WriteFile(f.w.paths.dir + "/planning/changelog.jsonl",
+                     R"({"at": "2026-10-06T10:00:00Z", "tool": "update_step", "reason": "drop the subscriber export",)"
+                     R"( "steps": ["s-grow"], "who": "ana", "session": "b-1"})" "\n");
+  f.Call("focus.change", {{"action", "propose"}, {"title", "Measure subscribers daily"}, {"end_date", "2026-10-20"}});
+  json turn = f.Call("turn.context", {{"kind", "goal_check"}});
+  const json& changes = turn["context"]["goal_status"]["facts"]["plan_changes"];
+  ASSERT_EQ(changes.size(), 1u) << turn["context"]["goal_status"].dump(2);
+  EXPECT_EQ(changes[0]["tool"], "update_step");
+  EXPECT_EQ(changes[0]["reason"], "drop the subscriber export");
+  EXPECT_EQ(changes[0]["who"], "ana");
+  EXPECT_EQ(changes[0]["session"], "b-1");
+  EXPECT_TRUE(changes[0]["touches_goal"].get<bool>());
+  EXPECT_TRUE(changes[0]["builder_chat"].get<bool>());
+  const std::string charter = turn["charter"];
+  EXPECT_NE(charter.find("ask_builder(kind=question, builder_session_id"), std::string::npos);
+  // Outcomes to record are in the charter and in the context.
+  EXPECT_NE(charter.find("outcomes_due"), std::string::npos);
+  EXPECT_NE(charter.find("record_pulse_decision_outcome"), std::string::npos);
+  EXPECT_TRUE(turn["context"]["pending_decisions"]["outcomes_due"].is_array());
+  EXPECT_TRUE(turn["context"]["goal_lead"]["memory"].contains("consolidate_due"));
+  const json& areas = turn["context"]["goal_lead"]["focus_areas"]["focus_areas"];
+  ASSERT_EQ(areas.size(), 1u);
+  EXPECT_EQ(areas[0]["title"], "Measure subscribers daily");
+  EXPECT_EQ(areas[0]["status"], "proposed");
+  // Goal Work's context carries the same facts.
+  json work = f.Call("turn.context", {{"kind", "goal_work"}});
+  EXPECT_EQ(work["context"]["goal_status"]["facts"]["plan_changes"].size(), 1u);
+  EXPECT_NE(work["charter"].get<std::string>().find("action=\"consolidate\" when memory passes 45 entries"),
+            std::string::npos);
+}
+
+// Login hints raise needs re-auth, and the Pulse summary says in one line
+// what to re-connect.
+TEST(RulesRunner, LoginHintsPutOneNeedsReauthLineInTheSummary) {
+  Workflow f;
+  f.NotMeasured();
+  testing::WriteFile(f.w.paths.runs_dir + "/iteration-3/default/run.json",
+                     R"({"run_id": "r-3", "started_at": "2026-10-06T09:00:00Z", "finished_at": "2026-10-06T09:10:00Z",)"
+                     R"( "status": "failed", "error": "gmail: token refresh failed: invalid_grant"})");
+  json out = f.Rules(f.Session("goal_check"), "goal_check", "pr-1");
+  EXPECT_EQ(out["outcome"], "reported") << out.dump();
+  json outbox = f.Call("outbox.list", json::object())["messages"];
+  ASSERT_EQ(outbox.size(), 1u);
+  std::string text = outbox[0]["text"];
+  const std::string line =
+      "Needs re-auth: re-connect what run r-3 uses (invalid_grant in its error: \"invalid_grant\").";
+  EXPECT_NE(text.find("\n" + line), std::string::npos) << text;
+  EXPECT_EQ(text.find(line), text.rfind(line)) << "one line";
+  EXPECT_TRUE(outbox[0]["payload"]["needs_reauth"].get<bool>());
+  // The check is recorded: the next one reads from here, and the failed run
+  // is behind it.
+  EXPECT_FALSE(f.Call("goal.check", json::object())["needs_reauth"].get<bool>());
+}
+
+}  // namespace
+}  // namespace pulse

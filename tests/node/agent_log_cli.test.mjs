@@ -231,6 +231,39 @@ test('prune is opt-in, removes only old finished rows, keeps the newest per sess
   assert.deepEqual(show(ws).rows.map((r) => [r.agent_id, r.status]), [['hung', 'running']]);
 });
 
+test('prune keeps the evidence: the agents of a failed run in the goal check window, a decision\'s session', (t) => {
+  const goal = JSON.stringify({ goal: { primary_metric: { name: 'subscribers', route: 'growth_funnel', target: 1000 } } });
+  const { ws } = workspace(t, goal);
+  const day = (n) => new Date(Date.parse(NOW) - n * 86400000).toISOString().replace(/\.\d+Z$/, 'Z');
+  const ok = (r) => assert.equal(r.code, 0, r.err);
+  // The last recorded goal check was 45 days ago; run r-35 failed 35 days ago.
+  ok(pulse(['check', '--workspace', ws, '--workflow', 'demo', '--record', '--now', day(45)]));
+  const run = join(ws, 'Workflow', 'demo', 'runs', 'iteration-1', 'default');
+  mkdirSync(run, { recursive: true });
+  writeFileSync(join(run, 'run.json'), JSON.stringify({ run_id: 'r-35', started_at: day(35), finished_at: day(35),
+    status: 'failed', error: 'step fetch: HTTP 401' }));
+  for (const [session, agent, age, status, runId] of [['run-r-35', 'fixer', 35, 'failed', 'r-35'],
+    ['s-asked', 'reviewer', 40, 'completed', ''], ['s-other', 'gate', 40, 'completed', 'r-ok']]) {
+    ok(log(ws, 'started', '--session', session, '--agent', agent, '--at', day(age), ...(runId ? ['--run-id', runId] : [])));
+    ok(log(ws, 'completed', '--session', session, '--agent', agent, '--status', status, '--at', day(age)));
+  }
+  ok(pulse(['decision', 'create', '--workspace', ws, '--workflow', 'demo', '--question', 'Retry what s-asked found?']));
+
+  const dry = log(ws, 'prune', '--older-than', '30', '--dry-run', '--now', NOW);
+  assert.equal(dry.code, 0, dry.err);
+  assert.match(dry.out, /^would remove 1 finished row older than 30 days:/);
+  assert.doesNotMatch(dry.out.split('kept')[0], /fixer|reviewer/, 'evidence is not listed for deletion');
+  assert.match(dry.out, /kept 2 rows as evidence:/);
+  assert.match(dry.out, /run-r-35 fixer \(failed\): run r-35 failed at .* in the goal check's window/);
+  assert.match(dry.out, /s-asked reviewer \(completed\): decision 1 \(pending\) points to it/);
+
+  const real = JSON.parse(log(ws, 'prune', '--older-than', '30', '--json', '--now', NOW).out);
+  assert.deepEqual(real.removed.map((r) => r.agent_id), ['gate']);
+  assert.deepEqual(real.kept.map((r) => r.agent_id).sort(), ['fixer', 'reviewer']);
+  assert.ok(real.kept.every((r) => r.kept_because));
+  assert.deepEqual(show(ws).rows.map((r) => r.agent_id).sort(), ['fixer', 'reviewer']);
+});
+
 test('a database made by the seed (v1 table, no pulse_run_id) is upgraded in place', async (t) => {
   const { ws, db } = workspace(t);
   const SQL = await initSqlJs();

@@ -90,11 +90,16 @@ test('pulse facts --json: each fact, the bad lines named on stderr, exit 0', asy
   assert.deepEqual(f.builder_asks, []);
   const changelog = f.sources.find((s) => s.file === 'planning/changelog.jsonl');
   assert.equal(changelog.skipped, 1);
+  // What could not be read is named in the facts; the rest was read.
+  assert.equal(f.unreadable.length, 2, JSON.stringify(f.unreadable));
+  assert.match(f.unreadable[0], /^unreadable: costs\/costs\.sqlite: row 9: usd -1\.000000 is negative$/);
+  assert.match(f.unreadable[1], /^unreadable: planning\/changelog\.jsonl:2: malformed JSON/);
 
   const text = pulse(['facts', ...args]);
   assert.equal(text.status, 0, text.stderr);
   assert.match(text.stdout, /cost spike: run r-big cost \$4\.00, 4× the 14-day median run \(\$1\.00\), route growth_funnel \(the goal's route\)/);
   assert.match(text.stdout, /needs re-auth/);
+  assert.match(text.stdout, /unreadable: planning\/changelog\.jsonl:2: malformed JSON/);
 });
 
 test('pulse check --json carries facts and needs_reauth; a ledger that is not SQLite does not stop it', async (t) => {

@@ -8,7 +8,7 @@ import { render } from 'preact-render-to-string';
 import { html } from 'htm/preact';
 import initSqlJs from 'sql.js';
 import {
-  GoalStatusCard, NeedsYouCard, DecisionLogCard, RunsByRouteCard, AgentLogCard, ReadingsCard,
+  GoalStatusCard, NeedsYouCard, DecisionLogCard, RunsByRouteCard, AgentLogCard, ReadingsCard, RequestsCard,
   chartSeries, groupAgentRows, answerText, renderMemory,
 } from '../../web/cards/index.mjs';
 import {
@@ -213,4 +213,21 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   assert.ok(s.yMax >= 1000, 'the target is in the y range');
   assert.equal(s.lastByRun, Date.parse('2026-09-17T09:30:00Z') / 1000);
   assert.equal(s.now, Date.parse('2026-10-07T12:00:00Z') / 1000);
+});
+
+test('Pulse\'s requests: QA checks and earlier passes with their state, and a sentence when there are none', () => {
+  const doc = { requests: [
+    { id: 3, kind: 'fast', what: 'the owner resumed the schedules', why: '', session: 's-1', status: 'taken', created_at: '2026-10-07T09:00:00Z', taken_at: '2026-10-07T10:00:00Z' },
+    { id: 2, kind: 'builder_ask', what: 'Why was growth_funnel paused?', why: '', session: 's-1', status: 'no_builder_chat', created_at: '2026-10-07T08:30:00Z' },
+    { id: 1, kind: 'qa', what: 'check growth_funnel records subscribers', why: 'no reading for 20 days', session: 's-1', status: 'pending', created_at: '2026-10-07T08:00:00Z' },
+  ] };
+  const out = text(html`<${RequestsCard} doc=${doc} nowMs=${NOW} />`);
+  assert.match(out, /1 request waiting/);
+  assert.match(out, /check growth_funnel records subscribers waiting/);
+  assert.match(out, /why: no reading for 20 days/);
+  assert.match(out, /the owner resumed the schedules taken by a pass/);
+  assert.doesNotMatch(out, /growth_funnel paused/, 'asks to the Builder are not this card\'s');
+  const empty = text(html`<${RequestsCard} doc=${{ requests: [] }} nowMs=${NOW} />`);
+  assert.match(empty, /Pulse has not asked for a QA check\./);
+  assert.match(empty, /Pulse has not asked for an earlier full pass\./);
 });

@@ -144,12 +144,91 @@ test('bad focus-area input: one line naming the problem, workflow.json byte-iden
   try {
     const url = `${s.url}api/workflows/substack/focus-areas`;
     assert.equal((await request(url, { method: 'POST', body: { action: 'confirm', id: 'fa-1' } })).status, 401);
-    const bad = await request(url, { method: 'POST', token: s.ownerToken, body: { action: 'confirm', id: 'fa-3' } });
-    assert.equal(bad.status, 409);
-    assert.match(bad.body.error, /fa-3 is dropped/);
-    assert.deepEqual(readFileSync(path), before);
+    const httpCases = [
+      [{ action: 'propose', title: 'fourth' }, 409, /at most 3 focus areas are open/],
+      [{ action: 'add', title: 'late', end_date: '2026-10-01' }, 400, /end date 2026-10-01 is in the past/],
+      [{ action: 'confirm', id: 'fa-9' }, 404, /no focus area "fa-9"/],
+      [{ action: 'confirm', id: 'fa-3' }, 409, /fa-3 is dropped/],
+      [{ action: 'extend', id: 'fa-1' }, 400, /an end date is required/],
+    ];
+    for (const [body, status, reason] of httpCases) {
+      const bad = await request(url, { method: 'POST', token: s.ownerToken, body });
+      assert.equal(bad.status, status, `${JSON.stringify(body)}: ${bad.text}`);
+      assert.match(bad.body.error, reason);
+      assert.doesNotMatch(bad.body.error, /\n/);
+      assert.deepEqual(readFileSync(path), before, `${JSON.stringify(body)}: workflow.json unchanged`);
+    }
     const list = await request(url);
     assert.equal(list.body.focus_areas.length, 4);
+  } finally {
+    await s.stop();
+  }
+  // A workflow.json that is invalid when Pulse wants to write it: refused, untouched.
+  writeFileSync(path, '{"pulse": {"enabled": tru');
+  const broken = readFileSync(path);
+  const r = cli('propose', '--title', 'while broken');
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /workflow\.json/);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.deepEqual(readFileSync(path), broken);
+});
+
+// The owner's five actions — confirm, reject, add, extend, drop — on the
+// command line and over HTTP, each seen in workflow.json.
+test('the owner confirms, rejects, adds, extends and drops, with pulse focus and over HTTP', async () => {
+  const tmp = makeTempDir('pulse-focus-owner-');
+  const ws = makeWorkspace(tmp.dir, { cli: SUBSTACK_CONFIG, http: SUBSTACK_CONFIG });
+  const now = ['--now', '2026-10-07T12:00:00Z'];
+  const details = (wf) => JSON.parse(readFileSync(join(ws, 'Workflow', wf, 'workflow.json'), 'utf8')).pulse;
+  const byId = (wf) => Object.fromEntries(details(wf).focus_area_details.map((a) => [a.id, a]));
+  const cli = (...args) => {
+    const r = pulse(['focus', ...args, '--workspace', ws, '--workflow', 'cli', ...now, '--json']);
+    assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r.json;
+  };
+  writeFileSync(join(tmp.dir, 'now'), '2026-10-07T12:00:00Z\n');
+  const s = await startServer(ws, ['--no-tick', '--now-file', join(tmp.dir, 'now')]);
+  const http = async (body) => {
+    const r = await request(`${s.url}api/workflows/http/focus-areas`, { method: 'POST', token: s.ownerToken, body });
+    assert.equal(r.status, 200, `${JSON.stringify(body)}: ${r.text}`);
+    return r.body;
+  };
+  try {
+    const legs = {
+      cli: {
+        propose: (title) => cli('propose', '--title', title).id,
+        act: (action, id, extra = []) => cli(action, '--id', id, ...extra),
+        add: (title, end) => cli('add', '--title', title, '--end-date', end, '--check', 'two posts a week').id,
+      },
+      http: {
+        propose: async (title) => {
+          const r = pulse(['focus', 'propose', '--title', title, '--workspace', ws, '--workflow', 'http', ...now, '--json']);
+          assert.equal(r.status, 0, r.stderr);
+          return r.json.id;
+        },
+        act: (action, id, extra = []) => http({ action, id, ...(extra.length ? { end_date: extra[1] } : {}) }),
+        add: async (title, end) => (await http({ action: 'add', title, end_date: end, check: 'two posts a week' })).id,
+      },
+    };
+    for (const [wf, leg] of Object.entries(legs)) {
+      const a = await leg.propose('Confirm me');
+      const b = await leg.propose('Reject me');
+      await leg.act('confirm', a);
+      await leg.act('reject', b);
+      const c = await leg.add('Added by the owner', '2026-10-20');
+      await leg.act('extend', c, ['--end-date', '2026-11-15']);
+      await leg.act('drop', a);
+      const areas = byId(wf);
+      assert.equal(areas[a].status, 'dropped', `${wf}: confirmed, then dropped`);
+      assert.equal(areas[b].status, 'dropped', `${wf}: rejected`);
+      assert.equal(areas[c].status, 'active', `${wf}: the owner's addition is active at once`);
+      assert.equal(areas[c].proposed_by, 'owner');
+      assert.equal(areas[c].end_date, '2026-11-15', `${wf}: extended`);
+      assert.equal(areas[c].check, 'two posts a week');
+      assert.deepEqual(details(wf).focus_areas, ['Added by the owner'], `${wf}: the active list every reader uses`);
+    }
+    const listed = await request(`${s.url}api/workflows/http/focus-areas?open=true`);
+    assert.deepEqual(listed.body.focus_areas.map((x) => x.title), ['Added by the owner']);
   } finally {
     await s.stop();
   }

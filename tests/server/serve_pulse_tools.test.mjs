@@ -197,6 +197,7 @@ test('an allowed platform tool: carry_out_on_platform without --platform; forwar
   const ws = makeWorkspace(tmp.dir, { free: AUTO });
   const script = join(tmp.dir, 'platform.mjs');
   writeFileSync(script, `let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{const c=JSON.parse(s);
+    if (c.arguments.step_id === 'broken') { process.stderr.write('no such step: broken'); process.exit(3); }
     process.stdout.write(JSON.stringify({ran: c.tool, step: c.arguments.step_id, turn: c.turn, workflow: c.workflow}));});\n`);
   let s = await startServer(ws, ['--no-tick']);
   try {
@@ -222,9 +223,68 @@ test('an allowed platform tool: carry_out_on_platform without --platform; forwar
     const viaMcp = await mcp(s.url, session.token, 'tools/call', { name: 'update_step', arguments: { step_id: 'b' } }, 3);
     assert.equal(viaMcp.body.result.isError, false);
     assert.equal(viaMcp.body.result.structuredContent.result.step, 'b');
+    // The platform failed it: forwarded, not done, with what the command said.
+    const failed = await request(`${s.url}s/${session.session}/tools/custom/update_step`, { method: 'POST', token: session.token, body: { step_id: 'broken' } });
+    assert.equal(failed.status, 200, failed.text);
+    assert.equal(failed.body.status, 'forwarded');
+    assert.equal(failed.body.done, false);
+    assert.equal(failed.body.result.exit_code, 3);
+    assert.match(failed.body.result.stderr, /no such step: broken/);
     // A Pulse tool never goes to the platform.
     const own = await request(`${s.url}s/${session.session}/tools/custom/record_pulse_qa_request`, { method: 'POST', token: session.token, body: { what: 'x' } });
     assert.equal(own.body.executed, true);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('goal memory through the tool: told to consolidate past 45 entries, consolidated to 60, the owner\'s lines kept', async () => {
+  const tmp = makeTempDir('pulse-memory-tool-');
+  const ws = makeWorkspace(tmp.dir, { mem: ASK });
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    const session = openSession(ws, 'mem', 'goal_work');
+    const tool = async (args) => {
+      const r = await request(`${s.url}s/${session.session}/tools/custom/record_pulse_goal_memory`, { method: 'POST', token: session.token, body: args });
+      assert.equal(r.status, 200, r.text);
+      assert.equal(r.body.executed, true);
+      return r.body.result;
+    };
+    // The owner's two lines: an answer (copied in by code) and one written by hand.
+    const d = pulse(['decision', 'create', '--workspace', ws, '--workflow', 'mem', '--question', 'Post on Sundays?', '--option', 'yes', '--option', 'no']);
+    assert.equal(d.status, 0, d.stderr);
+    const answered = pulse(['decision', 'answer', '--workspace', ws, '--workflow', 'mem', '--id', '1', '--option', 'yes', '--note', 'readers like it']);
+    assert.equal(answered.status, 0, answered.stderr);
+    const path = join(ws, 'Workflow', 'mem', 'memory', 'goal.md');
+    writeFileSync(path, readFileSync(path, 'utf8').replace('## Lessons\n', '## Lessons\n- 2026-01-02 [result] the owner\'s own line, by hand\n'));
+    let last;
+    for (let i = 1; last === undefined || last.entry_count < 64; i++) {
+      last = await tool({ section: 'lessons', text: `lesson number ${i}`, source: 'result' });
+      assert.equal(last.consolidate_due, last.entry_count > 45, `entry ${last.entry_count}: told to consolidate past 45 only`);
+      if (last.entry_count === 46) {
+        const view = await request(`${s.url}s/${session.session}/tools/custom/get_pulse_state`, { method: 'POST', token: session.token, body: { view: 'goal_status' } });
+        assert.equal(view.body.result.goal_lead.memory.consolidate_due, true, 'the goal_status view carries the memory');
+      }
+    }
+    assert.equal(last.entry_count, 64);
+    assert.equal(last.over_limit, true);
+    const viaMcp = await mcp(s.url, session.token, 'tools/call', { name: 'record_pulse_goal_memory', arguments: { action: 'consolidate' } }, 9);
+    assert.equal(viaMcp.body.result.isError, false, JSON.stringify(viaMcp.body));
+    const done = viaMcp.body.result.structuredContent.result;
+    assert.equal(done.action, 'consolidate');
+    assert.equal(done.entry_count, 60);
+    assert.equal(done.dropped, 4);
+    assert.equal(done.over_limit, false);
+    const text = readFileSync(path, 'utf8');
+    assert.match(text, /the owner's own line, by hand/);
+    assert.match(text, /\[owner answer\] .*Post on Sundays\?.*yes/);
+    for (let i = 1; i <= 4; i++) assert.doesNotMatch(text, new RegExp(`lesson number ${i}\\n`), `the oldest of Pulse's lines went: ${i}`);
+    assert.match(text, /lesson number 5\n/);
+    // A smaller number than 60 is refused, nothing changed.
+    const smaller = await request(`${s.url}s/${session.session}/tools/custom/record_pulse_goal_memory`, { method: 'POST', token: session.token, body: { action: 'consolidate', entries: 10 } });
+    assert.equal(smaller.status, 400);
+    assert.match(smaller.body.error, /entries/);
+    assert.equal(readFileSync(path, 'utf8'), text);
   } finally {
     await s.stop();
   }

@@ -10,6 +10,7 @@ import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { FocusAreasCard } from './focus.mjs';
 import { SchedulesCard } from './schedules.mjs';
+import { RequestsCard } from './requests.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { MessagesCard } from './messages.mjs';
 import { TalkToPulseCard, PulseChatCard } from './conversation.mjs';
@@ -242,7 +243,8 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('conversation', 'pulse-chat', 'Pulse chat', () => html`<${PulseChatCard} doc=${docs.conversation} source=${source}
       nowSeconds=${nowSeconds} />`)}
     ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
-      canAct=${!readOnly} onCheckNow=${onCheckNow} />`)}
+      canAct=${!readOnly} onCheckNow=${onCheckNow} check=${docs.check} />`)}
+    ${card('requests', 'requests', "Pulse's requests", () => html`<${RequestsCard} doc=${docs.requests} nowMs=${nowMs} />`)}
     ${card('module', 'schedules', 'Schedules and after-run options', () => html`<${SchedulesCard} doc=${docs.module}
       onChange=${after.onAfterRun} busy=${after.afterBusy} error=${after.afterError} readOnly=${readOnly || (source.kind === 'local'
         ? 'After-run options live in workflow.json: change them on the server.' : '')} />`)}

@@ -78,8 +78,8 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
     </p>
     ${options.length ? html`<p class="options">Options: ${options.map((o) => html`<span class=${`option ${rec && optionLabel(o) === recommendationText(rec) ? 'option-rec' : ''}`}>${optionLabel(o)}</span> `)}</p>` : null}
     ${d.why ? html`<p class="why">${d.why}</p>` : null}
-    ${d.context && d.context.refused_call ? html`<p class="refused-call muted">Pulse asks instead of
-      <code>${d.context.refused_call.tool}</code>, which its autonomy held: ${d.context.refused_call.reason}</p>` : null}
+    ${d.context && d.context.refused_call ? html`<p class="refused-call muted">Pulse asks instead of <code>${d.context.refused_call.tool}</code>,
+      which its autonomy held: ${d.context.refused_call.reason}</p>` : null}
     ${rec
       ? html`<div class="recommendation">
         <p><span class="rec-label">Pulse recommends</span> <strong class="rec-answer">${recommendationText(rec)}</strong>

@@ -66,8 +66,9 @@ export function FactsCard({ check, nowMs }) {
   const f = check && check.facts;
   if (!f) return null;
   const answers = list(f.owner_answers);
+  // Whole files that could not be read, and the first skipped line or row
+  // of each file read in part ("unreadable: <file>:<line>: ...").
   const unreadable = list(f.unreadable);
-  const skipped = list(f.sources).filter((s) => s.skipped > 0);
   return html`<${Card} id="goal-facts" title="Since the last check" subtitle=${`since ${formatDay(f.since)}${f.last_check_at ? '' : ' (no recorded check: the last 7 days)'}`}>
     <h3>Plan changes</h3>
     <${PlanChanges} changes=${list(f.plan_changes)} nowMs=${nowMs} />
@@ -78,8 +79,7 @@ export function FactsCard({ check, nowMs }) {
     <${SpendRow} spend=${f.spend || {}} spikes=${list(f.cost_spikes)} />
     <h3>Runs</h3>
     <${ErrorRate} e=${f.error_rate || {}} health=${f.run_health || {}} />
-    ${unreadable.length || skipped.length ? html`<p class="muted facts-sources">
-      ${unreadable.map((u) => html`<span class="card-error">${u}</span> `)}
-      ${skipped.map((s) => `${s.file}: ${s.skipped} skipped. `)}</p>` : null}
+    ${unreadable.length ? html`<ul class="facts-sources">
+      ${unreadable.map((u) => html`<li class="card-error">${u}</li>`)}</ul>` : null}
   <//>`;
 }

@@ -7,3 +7,4 @@ export { GoalStatusCard, ReadingsCard, RunsByRouteCard, chartSeries } from './go
 export { NeedsYouCard, DecisionLogCard, answerText } from './decisions.mjs';
 export { GoalMemoryCard, renderMemory } from './memory.mjs';
 export { AgentLogCard, groupAgentRows, MAX_AGENT_ROWS } from './agent-log.mjs';
+export { RequestsCard } from './requests.mjs';

@@ -44,12 +44,28 @@ export function GoalMemoryCard({ doc, onSave, readOnly, saving, error }) {
 // disclosure; a section with no entry says so.
 const FORMAT_NOTE = /^What Pulse and the owner have learned/;
 
+// What each of Pulse's sections holds, said where a section is still empty.
+const SECTION_USE = {
+  'owner preferences and answers': 'your answers to Pulse\'s questions (Accept, Change…) are kept here.',
+  'decisions and outcomes': 'what came of an answer (Record result in the decision log), and the safe defaults Pulse applied, are kept here.',
+  lessons: 'the lesson of each closed focus area is kept here.',
+  'open bets': 'what is being tried and not yet judged goes here (Edit to add one).',
+  'waiting on the owner': 'what Pulse needs from you beyond the questions in Needs you goes here.',
+};
+
+function emptySectionText(title) {
+  const use = SECTION_USE[String(title || '').trim().toLowerCase()];
+  return use ? `Nothing here yet: ${use}` : 'Nothing here yet.';
+}
+
 export function renderMemory(text) {
   const out = [];
   let list = null;
-  let section = null; // entries seen under the current ## heading
+  let section = null; // the current ## heading and the entries seen under it
   const flush = () => { if (list) { out.push(html`<ul>${list}</ul>`); list = null; } };
-  const closeSection = () => { if (section && section.count === 0) out.push(html`<p class="muted empty-section">Nothing here yet.</p>`); };
+  const closeSection = () => {
+    if (section && section.count === 0) out.push(html`<p class="muted empty-section">${emptySectionText(section.title)}</p>`);
+  };
   for (const raw of text.split('\n')) {
     const line = raw.trimEnd();
     const h = /^(#{1,4})\s+(.*)$/.exec(line);
@@ -57,7 +73,7 @@ export function renderMemory(text) {
     if (h && h[1].length === 1 && /^goal memory$/i.test(h[2].trim())) continue;
     if (h) {
       flush();
-      if (h[1].length === 2) { closeSection(); section = { count: 0 }; }
+      if (h[1].length === 2) { closeSection(); section = { count: 0, title: h[2] }; }
       out.push(h[1].length <= 2 ? html`<h3>${h[2]}</h3>` : html`<h4>${h[2]}</h4>`);
     } else if (b) {
       if (section) section.count++;

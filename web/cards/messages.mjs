@@ -27,7 +27,22 @@ function Message({ m, local }) {
   </li>`;
 }
 
-export function MessagesCard({ doc, local, canAct, onCheckNow }) {
+// Paused schedules, from the goal check's alarms.
+const schedulesPaused = (check) => !!(check && Array.isArray(check.alarms)
+  && check.alarms.some((a) => a.kind === 'schedules_paused' || a.schedules_paused));
+
+// The owner's actions the API allows (a goal check now) and where the one it
+// does not (resuming schedules) is done.
+function OwnerActionsNote({ local, canAct, paused }) {
+  const resume = paused
+    ? ' The schedules are paused: Pulse\'s API cannot resume them (no route changes a schedule); resume them in the workflow\'s schedule settings on the platform, or answer Pulse\'s question in Needs you.'
+    : '';
+  if (local) return html`<p class="muted small owner-actions">Check now runs on the server (pulse serve), not on a copy.${resume}</p>`;
+  if (!canAct) return html`<p class="muted small owner-actions">Check now needs the owner token.${resume}</p>`;
+  return resume ? html`<p class="muted small owner-actions">${resume.trim()}</p>` : null;
+}
+
+export function MessagesCard({ doc, local, canAct, onCheckNow, check }) {
   const [note, setNote] = useState('');
   const [busy, setBusy] = useState(false);
   const messages = doc && Array.isArray(doc.messages) ? [...doc.messages].reverse() : [];
@@ -43,7 +58,7 @@ export function MessagesCard({ doc, local, canAct, onCheckNow }) {
     subtitle=${messages.length ? `${plural(messages.length, 'message')}${undelivered ? ` · ${undelivered} not delivered` : ''}, newest first` : ''}
     actions=${actions}>
     ${note ? html`<p class="notice-inline" role="status">${note}</p>` : null}
-    ${!local && !canAct ? html`<p class="muted small">Check now needs the owner token. Schedules are resumed in the workflow's settings (the server has no route for it).</p>` : null}
+    <${OwnerActionsNote} local=${local} canAct=${canAct} paused=${schedulesPaused(check)} />
     ${messages.length === 0
       ? html`<${EmptyState}>Pulse has sent no message yet: its goal check writes one here when it has news for you.<//>`
       : html`<ol class="messages">${messages.slice(0, 20).map((m) => html`<${Message} key=${m.id} m=${m} local=${local} />`)}</ol>`}

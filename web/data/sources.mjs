@@ -43,6 +43,7 @@ export const CARD_METHODS = [
   ['messages', 'outbox.list', () => ({})],
   ['focus', 'focus.list', () => ({})],
   ['module', 'review.state', () => ({})],
+  ['requests', 'request.list', () => ({})],
   // The current generation only: older ones are read when the chat asks.
   ['conversation', 'conversation.show', () => ({})],
 ];
