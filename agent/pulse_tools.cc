@@ -11,6 +11,7 @@
 #include "core/api/facts.h"
 #include "core/api/focus_areas.h"
 #include "core/api/goal.h"
+#include "core/api/review.h"
 #include "core/goal_check.h"
 #include "core/time_util.h"
 #include "core/tool_catalog.h"
@@ -105,7 +106,9 @@ Result<json> GetPulseState(ApiContext& ctx, const Args& a) {
                 {"focus_areas", Part(FocusListJson(ctx, true))},
                 {"autonomy", AutonomyLevelsJson(ctx.config)}};
   }
-  return a.Error("view", "must be goal_status, goal_work or agent_log, not \"" + view + "\"");
+  // The module's inputs: the latest Workflow Review and the after-run options.
+  if (view == "module") return ModuleStateJson(ctx);
+  return a.Error("view", "must be goal_status, goal_work, agent_log or module, not \"" + view + "\"");
 }
 
 Result<json> RecordGoalCheck(ApiContext& ctx, const Args& a) {
@@ -192,6 +195,7 @@ Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const
   if (name == "record_pulse_goal_check") return RecordGoalCheck(ctx, a);
   if (name == "record_pulse_recommendation") return RecordRecommendation(ctx, session, a);
   if (name == "record_pulse_decision_outcome") return RecordOutcomeTool(ctx, a);
+  if (name == "record_workflow_review" || name == "record_housekeeping") return ExecuteReviewTool(ctx, session, name, a);
   return ExecuteRecordTool(ctx, session, name, a);
 }
 

@@ -48,6 +48,12 @@ const nlohmann::json& CatalogToolDefinitions();
 Result<nlohmann::json> ExecuteRecordTool(ApiContext& ctx, const std::string& session, const std::string& name,
                                          const Args& args);
 
+// record_workflow_review, record_housekeeping (agent/review_tools.cc): the
+// receipts of the workflow_review and housekeeping turns. NotFound for
+// another name.
+Result<nlohmann::json> ExecuteReviewTool(ApiContext& ctx, const std::string& session, const std::string& name,
+                                         const Args& args);
+
 // Carries out an allowed platform tool call somewhere outside Pulse (the
 // server's --platform command); its answer is the call's result.
 struct PlatformResult {

@@ -36,6 +36,7 @@ const char* GuardRuleName(GuardRule rule) {
     case GuardRule::kAskBuilderFixRunFailed: return "ask_builder_fix_run_failed";
     case GuardRule::kOwnerOnly: return "owner_only";
     case GuardRule::kSessionClosed: return "session_closed";
+    case GuardRule::kHousekeepingOnly: return "housekeeping_only";
   }
   return "unknown";
 }
@@ -95,6 +96,22 @@ HeldLevels LevelsForTurn(TurnKind turn, const AutonomyLevels& levels, bool sched
       // A fix run checks and repairs what Pulse asked about; starting runs
       // stays the owner's or Pulse's own call.
       hold(&h.run, &h.run_held_by, "a qa_fix run never starts runs");
+      break;
+    }
+    case TurnKind::kWorkflowReview: {
+      // The review reads the plan and may mend it within the workflow's
+      // change level; it precedes a run, so it never starts one itself.
+      const std::string why = "a workflow_review turn reviews the plan: it never runs or sends";
+      hold(&h.run, &h.run_held_by, why);
+      hold(&h.outward, &h.outward_held_by, why);
+      break;
+    }
+    case TurnKind::kHousekeeping: {
+      // Backup and publish were ticked by the owner for this schedule; the
+      // turn may do those and nothing else (HousekeepingToolAllowed).
+      const std::string why = "a housekeeping turn only backs up and publishes";
+      hold(&h.run, &h.run_held_by, why);
+      hold(&h.change, &h.change_held_by, why);
       break;
     }
     default:
@@ -416,6 +433,14 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
              "allowed: a workflow_step session is not a Pulse turn; it keeps the platform's normal tools");
   } else {
     d = Decide(c, lk.entry, args);
+    const bool reads = d.rule == GuardRule::kReadOnly || d.rule == GuardRule::kPulseRecord;
+    if (turn == TurnKind::kHousekeeping && d.allowed && !reads &&
+        lk.normalized.find("backup") == std::string::npos && lk.normalized.find("publish") == std::string::npos) {
+      // The owner ticked backup and publish for this run; nothing else.
+      d = Make(false, GuardRule::kHousekeepingOnly,
+               "refused: " + lk.normalized + " is neither a backup nor a publish action, the only things a "
+               "housekeeping turn does" + kInstead);
+    }
     if (lk.entry && !lk.name_space.empty() && d.allowed) {
       // A catalog name under someone else's MCP server is that server's tool:
       // it must pass both its name's class and the unclassified rule.

@@ -64,6 +64,7 @@ enum class GuardRule {
   kAskBuilderFixRunFailed, // "ask_builder_fix_run_failed"
   kOwnerOnly,              // "owner_only": answering for the owner
   kSessionClosed,          // "session_closed"
+  kHousekeepingOnly,       // "housekeeping_only": a housekeeping turn does backup and publish only
 };
 const char* GuardRuleName(GuardRule rule);
 

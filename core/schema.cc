@@ -104,6 +104,7 @@ Status EnsureSchema(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db));
   return Status::OK();
 }
 

@@ -41,5 +41,6 @@ Status EnsureRequestsSchema(Db& db);   // QA, fast and Builder requests (pulse_r
 Status EnsureWorklistSchema(Db& db);   // a pass's worklist and module_due rules (pass_worklist.h)
 Status EnsureRunFailuresSchema(Db& db);  // failed runs Pulse has seen (run_failures.h)
 Status EnsureAsksSchema(Db& db);       // ask_pulse and ask_builder calls and threads (asks.h)
+Status EnsureAfterRunSchema(Db& db);   // housekeeping hashes, requests, run summaries (after_run.h)
 
 }  // namespace pulse

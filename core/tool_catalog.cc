@@ -127,6 +127,8 @@ const ToolEntry kCatalog[] = {
 
   // ---- Pulse's own records (always allowed) ----
   {"record_pulse_goal_check", C::kPulseRecord, A::kNone, "records the goal check verdict"},
+  {"record_workflow_review", C::kPulseRecord, A::kNone, "the Workflow Review's receipt (clean or broken)"},
+  {"record_housekeeping", C::kPulseRecord, A::kNone, "a backup or publish done for the source hash"},
   {"record_pulse_recommendation", C::kPulseRecord, A::kNone, "attaches a recommendation to a decision"},
   {"record_pulse_goal_memory", C::kPulseRecord, A::kNone, "adds to or consolidates goal memory"},
   {"record_pulse_decision_outcome", C::kPulseRecord, A::kNone, "records what came of a decision"},

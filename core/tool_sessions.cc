@@ -24,6 +24,8 @@ const char* TurnKindName(TurnKind kind) {
     case TurnKind::kBuilderFix: return "builder_fix";
     case TurnKind::kQaFix: return "qa_fix";
     case TurnKind::kWorkflowStep: return "workflow_step";
+    case TurnKind::kWorkflowReview: return "workflow_review";
+    case TurnKind::kHousekeeping: return "housekeeping";
   }
   return "unknown";
 }
@@ -32,7 +34,7 @@ const std::vector<TurnKind>& AllTurnKinds() {
   static const std::vector<TurnKind> kinds = {
       TurnKind::kGoalCheck, TurnKind::kGoalWork,        TurnKind::kGoalWorkReceipt, TurnKind::kAskPulse,
       TurnKind::kRunFailed, TurnKind::kBuilderQuestion, TurnKind::kBuilderFix,      TurnKind::kQaFix,
-      TurnKind::kWorkflowStep};
+      TurnKind::kWorkflowStep, TurnKind::kWorkflowReview, TurnKind::kHousekeeping};
   return kinds;
 }
 
@@ -57,6 +59,24 @@ bool IsPulseTurn(TurnKind kind) {
   return kind == TurnKind::kGoalCheck || kind == TurnKind::kGoalWork || kind == TurnKind::kGoalWorkReceipt ||
          kind == TurnKind::kAskPulse || kind == TurnKind::kRunFailed;
 }
+
+namespace {
+
+// The id's middle word and generation letter: schedule-<kind>--<hash>-<letter><N>.
+void SessionKindOf(TurnKind turn, std::string* kind, std::string* letter) {
+  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "g"; return; }
+  switch (turn) {
+    case TurnKind::kWorkflowStep: *kind = "step"; *letter = "s"; return;
+    case TurnKind::kWorkflowReview: *kind = "review"; *letter = "r"; return;
+    case TurnKind::kHousekeeping: *kind = "housekeeping"; *letter = "h"; return;
+    // A QA fix run has its own session, apart from Pulse's conversation.
+    case TurnKind::kQaFix: *kind = "qafix"; *letter = "x"; return;
+    case TurnKind::kBuilderFix: *kind = "builder"; *letter = "f"; return;
+    default: *kind = "builder"; *letter = "q"; return;
+  }
+}
+
+}  // namespace
 
 bool HasUnattendedPrefix(std::string_view session_id) {
   std::string t;
@@ -141,7 +161,8 @@ const char kSessionSelect[] =
 
 bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& workflow) {
   std::string hash = "--" + Sha256Hex(workflow).substr(0, 16) + "-";
-  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step", "schedule-qafix"}) {
+  for (const char* kind : {"schedule-goallead", "schedule-builder", "schedule-step", "schedule-qafix", "schedule-review",
+                           "schedule-housekeeping"}) {
     std::string prefix = kind + hash;
     if (session_id.rfind(prefix, 0) == 0) return true;
   }
@@ -208,16 +229,8 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
     s.turn = turn;
     PULSE_ASSIGN_OR_RETURN(int64_t next, db.QueryInt64("SELECT COALESCE(MAX(seq), 0) + 1 FROM pulse_tool_sessions WHERE parent = ''"));
     seq = next;
-    // A QA fix run has its own session, apart from Pulse's conversation.
-    std::string kind = IsPulseTurn(turn)                 ? "goallead"
-                       : turn == TurnKind::kWorkflowStep ? "step"
-                       : turn == TurnKind::kQaFix        ? "qafix"
-                                                         : "builder";
-    std::string letter = IsPulseTurn(turn)                 ? "g"
-                         : turn == TurnKind::kWorkflowStep ? "s"
-                         : turn == TurnKind::kQaFix        ? "x"
-                         : turn == TurnKind::kBuilderFix   ? "f"
-                                                           : "q";
+    std::string kind, letter;
+    SessionKindOf(turn, &kind, &letter);
     // The conversation's own sessions (seq <= 0, OpenConversationTurnSession)
     // keep their ids: an opened session takes the next free number.
     PULSE_ASSIGN_OR_RETURN(Statement taken, db.Prepare("SELECT 1 FROM pulse_tool_sessions WHERE session_id = ?"));

@@ -26,6 +26,8 @@ enum class TurnKind {
   kBuilderFix,       // ask_builder fix in a Builder chat: Change only (at the workflow's change level)
   kQaFix,            // a QA fix run Pulse asked for (its own session): Run held
   kWorkflowStep,     // a workflow step a turn started: not a Pulse turn, the platform's normal tools
+  kWorkflowReview,   // Workflow Review before a run: Run and Outward held, Change at the workflow's level
+  kHousekeeping,     // the after-run backup/publish turn: Run and Change held, only backup and publish tools
 };
 
 const char* TurnKindName(TurnKind kind);

@@ -10,6 +10,11 @@ using nlohmann::json;
 const char* LevelName(Level level) { return level == Level::kAuto ? "auto" : "ask"; }
 const char* AnswerLevelName(AnswerLevel level) { return level == AnswerLevel::kAct ? "act" : "recommend"; }
 
+AfterRun AfterRunForPulseMode(const std::string& pulse_mode) {
+  if (pulse_mode == "off") return AfterRun{false, false, false};
+  return AfterRun{true, true, true};
+}
+
 bool WorkflowConfig::AllSchedulesPaused() const {
   if (schedules.empty()) return false;
   for (const Schedule& s : schedules) {
@@ -153,19 +158,30 @@ Status ReadPrimaryMetric(const Reader& r, const json& pm, PrimaryMetric* m) {
   return Status::OK();
 }
 
+Status ReadAfterRun(const Reader& r, const json& after, const std::string& path, AfterRun* out) {
+  PULSE_RETURN_IF_ERROR(r.Bool(after, "backup", path + ".backup", &out->backup));
+  PULSE_RETURN_IF_ERROR(r.Bool(after, "publish", path + ".publish", &out->publish));
+  PULSE_RETURN_IF_ERROR(r.Bool(after, "notify", path + ".notify", &out->notify));
+  return Status::OK();
+}
+
 Status ReadSchedule(const Reader& r, const json& item, const std::string& path, Schedule* s) {
   if (!item.is_object()) return r.Fail(path, "expected an object");
   PULSE_RETURN_IF_ERROR(r.String(item, "id", path + ".id", &s->id));
   if (s->id.empty()) return r.Fail(path + ".id", "missing: every schedule needs an id");
   PULSE_RETURN_IF_ERROR(r.String(item, "cron", path + ".cron", &s->cron));
   PULSE_RETURN_IF_ERROR(r.Bool(item, "enabled", path + ".enabled", &s->enabled));
+  PULSE_RETURN_IF_ERROR(r.String(item, "pulse_mode", path + ".pulse_mode", &s->pulse_mode));
+  if (!s->pulse_mode.empty() && s->pulse_mode != "basic" && s->pulse_mode != "full" && s->pulse_mode != "off") {
+    return r.Fail(path + ".pulse_mode", "expected \"basic\", \"full\" or \"off\", got \"" + s->pulse_mode + "\"");
+  }
   const json* after = nullptr;
   PULSE_RETURN_IF_ERROR(r.Object(item, "after_run", path + ".after_run", &after));
-  if (after) {
-    PULSE_RETURN_IF_ERROR(r.Bool(*after, "backup", path + ".after_run.backup", &s->after_run.backup));
-    PULSE_RETURN_IF_ERROR(r.Bool(*after, "publish", path + ".after_run.publish", &s->after_run.publish));
-    PULSE_RETURN_IF_ERROR(r.Bool(*after, "notify", path + ".after_run.notify", &s->after_run.notify));
-  }
+  s->after_run_set = after != nullptr;
+  // Where after_run is absent the retired pulse_mode still says what the
+  // owner chose (off: nothing after a run).
+  if (!after) s->after_run = AfterRunForPulseMode(s->pulse_mode);
+  if (after) PULSE_RETURN_IF_ERROR(ReadAfterRun(r, *after, path + ".after_run", &s->after_run));
   return Status::OK();
 }
 
@@ -193,6 +209,17 @@ Result<WorkflowConfig> ParseWorkflowConfig(const std::string& text, const std::s
     PrimaryMetric m;
     PULSE_RETURN_IF_ERROR(ReadPrimaryMetric(r, *pm, &m));
     config.primary_metric = m;
+  }
+
+  const json* manual = nullptr;
+  PULSE_RETURN_IF_ERROR(r.Object(doc, "after_manual_run", "after_manual_run", &manual));
+  if (manual) PULSE_RETURN_IF_ERROR(ReadAfterRun(r, *manual, "after_manual_run", &config.after_manual_run));
+  auto cv = doc.find("contract_version");
+  if (cv != doc.end() && !cv->is_null()) {
+    if (!cv->is_number_integer() || cv->get<int64_t>() < 0 || cv->get<int64_t>() > 1000000) {
+      return r.Fail("contract_version", "expected a whole number from 0 to 1000000");
+    }
+    config.contract_version = cv->get<int>();
   }
 
   auto schedules = doc.find("schedules");

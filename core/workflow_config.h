@@ -46,17 +46,28 @@ struct PrimaryMetric {
   std::optional<int64_t> deadline;
 };
 
+// What finalize-run does after a run: back up, publish, notify. Each
+// schedule has its own (after_run); full runs from a chat use
+// after_manual_run.
 struct AfterRun {
   bool backup = true;
   bool publish = true;
   bool notify = true;
+  bool operator==(const AfterRun& o) const { return backup == o.backup && publish == o.publish && notify == o.notify; }
 };
+
+// The retired per-schedule switch that after_run replaces: "basic" and
+// "full" meant all three on, "off" none. Read (for one release) only where
+// after_run is absent.
+AfterRun AfterRunForPulseMode(const std::string& pulse_mode);
 
 struct Schedule {
   std::string id;
   std::string cron;
   bool enabled = true;
   AfterRun after_run;
+  bool after_run_set = false;  // after_run was in the file (else it came from pulse_mode or the default)
+  std::string pulse_mode;      // "", "basic", "full" or "off"
 };
 
 struct WorkflowConfig {
@@ -65,6 +76,10 @@ struct WorkflowConfig {
   GoalCheckSettings goal_check;
   std::optional<PrimaryMetric> primary_metric;
   std::vector<Schedule> schedules;
+  // Full runs started from a chat: backup and publish off, notify on unless set.
+  AfterRun after_manual_run{false, false, true};
+  // The workflow platform's contract version (0: not stated).
+  int contract_version = 0;
   nlohmann::json raw = nlohmann::json::object();
 
   // "Has a goal": goal.primary_metric is present.

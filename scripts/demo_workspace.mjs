@@ -164,12 +164,42 @@ const digest = workflow('digest', {
   pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
   goal: { primary_metric: { name: 'weekly_readers', route: 'publish', direction: 'increase', target: 500,
     baseline: 100, baseline_at: at(daysAgo(30)), deadline: at(daysAgo(-60)) } },
-  schedules: [{ id: 'daily', cron: '0 7 * * *', enabled: true }],
+  // What each schedule does after its run (the Pulse tab's checkboxes); the
+  // weekend schedule still says it the retired way (pulse_mode), which
+  // `pulse serve` migrates to after_run when it starts.
+  schedules: [
+    { id: 'daily', cron: '0 7 * * *', enabled: true, after_run: { backup: true, publish: true, notify: true } },
+    { id: 'weekend', cron: '0 9 * * 6', enabled: true, pulse_mode: 'off' },
+  ],
+  after_manual_run: { backup: false, publish: false, notify: true },
 }, '# Digest\n\nA daily digest of the team\'s notes; 500 weekly readers within three months.\n');
 for (let d = 10; d >= 1; d--) {
   id = run('digest', digest, daysAgo(d, 7), 'publish');
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
 }
+
+// ---- Workflow Review: the plans and their changes, reviewed before a run ----
+// Digest's plan is sound: reviewed once (the built-in reviewer), its runs go.
+// Substack's Builder renamed a step yesterday and growth_funnel still names
+// the old one: the review leaves that break, which stops only the runs that
+// touch growth_funnel.
+function plan(name, wf, steps, change) {
+  mkdirSync(join(wf, 'planning'), { recursive: true });
+  writeFileSync(join(wf, 'planning', 'plan.json'), `${JSON.stringify({ steps }, null, 2)}\n`);
+  writeFileSync(join(wf, 'planning', 'changelog.jsonl'), `${JSON.stringify(change)}\n`);
+  // Exit 1 is the answer "stop", not a failure of the demo.
+  const r = spawnSync(PULSE, ['pre-run', '--workspace', dir, '--workflow', name, '--now', at(anchor), '--json'], { encoding: 'utf8' });
+  if (r.status !== 0 && r.status !== 1) {
+    console.error(`demo: pulse pre-run ${name}: ${r.stderr}`);
+    process.exit(1);
+  }
+}
+plan('digest', digest, [{ id: 'collect_notes' }, { id: 'summarize', depends_on: ['collect_notes'] },
+  { id: 'publish', depends_on: ['summarize'] }],
+{ at: at(daysAgo(2, 15)), tool: 'update_step', reason: 'five items instead of ten', steps: ['summarize'], who: 'ana', session: 'b-ana-2' });
+plan('substack', join(dir, 'Workflow', 'substack'), [{ id: 'research' }, { id: 'write_article', depends_on: ['research'] },
+  { id: 'subscriber_export' }, { id: 'growth_funnel', depends_on: ['subscriber_export_v1'] }, { id: 'publish_review' }],
+{ at: at(daysAgo(1, 16)), tool: 'rename_step', reason: 'subscriber_export_v1 is now subscriber_export', steps: ['subscriber_export'], who: 'ana', session: 'b-ana-3' });
 
 // ---- focus areas (workflow.json pulse.focus_area_details) and a QA request ----
 const day = (ms) => at(ms).slice(0, 10);

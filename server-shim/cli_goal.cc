@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "agent/after_run_actions.h"
 #include "agent/agent_api.h"
 #include "core/api/api.h"
 #include "core/goal_facts.h"
@@ -56,6 +57,21 @@ void SetupObserve(CLI::App& app, State& state) {
   });
 }
 
+void PrintAfterRun(const json& a) {
+  if (a.value("already", false)) {
+    std::cout << "  after-run options: already carried out for this run\n";
+    return;
+  }
+  std::cout << "  after-run options (" << a["source"].get<std::string>() << "):";
+  for (const char* k : {"notify", "backup", "publish"}) {
+    const json& x = a[k];
+    std::cout << " " << k << " " << x["state"].get<std::string>();
+    if (x.contains("why")) std::cout << " (" << x["why"].get<std::string>() << ")";
+    std::cout << (std::string(k) == "publish" ? "" : ";");
+  }
+  std::cout << "\n";
+}
+
 void SetupFinalize(CLI::App& app, State& state) {
   static struct { std::string run_dir; } f;
   CLI::App* sub = app.add_subcommand("finalize-run", "the after-run hook: record a finished run's goal facts");
@@ -86,6 +102,10 @@ void SetupFinalize(CLI::App& app, State& state) {
     }
     Result<json> out = CallApi(ctx, "goal.record_run", args);
     if (!out.ok()) { state.exit_code = Fail(out.status().WithContext(f.run_dir)); return; }
+    // The run's after-run options: notify, backup, publish.
+    Result<json> after = CarryOutAfterRun(ctx, *run);
+    if (!after.ok()) { state.exit_code = Fail(after.status().WithContext(f.run_dir + ": after-run options")); return; }
+    (*out)["after_run"] = *after;
     if (state.globals.json) {
       PrintJson(*out);
     } else {
@@ -94,6 +114,7 @@ void SetupFinalize(CLI::App& app, State& state) {
                 << o["route"].get<std::string>() << (o["primary_route"].get<bool>() ? ", the goal's route" : "")
                 << ", " << o["status"].get<std::string>()
                 << (o["primary_reading"].get<bool>() ? ", primary reading taken" : ", no primary reading") << ")\n";
+      PrintAfterRun(o["after_run"]);
     }
   });
 }

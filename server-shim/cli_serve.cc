@@ -49,6 +49,12 @@ void Setup(CLI::App& app, State& state) {
       ->check(CLI::Range(1.0, 3600.0));
   sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
       ->check(CLI::Range(0.1, 86400.0));
+  sub->add_option("--review-timeout", opt.review_timeout,
+                  "seconds before a Workflow Review's runner is killed; the run then goes (default 300)")
+      ->check(CLI::Range(0.1, 86400.0));
+  sub->add_option("--review-wait", opt.review_wait,
+                  "seconds a scheduled run's pre-run waits for the review (default 330)")
+      ->check(CLI::Range(0.0, 86400.0));
   sub->add_option("--now-file", opt.now_file,
                   "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
   sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");

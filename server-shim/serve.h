@@ -42,6 +42,8 @@ struct ServeOptions {
   std::string builder;           // --builder: runs a Builder chat turn (sh -c); empty: no Builder chat can be asked
   double platform_timeout = 120; // seconds before a platform call is killed
   double runner_timeout = 600;   // seconds before a runner is killed
+  double review_timeout = 300;   // seconds before a Workflow Review's runner is killed (the run then goes)
+  double review_wait = 330;      // seconds a scheduled run's pre-run waits for the review
   std::string now_file;          // injectable clock (ServerEnv)
   std::string web_root;          // the Pulse tab (web/)
   std::string wasm_root;         // the WASM module (build/wasm/), served at /wasm/
@@ -173,6 +175,8 @@ class TurnManager {
   // A failed run's one short turn in the conversation, its outcome kept
   // with the claim (qa_run.cc).
   Result<nlohmann::json> RunFailedTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
+  // The after-run backup/publish turn for one housekeeping request.
+  Result<nlohmann::json> HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
                 const std::string& error, int64_t started);
   void Reap();

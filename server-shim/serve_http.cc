@@ -26,6 +26,7 @@
 #include "server-shim/rest_routes.h"
 #include "server-shim/owner_token.h"
 #include "server-shim/sandbox.h"
+#include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 #include "server-shim/server_env.h"
 #include "server-shim/slack_service.h"
@@ -394,6 +395,16 @@ void App::InstallWrites(HttpServer& s) {
     if (r.verb == "PUT") s.Put(r.Pattern(), handler); else s.Post(r.Pattern(), handler);
   }
   s.Post(kWorkflow + "/call/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) { GenericCall(req, res); });
+  s.Post(kWorkflow + "/pre-run", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!RequireOwner(req, res)) return;
+    json body;
+    if (!ParseJsonObjectBody(req, res, &body)) return;
+    Result<PreRunRequest> pre = PreRunRequestFromJson(req.matches[1], body);
+    if (!pre.ok()) return ReplyStatus(res, pre.status());
+    Result<json> out = PreRun(*env_, options_, *turns_, *pre);
+    if (!out.ok()) return ReplyStatus(res, out.status());
+    ReplyJson(res, 200, *out);
+  });
 }
 
 void App::InstallAgent(HttpServer& s) {
@@ -590,7 +601,10 @@ int Serve(const ServeOptions& in) {
   // Set before anything is served: requests and turns read it.
   std::unique_ptr<BuilderChannel> builder = MakeBuilderChannel(options, &env, base_url, nullptr);
   SetBuilderChannel(builder.get());
+  // pulse_mode -> after_run before anything is served or ticked.
+  std::vector<std::string> migrated = MigrateAfterRunAtStart(env, options.workspace, names);
   Announce(options, base_url, names.size(), *owner);
+  for (const std::string& line : migrated) spdlog::info("{}", line);
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();

@@ -10,6 +10,7 @@
 #include "core/goal_facts.h"
 #include "core/pass.h"
 #include "core/time_util.h"
+#include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -149,6 +150,11 @@ void Scheduler::TickOnce() {
     } else if (!(*expired)["expired"].empty()) {
       spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
     }
+
+    // Workflow Review ahead of the next run, and the after-run housekeeping
+    // a finished run asked for.
+    ReviewAhead(*env_, options_, *turns_, wf, ctx);
+    StartHousekeeping(*turns_, wf, ctx);
 
     // 3. The goal measured again after it was not: the recovery message.
     NoteGoalRecovery(*env_, ctx, wf);

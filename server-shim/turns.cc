@@ -12,6 +12,8 @@
 #include "agent/pulse_qa.h"
 #include "agent/pulse_tools.h"
 #include "agent/pulse_turns.h"
+#include "agent/review_turns.h"
+#include "core/after_run.h"
 #include "core/agent_log.h"
 #include "core/goal_facts.h"
 #include "core/pulse_requests.h"
@@ -179,8 +181,11 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   uint64_t n = ++counter_;
   t.pulse_run_id = "pr-" + Compact(t.started_at) + "-" + RandomHex(6) + "-" + std::to_string(n);
   t.agent = kAgentPrefix + request.kind + "-" + t.pulse_run_id.substr(3);
-  std::string name = request.workflow + " Pulse: " + request.kind +
-                     (request.trigger.empty() ? "" : " (" + request.trigger + ")");
+  // The review and housekeeping are not Pulse's turns: named as what they are.
+  const std::string what = request.kind == "workflow_review" ? " Workflow Review"
+                           : request.kind == "housekeeping"  ? " housekeeping"
+                                                             : " Pulse: " + request.kind;
+  std::string name = request.workflow + what + (request.trigger.empty() ? "" : " (" + request.trigger + ")");
   // The row exists before the turn runs, so a turn that never gets to run
   // still leaves its record.
   AgentStart start;
@@ -295,6 +300,18 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   if (ticket.kind == "qa_fix") return RunQaFix(oc, ticket, request);
   if (ticket.kind == "run_failed" && ticket.conversation) return RunFailedTurn(oc, ticket, request);
   if (ticket.conversation) return ConversationTurn(oc, ticket, request, ticket.kind);
+  if (ticket.kind == "workflow_review") {
+    Status claimed = ClaimReviewTurn(oc.ctx, ticket.session, ticket.pulse_run_id, request.input);
+    if (!claimed.ok()) return json{{"result", "not reviewed: " + claimed.message()}};
+    Result<json> out = RunTurn(oc, ticket, request, json());
+    // Whatever the runner did: a review with no receipt is unfinished (the
+    // run goes), and the chats that waited are told.
+    std::string error = out.ok() ? JStr(*out, "error") : out.status().message();
+    std::string outcome = EndReviewTurn(oc.ctx, ticket.session, error);
+    if (out.ok()) (*out)["outcome"] = outcome;
+    return out;
+  }
+  if (ticket.kind == "housekeeping") return HousekeepingTurn(oc, ticket, request);
   return RunTurn(oc, ticket, request, json());
 }
 
@@ -313,6 +330,19 @@ void AddTurnSubject(json* stdin_doc, const TurnRequest& request, const std::stri
 
 }  // namespace
 
+Result<json> TurnManager::HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
+  int64_t id = 0;
+  if (request.input.contains("request_id") && request.input["request_id"].is_number_integer()) {
+    id = request.input["request_id"].get<int64_t>();
+  }
+  PULSE_RETURN_IF_ERROR(SetHousekeepingState(*oc.ctx.db, id, "running", env_->NowSeconds()));
+  Result<json> out = RunTurn(oc, ticket, request, json());
+  bool failed = !out.ok() || !JStr(*out, "error").empty();
+  Status s = SetHousekeepingState(*oc.ctx.db, id, failed ? "failed" : "done", env_->NowSeconds());
+  if (!s.ok()) spdlog::warn("{}: housekeeping {}: {}", ticket.workflow, id, s.message());
+  return out;
+}
+
 Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
                                   const json& continuity) {
   json turn = {{"kind", ticket.kind},         {"session", ticket.session},
@@ -324,6 +354,13 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   PrepareTurn(oc, ticket, request);
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   const json ask = JGet(request.input, "ask", json());
+  const bool around_run = kind == TurnKind::kWorkflowReview || kind == TurnKind::kHousekeeping;
+  if (options_.runner.empty() && around_run) {
+    Result<std::string> summary = kind == TurnKind::kWorkflowReview ? RunRulesReview(oc.ctx, ticket.session)
+                                                                    : RunRulesHousekeeping(oc.ctx, ticket.session);
+    if (!summary.ok()) return summary.status();
+    return json{{"result", *summary}};
+  }
   if (options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
@@ -334,8 +371,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.
-  PULSE_ASSIGN_OR_RETURN(json prepared, TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                    JGet(request.input, "message", json())));
+  PULSE_ASSIGN_OR_RETURN(json prepared, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
+                                                   : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
+                                                                 JGet(request.input, "message", json())));
   json stdin_doc = prepared;
   AddTurnSubject(&stdin_doc, request, ticket.workflow);
   if (ask.is_object()) {
@@ -366,12 +404,15 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   if (!continuity.is_null()) env["PULSE_RESTORED_SESSION"] = ticket.session;
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
-  ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, options_.runner_timeout, &stopping_,
+  // A review that hangs is ended at its own (shorter) timeout: the run it
+  // stands before goes on without it.
+  const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
+  ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, timeout, &stopping_,
                                options_.shutdown_grace, &sandbox);
   // A runner may print any bytes: repaired here, before they are JSON.
   json out = {{"result", RepairUtf8(Trim(p.out, 4000))}};
   std::string state;
-  std::string error = RunnerError(p, options_.runner_timeout, &state);
+  std::string error = RunnerError(p, timeout, &state);
   if (!error.empty()) out["error"] = error;
   if (!state.empty()) out["state"] = state;
   return out;

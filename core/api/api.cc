@@ -62,6 +62,7 @@ const ApiRegistry& CoreApi() {
     AddFocusApi(r);
     AddQaApi(r);
     AddAsksApi(r);
+    AddReviewApi(r);
     return r;
   }();
   return registry;

@@ -55,7 +55,7 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(decisions.length, 1);
     assert.equal(decisions[0].raised_by, 'pulse');
     const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
-    assert.deepEqual(outbox.map((m) => m.kind), ['pulse_reply', 'pulse_reply', 'pulse_summary']);
+    assert.deepEqual(outbox.filter((m) => m.kind !== 'run_summary').map((m) => m.kind), ['pulse_reply', 'pulse_reply', 'pulse_summary']);
     // Substack's Pulse conversation: the owner's two messages, then the tick's goal check in the same session.
     const convo = (await request(`${s.url}api/workflows/substack/conversation`)).body;
     assert.deepEqual(convo.turns.map((t) => [t.turn, t.caller, t.state]), [['charter', 'platform', 'completed'],
@@ -76,6 +76,15 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.match(slackState.error, /^Slack unreachable: /);
     assert.ok(slackState.next_attempt_at > slackState.last_attempt_at);
     assert.equal((await request(`${s.url}api/workflows/substack/outbox`)).body.messages[0].delivery, 'not_sent');
+    // The failed growth run reached the channels as a run summary (notify after the run).
+    assert.ok(outbox.some((m) => m.kind === 'run_summary' && m.payload.status === 'failed'), JSON.stringify(outbox.map((m) => m.kind)));
+    // Workflow Review: Digest's plan reviewed clean; Substack's renamed step left a break that stops growth_funnel.
+    const digReview = (await request(`${s.url}api/workflows/digest/workflow-review`)).body;
+    assert.equal(digReview.workflow_review.current.outcome, 'clean');
+    assert.deepEqual(digReview.after_run.schedules.map((x) => [x.id, x.after_run.notify]), [['daily', true], ['weekend', false]]);
+    const subReview = (await request(`${s.url}api/workflows/substack/workflow-review`)).body;
+    assert.equal(subReview.workflow_review.current.outcome, 'broken');
+    assert.equal(subReview.workflow_review.current.broken[0].step, 'growth_funnel');
     await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
       { what: 'the digest check' });
     assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);

@@ -78,7 +78,7 @@ test('no per-method route is written by hand on either side', () => {
   for (const f of readdirSync(shim).filter((n) => n.endsWith('.cc'))) {
     for (const m of readFileSync(join(shim, f), 'utf8').matchAll(/kWorkflow \+ "([^"]*)"/g)) handWritten.push(m[1]);
   }
-  assert.deepEqual(handWritten.sort(), ['/call/([^/]+)'],
+  assert.deepEqual(handWritten.sort(), ['/call/([^/]+)', '/pre-run'],
     'a workflow route in server-shim/ that is not in web/data/rest-routes.mjs');
   // The tab: only server-api.mjs builds workflow URLs.
   const web = join(ROOT, 'web');

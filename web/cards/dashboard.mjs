@@ -10,6 +10,7 @@ import { RunHealthCard } from './run-health.mjs';
 import { NeedsYouCard, DecisionLogCard } from './decisions.mjs';
 import { GoalMemoryCard } from './memory.mjs';
 import { FocusAreasCard } from './focus.mjs';
+import { SchedulesCard } from './schedules.mjs';
 import { RequestsCard } from './requests.mjs';
 import { AgentLogCard } from './agent-log.mjs';
 import { MessagesCard } from './messages.mjs';
@@ -157,13 +158,38 @@ function useActions(source, nowSeconds, load, onChanged) {
       setFocusBusy(false);
     }
   };
-  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory, onFocus, focusBusy, focusError };
+  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory, onFocus, focusBusy, focusError,
+    setNotice };
+}
+
+// The owner's after-run checkboxes: one row's three options at once.
+function useAfterRun(source, nowSeconds, load, setNotice) {
+  // The owner's after-run checkboxes: one row's three options at once.
+  const [afterBusy, setAfterBusy] = useState(false);
+  const [afterError, setAfterError] = useState('');
+  const onAfterRun = async (schedule, after) => {
+    setAfterBusy(true);
+    setAfterError('');
+    try {
+      await source.call('schedule.after_run', { schedule, ...after }, nowSeconds);
+      setNotice(`After-run options saved for ${schedule === 'manual' ? 'manual runs' : `schedule ${schedule}`}`);
+      await load(['module']);
+      return true;
+    } catch (err) {
+      setAfterError(`Not saved: ${errorText(err)}`);
+      return false;
+    } finally {
+      setAfterBusy(false);
+    }
+  };
+  return { onAfterRun, afterBusy, afterError };
 }
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   const { docs, errors, load, put } = useCardDocs(source, nowSeconds);
   const { filters, setFilters, allAgents } = useAgentLog(source, nowSeconds, put);
   const a = useActions(source, nowSeconds, load, onChanged);
+  const after = useAfterRun(source, nowSeconds, load, a.setNotice);
   // For bench/web_open.mjs: when the goal status card first shows.
   useLayoutEffect(() => {
     if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
@@ -231,6 +257,9 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('messages', 'messages', 'Messages to you', () => html`<${MessagesCard} doc=${docs.messages} local=${source.kind === 'local'}
       canAct=${!readOnly} onCheckNow=${onCheckNow} check=${docs.check} />`)}
     ${card('requests', 'requests', "Pulse's requests", () => html`<${RequestsCard} doc=${docs.requests} nowMs=${nowMs} />`)}
+    ${card('module', 'schedules', 'Schedules and after-run options', () => html`<${SchedulesCard} doc=${docs.module}
+      onChange=${after.onAfterRun} busy=${after.afterBusy} error=${after.afterError} readOnly=${readOnly || (source.kind === 'local'
+        ? 'After-run options live in workflow.json: change them on the server.' : '')} />`)}
     ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
       readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
     ${card('agents', 'agent-log', 'Background agent log', () => html`<${AgentLogCard} doc=${docs.agents} nowMs=${nowMs}

@@ -57,6 +57,7 @@ export const CARD_METHODS = [
   ['focus', 'focus.list', () => ({})],
   ['qa', 'request.list', () => ({ kind: 'qa' })],
   ['failedRuns', 'qa.failed_runs', () => ({})],
+  ['module', 'review.state', () => ({})],
   ['requests', 'request.list', () => ({})],
   // The current generation only: older ones are read when the chat asks.
   ['conversation', 'conversation.show', () => ({})],

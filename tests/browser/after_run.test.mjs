@@ -1,0 +1,109 @@
+// The Pulse tab's schedules card on the real `pulse serve`: three checkboxes
+// per schedule and the "After a manual run" row, saved with the owner token
+// into workflow.json, and the Workflow Review's state shown as an input.
+// Headless Chromium, temp workspace, loopback port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
+import { launchBrowser, screenshot } from './helpers.mjs';
+import { vendorWeb } from '../../scripts/vendor-web.mjs';
+
+const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
+const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm and /usr/bin/chromium', timeout: 120000 };
+
+let tmp;
+let server;
+let url;
+let context;
+let token;
+let wfJson;
+
+before(async () => {
+  if (!ready) return;
+  vendorWeb();
+  tmp = makeTempDir('pulse-after-run-tab-');
+  const ws = join(tmp.dir, 'ws');
+  const wf = join(ws, 'Workflow', 'digest');
+  mkdirSync(join(wf, 'planning'), { recursive: true });
+  wfJson = join(wf, 'workflow.json');
+  writeFileSync(wfJson, `${JSON.stringify({
+    pulse: { enabled: true },
+    schedules: [
+      { id: 'daily', cron: '0 7 * * *', enabled: true, after_run: { backup: true, publish: false, notify: true } },
+      { id: 'weekend', cron: '0 9 * * 6', enabled: false, pulse_mode: 'off' },
+    ],
+  }, null, 2)}\n`);
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify({ steps: [{ id: 'collect' }, { id: 'publish', depends_on: ['collect'] }] }));
+  const pre = spawnSync(PULSE_BIN, ['pre-run', '--workspace', ws, '--workflow', 'digest', '--json'], { encoding: 'utf8' });
+  assert.equal(pre.status, 0, pre.stderr);
+  token = spawnSync(PULSE_BIN, ['token', 'rotate', '--workspace', ws], { encoding: 'utf8' }).stdout.trim();
+  server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick',
+    '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', () => {});
+  url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout });
+    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
+    lines.on('line', (line) => {
+      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
+  });
+  context = await launchBrowser(join(tmp.dir, 'profile'));
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  if (tmp) tmp.cleanup();
+});
+
+test('the schedules card: three checkboxes per schedule and "After a manual run", saved to workflow.json with the owner token', opts, async () => {
+  const problems = [];
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/?nosw#token=${token}`);
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  await page.goto(`${url}/?nosw#/w/digest`);
+  const card = page.locator('#schedules');
+  await card.locator('tr[data-schedule="daily"]').waitFor();
+  // The review is an input to the run, with its state.
+  assert.match(await card.locator('.review-input').innerText(), /Workflow Review: clean for this plan revision/);
+  const box = (id, key) => card.locator(`input[name="${id}-${key}"]`);
+  // The migration at server start: the weekend schedule's pulse_mode off reads as nothing after a run.
+  for (const key of ['backup', 'publish', 'notify']) assert.equal(await box('weekend', key).isChecked(), false, key);
+  assert.equal(await box('daily', 'backup').isChecked(), true);
+  assert.equal(await box('daily', 'publish').isChecked(), false);
+  assert.equal(await box('manual', 'notify').isChecked(), true);
+
+  await box('daily', 'publish').click();
+  await page.locator('.notice', { hasText: 'After-run options saved for schedule daily' }).waitFor();
+  await box('manual', 'notify').click();
+  await page.locator('.notice', { hasText: 'After-run options saved for manual runs' }).waitFor();
+  await page.waitForFunction(() => !document.querySelector('#schedules input[name="manual-notify"]').disabled);
+  const doc = JSON.parse(readFileSync(wfJson, 'utf8'));
+  assert.deepEqual(doc.schedules[0].after_run, { backup: true, publish: true, notify: true });
+  assert.deepEqual(doc.after_manual_run, { backup: false, publish: false, notify: false });
+  assert.equal(doc.schedules[1].pulse_mode, 'off', 'kept in step');
+  assert.equal(await box('daily', 'publish').isChecked(), true);
+  await screenshot(page, 'after_run_schedules');
+
+  // Without the token the boxes cannot change anything.
+  await page.evaluate(() => localStorage.removeItem('pulse.ownerToken'));
+  await page.reload();
+  await card.locator('tr[data-schedule="daily"]').waitFor();
+  const res = await fetch(`${url}/api/workflows/digest/schedules/after-run`, { method: 'POST',
+    headers: { 'content-type': 'application/json' }, body: JSON.stringify({ schedule: 'daily', backup: false, publish: false, notify: false }) });
+  assert.equal(res.status, 401);
+  assert.deepEqual(JSON.parse(readFileSync(wfJson, 'utf8')).schedules[0].after_run, { backup: true, publish: true, notify: true });
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,203 @@
+// Workflow Review before a run (`pulse pre-run`, POST /api/workflows/<wf>/pre-run):
+// the due set in code (no review when clean), one review per plan revision
+// recorded in planning/workflow_review.json, a break that stops only the
+// runs touching its step, plan.json that is not JSON as a due item, a corrupt
+// record rebuilt, a hanging review ended at its timeout (the run goes) and a
+// chat's run told through the outbox when the review is done.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, readFileSync, mkdirSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, makeWorkspace, pulse, startServer, request, waitFor } from './helpers.mjs';
+
+const CONFIG = {
+  slug: 'substack',
+  contract_version: 3,
+  pulse: { enabled: true },
+  schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true, after_run: { backup: false, publish: false, notify: true } }],
+};
+const PLAN = { steps: [{ id: 'research' }, { id: 'write_article', depends_on: ['research'] }, { id: 'growth_funnel' }] };
+
+function setup(prefix) {
+  const tmp = makeTempDir(prefix);
+  const ws = makeWorkspace(tmp.dir, { substack: CONFIG });
+  const wf = join(ws, 'Workflow', 'substack');
+  mkdirSync(join(wf, 'planning'), { recursive: true });
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify(PLAN, null, 2));
+  writeFileSync(join(wf, 'planning', 'changelog.jsonl'),
+    `${JSON.stringify({ at: '2026-10-06T10:00:00Z', tool: 'update_step', reason: 'new intro', steps: ['write_article'], who: 'ana', session: 'b-1' })}\n`);
+  return { tmp, ws, wf };
+}
+
+const reviews = (wf) => JSON.parse(readFileSync(join(wf, 'planning', 'workflow_review.json'), 'utf8')).reviews;
+const preRun = (ws, extra = [], now = '2026-10-07T12:00:00Z') =>
+  pulse(['pre-run', '--workspace', ws, '--workflow', 'substack', '--now', now, '--json', ...extra], { timeout: 60000 });
+
+test('TestWorkflowReviewRunsOncePerPlanRevisionBeforeARun', { timeout: 120000 }, () => {
+  const { ws, wf } = setup('pulse-review-once-');
+  // Never reviewed: the review runs first (the built-in reviewer), then the run goes.
+  let r = preRun(ws);
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.json.go, true);
+  assert.equal(r.json.review.outcome, 'clean');
+  assert.deepEqual(r.json.review.due.map((d) => d.kind), ['no_review', 'plan_edit']);
+  assert.equal(reviews(wf).length, 1);
+  // The same plan revision is never reviewed twice: clean at once, no AI call.
+  r = preRun(ws, [], '2026-10-07T12:05:00Z');
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.json.go, true);
+  assert.equal(reviews(wf).length, 1);
+
+  // A Builder edit breaks a reference: reviewed once, and the break stops
+  // only the runs that touch the broken step.
+  const broken = { steps: [...PLAN.steps, { id: 'publish', depends_on: ['final_draft'] }] };
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify(broken, null, 2));
+  appendFileSync(join(wf, 'planning', 'changelog.jsonl'),
+    `${JSON.stringify({ at: '2026-10-07T12:10:00Z', tool: 'create_step', reason: 'publish step', steps: ['publish'], who: 'ana', session: 'b-1' })}\n`);
+  r = preRun(ws, [], '2026-10-07T12:11:00Z');
+  assert.equal(r.status, 1, r.stdout);
+  assert.equal(r.json.go, false);
+  assert.match(r.json.reason, /publish: depends on "final_draft", which is not a step of the plan/);
+  assert.equal(reviews(wf).length, 2);
+  assert.equal(reviews(wf)[1].due.find((d) => d.kind === 'plan_edit').detail, 'plan edited: create_step (publish) by ana: publish step');
+  r = preRun(ws, ['--step', 'research'], '2026-10-07T12:12:00Z');
+  assert.equal(r.status, 0, r.stdout);
+  assert.equal(r.json.go, true);
+  r = preRun(ws, ['--step', 'publish'], '2026-10-07T12:12:00Z');
+  assert.equal(r.status, 1);
+  assert.match(r.json.reason, /final_draft/);
+  assert.equal(reviews(wf).length, 2, 'the broken revision is not reviewed again: a run never loops');
+
+  // plan.json that is not JSON is a due item with its reason, and the
+  // reviewer's break stops every run.
+  writeFileSync(join(wf, 'planning', 'plan.json'), '{"steps": [');
+  r = preRun(ws, ['--step', 'research'], '2026-10-07T12:20:00Z');
+  assert.equal(r.status, 1, r.stderr);
+  assert.match(r.json.reason, /plan\.json: planning\/plan\.json is not JSON/);
+  assert.equal(reviews(wf)[2].due[0].kind, 'plan_not_json');
+
+  // A silent edit (no changelog entry) is a change without a review receipt.
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify(PLAN));
+  r = preRun(ws, [], '2026-10-07T12:30:00Z');
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(reviews(wf)[3].due.map((d) => d.kind), ['unreceipted_change']);
+});
+
+test('a corrupt workflow_review.json is rebuilt with the reason logged, never trusted', { timeout: 60000 }, () => {
+  const { ws, wf } = setup('pulse-review-corrupt-');
+  assert.equal(preRun(ws).status, 0);
+  // A record claiming a clean review of some other revision, hand-broken.
+  writeFileSync(join(wf, 'planning', 'workflow_review.json'), '{"reviews": [{"revision": "x", "outcome": "clean"');
+  const r = preRun(ws, [], '2026-10-07T13:00:00Z');
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /workflow_review\.json: .*rebuilt \(its records are not trusted\)/);
+  const list = reviews(wf);
+  assert.equal(list.length, 1, 'the rebuilt file holds the new review only');
+  assert.equal(list[0].outcome, 'clean');
+  assert.equal(list[0].started_at, '2026-10-07T13:00:00Z');
+});
+
+test('a workflow without plan files goes at once: nothing to review, no record written', () => {
+  const tmp = makeTempDir('pulse-review-none-');
+  const ws = makeWorkspace(tmp.dir, { substack: CONFIG });
+  const r = preRun(ws);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(r.json.go, true);
+  assert.equal(r.json.review, undefined);
+});
+
+// A reviewer that never answers (killed at --review-timeout), and one that
+// records its receipt through the session's tool route.
+const HANG = `setInterval(() => {}, 1000);`;
+const CLEAN = `
+import { readFileSync } from 'node:fs';
+const input = JSON.parse(readFileSync(0, 'utf8'));
+if (input.turn.kind === 'workflow_review') {
+  const r = await fetch(process.env.PULSE_TOOL_URL + 'record_workflow_review', { method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.MCP_API_TOKEN },
+    body: JSON.stringify({ result: 'clean', summary: 'references hold (' + input.context.due.length + ' due)' }) });
+  console.log('review recorded: ' + r.status);
+}
+`;
+
+test('served: a chat\'s run returns "Reviewing the workflow before running…", a hanging review is ended at its timeout, the run goes and the chat is told', { timeout: 120000 }, async () => {
+  const { tmp, ws, wf } = setup('pulse-review-chat-');
+  writeFileSync(join(tmp.dir, 'hang.mjs'), HANG);
+  const s = await startServer(ws, ['--no-tick', '--runner', `node ${join(tmp.dir, 'hang.mjs')}`, '--review-timeout', '1',
+    '--sandbox-allow-read', join(tmp.dir, 'hang.mjs')]);
+  try {
+    const url = `${s.url}api/workflows/substack/pre-run`;
+    assert.equal((await request(url, { method: 'POST', body: {} })).status, 401, 'the owner token is required');
+    let r = await request(url, { method: 'POST', token: s.ownerToken, body: { caller: 'chat', chat_session: 'b-7' } });
+    assert.equal(r.status, 200, r.text);
+    assert.deepEqual([r.body.go, r.body.reason], [false, 'Reviewing the workflow before running…']);
+    // One review per workflow at a time: a second chat joins the running one.
+    r = await request(url, { method: 'POST', token: s.ownerToken, body: { caller: 'chat', chat_session: 'b-8' } });
+    assert.equal(r.body.go, false);
+    const done = await waitFor(() => {
+      const list = reviews(wf);
+      return list.length && list[0].outcome !== 'running' ? list : null;
+    }, { timeoutMs: 60000, what: 'the review to end' });
+    assert.equal(done.length, 1);
+    assert.equal(done[0].outcome, 'unfinished');
+    assert.match(done[0].summary, /timed out after 1 s/);
+    // The run goes, and the same revision is not reviewed again.
+    r = await request(url, { method: 'POST', token: s.ownerToken, body: { caller: 'chat', chat_session: 'b-7' } });
+    assert.equal(r.body.go, true, r.text);
+    assert.match(r.body.reason, /did not finish/);
+    assert.equal(reviews(wf).length, 1);
+    const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages
+      .filter((m) => m.kind === 'workflow_review_done');
+    assert.deepEqual(outbox.map((m) => m.payload.chat_session).sort(), ['b-7', 'b-8']);
+    assert.match(outbox[0].text, /Run again/);
+    // The status API carries the review as an input.
+    const state = (await request(`${s.url}api/workflows/substack/workflow-review`)).body;
+    assert.equal(state.workflow_review.current.outcome, 'unfinished');
+  } finally {
+    await s.stop();
+  }
+});
+
+test('served: a scheduled run waits for the review and goes once its receipt is clean', { timeout: 120000 }, async () => {
+  const { tmp, ws, wf } = setup('pulse-review-sched-');
+  writeFileSync(join(tmp.dir, 'clean.mjs'), CLEAN);
+  const s = await startServer(ws, ['--no-tick', '--runner', `node ${join(tmp.dir, 'clean.mjs')}`, '--review-timeout', '60',
+    '--sandbox-allow-read', join(tmp.dir, 'clean.mjs')]);
+  try {
+    const r = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'schedule', wait_seconds: 90 } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.go, true, r.text);
+    assert.equal(r.body.review.outcome, 'clean');
+    assert.equal(r.body.review.summary, 'references hold (2 due)');
+    assert.equal(reviews(wf).length, 1);
+    // A receipt from a session that is not a review's is refused.
+    const bad = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'nobody' } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error, /caller/);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('the tick reviews a workflow with an enabled schedule ahead, once its plan has been quiet for 10 minutes', { timeout: 120000 }, async () => {
+  const { tmp, ws, wf } = setup('pulse-review-tick-');
+  const nowFile = join(tmp.dir, 'now');
+  // Five minutes after the last plan edit: not yet.
+  writeFileSync(nowFile, '2026-10-06T10:05:00Z\n');
+  const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile]);
+  try {
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.throws(() => reviews(wf), /ENOENT/);
+    writeFileSync(nowFile, '2026-10-06T10:11:00Z\n');
+    const list = await waitFor(() => { try { const l = reviews(wf); return l.length && l[0].outcome !== 'running' ? l : null; } catch { return null; } },
+      { timeoutMs: 60000, what: 'the review ahead' });
+    assert.equal(list[0].trigger, 'tick');
+    assert.equal(list[0].outcome, 'clean');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(reviews(wf).length, 1, 'reviewed once');
+  } finally {
+    await s.stop();
+  }
+});

@@ -1,0 +1,54 @@
+// The schedules and what each does after a run: three checkboxes per
+// schedule (back up, publish, notify) and the "After a manual run" row for
+// full runs from a chat. Beside them, the latest Workflow Review as an input
+// to the run (the pre-run check's state), not as a Pulse job.
+import { html } from 'htm/preact';
+import { Card } from './card.mjs';
+
+const OPTIONS = [['backup', 'Back up'], ['publish', 'Publish'], ['notify', 'Notify']];
+
+function Row({ id, label, detail, after, busy, readOnly, onChange }) {
+  const flip = (key) => onChange(id, { ...after, [key]: !after[key] });
+  return html`<tr data-schedule=${id}>
+    <th scope="row">${label}${detail ? html`<span class="meta"> ${detail}</span>` : null}</th>
+    ${OPTIONS.map(([key, word]) => html`<td>
+      <label class="check"><input type="checkbox" name=${`${id}-${key}`} checked=${!!after[key]}
+        disabled=${busy || !!readOnly} onChange=${() => flip(key)} /><span class="sr-only">${word} after ${label}</span></label>
+    </td>`)}
+  </tr>`;
+}
+
+function reviewWords(r) {
+  if (!r || !r.available) return 'Workflow Review: its record is in the workflow folder (shown when served).';
+  if (!r.has_plan) return 'Workflow Review: no plan files (planning/plan.json), nothing to review.';
+  const cur = r.current;
+  if (cur && cur.outcome === 'clean') return `Workflow Review: clean for this plan revision (${cur.finished_at}).`;
+  if (cur && cur.outcome === 'broken') {
+    return `Workflow Review: broken — ${cur.broken.map((b) => `${b.step}: ${b.reason}`).join('; ')}. Runs touching these steps stop.`;
+  }
+  if (cur && cur.outcome === 'running') return 'Workflow Review: reviewing the workflow before the next run…';
+  if (cur && cur.outcome === 'unfinished') return `Workflow Review: did not finish (${cur.summary}); runs go.`;
+  const due = (r.due || []).map((d) => d.detail).join('; ');
+  return `Workflow Review: due before the next run — ${due}.`;
+}
+
+export function SchedulesCard({ doc, busy, readOnly, error, onChange }) {
+  const after = (doc && doc.after_run) || { schedules: [], after_manual_run: {} };
+  const review = doc && doc.workflow_review;
+  const state = review && review.current ? review.current.outcome : review && review.due && review.due.length ? 'due' : '';
+  return html`<${Card} id="schedules" title="Schedules and after-run options"
+      subtitle=${`${after.schedules.length} schedule${after.schedules.length === 1 ? '' : 's'}`}>
+    ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
+    ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
+    <p class=${`review-input review-${state || 'none'}`} data-review=${state}>${reviewWords(review)}</p>
+    <table class="after-run">
+      <thead><tr><th scope="col">Run</th>${OPTIONS.map(([, word]) => html`<th scope="col">${word}</th>`)}</tr></thead>
+      <tbody>
+        ${after.schedules.map((s) => html`<${Row} key=${s.id} id=${s.id} label=${s.id}
+          detail=${`${s.cron}${s.enabled ? '' : ' (paused)'}`} after=${s.after_run} busy=${busy} readOnly=${readOnly} onChange=${onChange} />`)}
+        <${Row} id="manual" label="After a manual run" detail="full runs from a chat" after=${after.after_manual_run}
+          busy=${busy} readOnly=${readOnly} onChange=${onChange} />
+      </tbody>
+    </table>
+  <//>`;
+}
