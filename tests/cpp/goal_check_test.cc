@@ -18,10 +18,8 @@ using testing::T;
 
 namespace fs = std::filesystem;
 
-// The fixture sits beside this file's folder: tests/fixtures/substack.
-std::string FixtureDir() {
-  return (fs::path(__FILE__).parent_path().parent_path() / "fixtures" / "substack").string();
-}
+// tests/fixtures/substack, named by the build (tests/cpp/CMakeLists.txt).
+std::string FixtureDir() { return (fs::path(PULSE_TEST_FIXTURES) / "substack").string(); }
 
 json ReadJson(const std::string& path) {
   auto doc = ParseJsonText(testing::ReadFileOrDie(path), path);
