@@ -94,7 +94,7 @@ for (const [width, prefix] of [[1400, 'demo'], [390, 'demo_390']]) {
     await page.goto(`${server.url}?nosw#/`);
     const rows = page.locator('#overview .overview-row');
     await rows.nth(2).waitFor();
-    assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => e.dataset.name)), ['substack', 'digest', 'inbox']);
+    assert.deepEqual(await rows.evaluateAll((els) => els.map((e) => e.dataset.name)), ['substack', 'inbox', 'digest']);
     assert.deepEqual(await overflowReport(page), []);
     await screenshot(page, `${prefix}_overview`);
     for (const wf of ['substack', 'digest', 'inbox']) {

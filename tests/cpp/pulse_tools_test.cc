@@ -25,8 +25,8 @@ TEST(PulseTools, OffersExactlyPulsesOwnToolsWithObjectSchemas) {
   EXPECT_EQ(names, (std::vector<std::string>{"get_pulse_state", "record_pulse_goal_check", "record_pulse_recommendation",
                                              "record_pulse_goal_memory", "create_decision_request",
                                              "record_pulse_focus_area", "record_pulse_qa_request",
-                                             "record_pulse_fast_request", "ask_builder",
-                                             "record_pulse_decision_outcome"}));
+                                             "record_pulse_fast_request", "ask_builder", "record_workflow_review",
+                                             "record_housekeeping", "record_pulse_decision_outcome"}));
   // Every catalogued tool is offered as well (never narrowed); Pulse's own come first, once each.
   // (each of Pulse's own is also a catalogue entry, so the counts match).
   EXPECT_EQ(CatalogToolDefinitions().size(), ToolCatalog().size());
@@ -66,7 +66,7 @@ TEST(PulseTools, ToolsMethodFindsOneByName) {
   ASSERT_TRUE(none.ok());
   EXPECT_TRUE((*none)["tools"].empty());
   auto all = CallApi(ctx, "pulse.tools", json::object());
-  EXPECT_EQ((*all)["tools"].size(), 10u);
+  EXPECT_EQ((*all)["tools"].size(), 12u);
   EXPECT_EQ(CallApi(ctx, "pulse.tool_call", json{{"tool", "get_pulse_state"}}).status().code(), Code::kInvalidArgument);
 }
 
