@@ -28,6 +28,7 @@
 #include "server-shim/sandbox.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
+#include "server-shim/serve_start.h"
 #include "server-shim/server_env.h"
 #include "server-shim/slack_service.h"
 
@@ -457,50 +458,6 @@ void App::Install(HttpServer& s) {
   InstallWrites(s);
   InstallAgent(s);
   InstallFallbacks(s);
-}
-
-}  // namespace
-
-namespace {
-
-// Idle and slow connections wait in the server's poller, not in a worker
-// (http_server.h); the read and write timeouts bound one request being read
-// or answered.
-ConnectionLimits LimitsFrom(const ServeOptions& o) {
-  ConnectionLimits l;
-  l.max_body = o.max_body;
-  l.threads = o.threads;
-  l.max_connections = o.max_connections;
-  l.max_per_client = o.max_connections_per_client;
-  l.header_timeout = o.header_timeout;
-  return l;
-}
-
-// The first stdout lines: the URL (tests and scripts wait for it), the
-// workspace, and the owner token when it was just made (shown this once: the
-// workspace keeps only its hash).
-void Announce(const ServeOptions& options, const std::string& base_url, size_t workflows,
-              const OwnerTokenSetup& owner) {
-  std::cout << "pulse: serving " << base_url << std::endl;
-  std::cout << "pulse: workspace " << options.workspace << " (" << workflows << " workflow"
-            << (workflows == 1 ? "" : "s") << ")" << std::endl;
-  if (owner.created) {
-    // Shown this once: the workspace keeps only its hash. The fragment never
-    // reaches a server or its logs; the tab keeps the token.
-    std::cout << "pulse: open " << base_url << "#token=" << owner.token
-              << " to act as the owner (new owner token, shown once)" << std::endl;
-  } else {
-    std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
-              << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
-  }
-  if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
-    spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
-                 "host names other than loopback need --allowed-host", options.host);
-  }
-  if (owner.migrated) {
-    spdlog::info("owner token: the plaintext {} was replaced by its hash in {}; the token is unchanged",
-                 LegacyOwnerTokenPath(options.workspace), OwnerTokenHashPath(options.workspace));
-  }
 }
 
 }  // namespace

@@ -75,6 +75,35 @@ void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
   else if (*sent) spdlog::info("tick: {}: the goal is measured again (outbox {})", wf, **sent);
 }
 
+// The full Pulse pass, when its schedule or a fast request makes it due.
+bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::string& wf) {
+  Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env.NowSeconds());
+  if (!pass.ok()) {
+    spdlog::warn("tick: {}: pass due: {}", wf, pass.status().message());
+    return false;
+  }
+  if (!pass->due) return false;
+  TurnRequest req;
+  req.workflow = wf;
+  req.kind = "pass";
+  req.trigger = "tick";
+  req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
+  Result<TurnTicket> t = turns.Submit(req);
+  if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
+  return t.ok();
+}
+
+// Focus areas past their end date expire (an edit of workflow.json that
+// keeps any concurrent save).
+void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
+  Result<json> expired = CallApi(ctx, "focus.expire", json::object());
+  if (!expired.ok()) {
+    spdlog::warn("tick: {}: focus.expire: {}", wf, expired.status().message());
+  } else if (!(*expired)["expired"].empty()) {
+    spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
+  }
+}
+
 }  // namespace
 
 void Scheduler::TickOnce() {
@@ -104,22 +133,8 @@ void Scheduler::TickOnce() {
     // check): never beside another turn of the workflow, and it shares the
     // goal checks' concurrency cap.
     const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
-    bool pass_started = false;
-    if (!turns_->ActiveOn(wf) && pulse_running < options_.max_checks) {
-      Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env_->NowSeconds());
-      if (!pass.ok()) {
-        spdlog::warn("tick: {}: pass due: {}", wf, pass.status().message());
-      } else if (pass->due) {
-        TurnRequest req;
-        req.workflow = wf;
-        req.kind = "pass";
-        req.trigger = "tick";
-        req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
-        Result<TurnTicket> t = turns_->Submit(req);
-        if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
-        pass_started = t.ok();
-      }
-    }
+    const bool pass_started =
+        !turns_->ActiveOn(wf) && pulse_running < options_.max_checks && StartPassIfDue(*env_, *turns_, ctx, wf);
     CheckLoad load{turns_->ActiveOn(wf), pulse_running, options_.max_checks};
     Result<CheckDue> due = pass_started ? Result<CheckDue>(CheckDue{}) : TurnCheckDue(ctx, load);
     if (!due.ok()) {
@@ -142,14 +157,7 @@ void Scheduler::TickOnce() {
     // 2. Safe defaults whose time has passed.
     ApplySafeDefaults(*env_, ctx, wf);
 
-    // Focus areas past their end date expire (an edit of workflow.json that
-    // keeps any concurrent save).
-    Result<json> expired = CallApi(ctx, "focus.expire", json::object());
-    if (!expired.ok()) {
-      spdlog::warn("tick: {}: focus.expire: {}", wf, expired.status().message());
-    } else if (!(*expired)["expired"].empty()) {
-      spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
-    }
+    ExpireFocusAreas(ctx, wf);
 
     // Workflow Review ahead of the next run, and the after-run housekeeping
     // a finished run asked for.

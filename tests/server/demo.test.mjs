@@ -77,7 +77,7 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(slackState.target, 'slack:#substack-growth');
     assert.match(slackState.error, /^Slack unreachable: /);
     assert.ok(slackState.next_attempt_at > slackState.last_attempt_at);
-    assert.equal((await request(`${s.url}api/workflows/substack/outbox`)).body.messages[0].delivery, 'not_sent');
+    assert.equal((await request(`${s.url}api/workflows/substack/outbox`)).body.messages.find((m) => m.kind === 'pulse_reply').delivery, 'not_sent');
     // The failed growth run reached the channels as a run summary (notify after the run).
     assert.ok(outbox.some((m) => m.kind === 'run_summary' && m.payload.status === 'failed'), JSON.stringify(outbox.map((m) => m.kind)));
     // Workflow Review: Digest's plan reviewed clean; Substack's renamed step left a break that stops growth_funnel.

@@ -69,8 +69,9 @@ test('an external runner gets the charter and context on stdin and works through
     assert.equal(stdin.turn.session, row.session_id);
     assert.equal(stdin.context.goal_status.status, 'not_measured');
     assert.deepEqual(stdin.tools.map((t) => t.name).sort(), ['ask_builder', 'create_decision_request', 'get_pulse_state',
-      'record_pulse_decision_outcome', 'record_pulse_fast_request', 'record_pulse_focus_area', 'record_pulse_goal_check',
-      'record_pulse_goal_memory', 'record_pulse_qa_request', 'record_pulse_recommendation']);
+      'record_housekeeping', 'record_pulse_decision_outcome', 'record_pulse_fast_request', 'record_pulse_focus_area',
+      'record_pulse_goal_check', 'record_pulse_goal_memory', 'record_pulse_qa_request', 'record_pulse_recommendation',
+      'record_workflow_review']);
     assert.equal(stdin.mcp.url, `${s.url}mcp`);
     const env = JSON.parse(readFileSync(join(out, 'turn.env.json'), 'utf8'));
     assert.equal(env.url, `${s.url}mcp`);

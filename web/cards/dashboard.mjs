@@ -185,6 +185,14 @@ function useAfterRun(source, nowSeconds, load, setNotice) {
   return { onAfterRun, afterBusy, afterError };
 }
 
+// Check now: the goal-check turn runs on the server in the background.
+async function checkNow(source, nowSeconds, load) {
+  const out = await source.call('turn.goal_check', {}, nowSeconds);
+  // The turn runs in the background: read its message back a few times.
+  for (const ms of [1000, 3000, 6000]) setTimeout(() => load(['messages', 'check']), ms);
+  return `Goal check started${out && out.turn && out.turn.started_at ? ` at ${out.turn.started_at}` : ''}: its message appears here when it is done.`;
+}
+
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   const { docs, errors, load, put } = useCardDocs(source, nowSeconds);
   const { filters, setFilters, allAgents } = useAgentLog(source, nowSeconds, put);
@@ -195,12 +203,7 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     if (docs.check || errors.check) requestAnimationFrame(() => performance.mark('pulse:goal-card-shown'));
   }, [!!docs.check, !!errors.check]);
 
-  const onCheckNow = async () => {
-    const out = await source.call('turn.goal_check', {}, nowSeconds);
-    // The turn runs in the background: read its message back a few times.
-    for (const ms of [1000, 3000, 6000]) setTimeout(() => load(['messages', 'check']), ms);
-    return `Goal check started${out && out.turn && out.turn.started_at ? ` at ${out.turn.started_at}` : ''}: its message appears here when it is done.`;
-  };
+  const onCheckNow = () => checkNow(source, nowSeconds, load);
   // Opening a goal workflow on the server begins its Pulse conversation (the
   // owner's tab only; a copy or a reader just reads).
   useEffect(() => {
