@@ -100,7 +100,10 @@ for (const [width, prefix] of [[1400, 'demo'], [390, 'demo_390']]) {
     for (const wf of ['substack', 'digest', 'inbox']) {
       await page.goto(`${server.url}?nosw#/w/${wf}`);
       await cardsDrawn(page);
-      assert.equal(await page.locator('#main .card-error').count(), 0, `${wf}: ${await page.locator('#main .card-error').allInnerTexts()}`);
+      // (The facts card names an outside file it could not read — Inbox's
+      // changelog has a broken line on purpose — which is not a broken card.)
+      const broken = page.locator('#main .card-error:not(#goal-facts *)');
+      assert.equal(await broken.count(), 0, `${wf}: ${await broken.allInnerTexts()}`);
       assert.deepEqual(await overflowReport(page), [], wf);
       if (width > 600) {
         // The main column before the side panel, side by side at desktop width.
