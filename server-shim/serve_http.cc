@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "agent/agent_api.h"
 #include "core/autonomy.h"
@@ -496,6 +498,9 @@ bool RunUntilSignalled(HttpServer& server, Scheduler& scheduler, TurnManager& tu
     sigwait(&stop_signals, &sig);
     if (done) return;
     spdlog::info("signal {}: finishing in-flight requests and turns, then exiting", sig);
+    // httplib's stop() does nothing until listen has begun: a signal that
+    // arrives at start-up waits for it rather than being lost.
+    while (!server.is_running() && !done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     server.stop();
   });
   bool ok = server.Run();

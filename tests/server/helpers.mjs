@@ -78,9 +78,18 @@ export async function startServer(workspace, extra = [], { env } = {}) {
     url, proc, ownerToken, exited,
     get stderr() { return stderr; },
     get stdout() { return stdout; },
-    async stop(signal = 'SIGTERM') {
+    // Bounded: a server that does not exit is killed and the test fails
+    // with the reason, rather than hanging the whole run.
+    async stop(signal = 'SIGTERM', { timeoutMs = 30000 } = {}) {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      return exited;
+      let timer;
+      const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), timeoutMs); });
+      const result = await Promise.race([exited, late]);
+      clearTimeout(timer);
+      if (result) return result;
+      proc.kill('SIGKILL');
+      await exited;
+      throw new Error(`pulse serve did not exit within ${timeoutMs} ms of ${signal}; stderr:\n${stderr.slice(-2000)}`);
     },
   };
   return server;
