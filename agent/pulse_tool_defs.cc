@@ -155,7 +155,7 @@ json AskPulseDefinition() {
   return json::parse(R"JSON({
     "name": "ask_pulse",
     "title": "Ask Pulse",
-    "description": "Ask the workflow's Pulse, the goal expert (from a workflow step's session; never from Pulse's own turns or a Builder turn Pulse started). One round of a thread of at most 6: continue with thread_id; the answer ends with decision lines (decision, owner_needed, pulse_question, thread_open) and next says what to do. Waits up to wait_seconds (default 60, at most 120), then returns status running with call_id: ask again with call_id for the answer. 20 rounds per workflow per hour; over that the ask is queued and starts when a slot frees.",
+    "description": "Ask the workflow's Pulse, the goal expert: goal status, why Pulse did something, which option serves the goal, direction for Pulse (from a workflow step's session; never from Pulse's own turns or a Builder turn Pulse started). One round of a thread of at most 6: continue with thread_id; the answer ends with decision lines (decision, owner_needed, pulse_question, thread_open) and next says what to do. Waits up to wait_seconds (default 60, at most 120), then returns status running with call_id: ask again with call_id for the answer. 20 rounds per workflow per hour; over that the ask is queued and starts when a slot frees.",
     "inputSchema": {"type": "object",
       "properties": {
         "message": {"type": "string", "description": "what to ask Pulse, or the answer to its question in a thread"},
