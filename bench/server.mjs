@@ -11,7 +11,11 @@
 // check) on the same server, and the goal-status figures are also given as
 // ratios to it.
 //
-//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference]
+// --wrong-token also runs the clients against POST /mcp with a session token
+// no workflow knows (answered 401 from the server's token index, with no
+// database opened) and gives its figures as ratios to the reference.
+//
+//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference] [--wrong-token]
 import http from 'node:http';
 import { join } from 'node:path';
 import { makeTempDir, startServer, buildSubstack, buildHealthy, setNow, request } from '../tests/server/helpers.mjs';
@@ -39,15 +43,25 @@ const REFERENCE = argv.includes('--reference');
 let url = new URL(`${server.url}api/workflows/substack/goal-status`);
 const agent = new http.Agent({ keepAlive: KEEP_ALIVE, maxSockets: CLIENTS });
 
+const WRONG_TOKEN = argv.includes('--wrong-token');
+const MCP_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+// One request to `url`: a GET (expects 200), or for /mcp a POST with a wrong
+// session token (expects 401).
 function get() {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
-    const req = http.get({ host: url.hostname, port: url.port, path: url.pathname, agent }, (res) => {
+    const mcpCall = url.pathname === '/mcp';
+    const expect = mcpCall ? 401 : 200;
+    const options = { host: url.hostname, port: url.port, path: url.pathname, agent, method: mcpCall ? 'POST' : 'GET' };
+    if (mcpCall) options.headers = { 'content-type': 'application/json', authorization: `Bearer ${'f'.repeat(64)}` };
+    const req = http.request(options, (res) => {
       let n = 0;
       res.on('data', (d) => { n += d.length; });
-      res.on('end', () => resolve({ ok: res.statusCode === 200 && n > 0, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+      res.on('end', () => resolve({ ok: res.statusCode === expect && n > 0, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
     });
     req.on('error', (e) => resolve({ ok: false, ms: Number(process.hrtime.bigint() - t0) / 1e6, error: e.message }));
+    req.end(mcpCall ? MCP_BODY : undefined);
   });
 }
 
@@ -99,6 +113,7 @@ async function phase(target) {
 
 const reference = REFERENCE ? await phase(new URL(`${server.url}api/health`)) : null;
 const main = await phase(new URL(`${server.url}api/workflows/substack/goal-status`));
+const wrong = WRONG_TOKEN ? await phase(new URL(`${server.url}mcp`)) : null;
 const { latencies, errors, errorSamples, elapsed } = main;
 writing = false;
 clearInterval(clock);
@@ -120,4 +135,9 @@ if (reference) {
   console.log(`  reference  GET /api/health, same clients: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, mean ${r.mean.toFixed(1)} ms, errors ${r.errors}`);
   console.log(`  ratio      goal-status / health: req/s ${(main.rps / r.rps).toFixed(2)}, p50 ${(main.p50 / r.p50).toFixed(2)}, p99 ${(main.p99 / r.p99).toFixed(2)}`);
 }
-process.exit(errors === 0 && (!reference || reference.errors === 0) ? 0 : 1);
+if (wrong) {
+  const w = wrong;
+  console.log(`  wrong token POST /mcp (401), same clients: ${w.rps.toFixed(0)} req/s, p50 ${w.p50.toFixed(1)} ms, p99 ${w.p99.toFixed(1)} ms, errors ${w.errors}`);
+  if (reference) console.log(`  ratio      wrong-token mcp / health: req/s ${(w.rps / reference.rps).toFixed(2)}, p99 ${(w.p99 / reference.p99).toFixed(2)}`);
+}
+process.exit(errors === 0 && (!wrong || wrong.errors === 0) && (!reference || reference.errors === 0) ? 0 : 1);

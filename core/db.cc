@@ -1,7 +1,9 @@
 #include "core/db.h"
+#include "core/db_stats.h"
 
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstring>
 
 #include "core/time_util.h"
@@ -150,6 +152,12 @@ std::optional<int64_t> Statement::Time(int col) const {
 
 // ---- Db ----
 
+namespace {
+std::atomic<uint64_t> g_open_count{0};
+}  // namespace
+
+uint64_t DbOpenCount() { return g_open_count.load(std::memory_order_relaxed); }
+
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
   int flags = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (options.create && !options.read_only) flags |= SQLITE_OPEN_CREATE;
@@ -162,6 +170,7 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
     return MakeStatus(CodeFor(rc), path + ": cannot open database: " + msg);
   }
   std::unique_ptr<Db> db(new Db(raw, path, true));
+  g_open_count.fetch_add(1, std::memory_order_relaxed);
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   // Reading the schema is what tells a SQLite file from anything else: a file

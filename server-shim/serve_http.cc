@@ -19,7 +19,9 @@
 
 #include "agent/agent_api.h"
 #include "core/autonomy.h"
+#include "core/db_stats.h"
 #include "core/goal_check.h"
+#include "core/sha256.h"
 #include "core/time_util.h"
 #include "agent/pulse_tools.h"
 #include "server-shim/http_server.h"
@@ -31,6 +33,7 @@
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 #include "server-shim/serve_start.h"
+#include "server-shim/session_index.h"
 #include "server-shim/server_env.h"
 #include "server-shim/slack_service.h"
 
@@ -44,7 +47,8 @@ class App {
  public:
   App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
       SlackService* slack)
-      : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack) {}
+      : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
+        tokens_(options.workspace) {}
 
   void Install(HttpServer& s);
 
@@ -148,6 +152,7 @@ class App {
   SlackService* slack_;
   std::mutex cache_mu_;
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
+  SessionTokenIndex tokens_;
 };
 
 
@@ -168,18 +173,19 @@ Result<FoundSession> App::FindSession(const std::string& token, const std::strin
       if (session_id.empty() || SessionBelongsToWorkflow(session_id, wf)) candidates.push_back(wf);
     }
   }
-  for (const std::string& wf : candidates) {
-    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
-    if (!oc.ok()) continue;
-    Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
-    if (!session.ok()) continue;
-    {
-      std::lock_guard<std::mutex> l(cache_mu_);
-      token_workflow_[token] = wf;
-    }
-    return FoundSession{std::move(oc).value(), std::move(session).value()};
+  // Only the workflow whose database knows the token is opened: a wrong
+  // token is refused from the index, with no database opened.
+  std::optional<std::string> holder = tokens_.Find(candidates, Sha256Hex(token));
+  if (!holder) return Status::NotFound("unknown session token");
+  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, *holder);
+  if (!oc.ok()) return Status::NotFound("unknown session token");
+  Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
+  if (!session.ok()) return Status::NotFound("unknown session token");
+  {
+    std::lock_guard<std::mutex> l(cache_mu_);
+    token_workflow_[token] = *holder;
   }
-  return Status::NotFound("unknown session token");
+  return FoundSession{std::move(oc).value(), std::move(session).value()};
 }
 
 // POST /s/<session>/tools/custom/<tool>: the token is resolved once, proven
@@ -329,7 +335,7 @@ void App::InstallService(HttpServer& s) {
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"sandbox", SandboxDescription()},
-                             {"connections", s.OpenConnections()}});
+                             {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
