@@ -204,14 +204,17 @@ int SplitDay(int64_t seconds, int64_t* time_of_day) {
 }
 
 // "%F" as the library writes it: the year zero-filled to four characters
-// (fill before any sign), month and day to two.
-void AppendDate(std::string& out, const CivilDate& date) {
+// (fill before any sign), month and day to two; nothing at all for the one
+// year it cannot represent. The seconds into that day go to `time_of_day`.
+std::string DatePart(int64_t seconds, int64_t* time_of_day) {
+  CivilDate date = CivilFromDays(SplitDay(seconds, time_of_day));
+  if (date.year == -32768) return "";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%*d", 4, date.year);
   for (char* p = buf; *p == ' '; ++p) *p = '0';
-  out += buf;
+  std::string out = buf;
   std::snprintf(buf, sizeof buf, "-%02u-%02u", date.month, date.day);
-  out += buf;
+  return out + buf;
 }
 
 }  // namespace
@@ -244,27 +247,19 @@ Result<int64_t> ParseTime(std::string_view raw) {
 
 std::string FormatTime(int64_t seconds) {
   int64_t tod = 0;
-  CivilDate date = CivilFromDays(SplitDay(seconds, &tod));
-  // The year the library cannot represent writes nothing at all.
-  if (date.year == -32768) return "";
-  std::string out;
-  AppendDate(out, date);
-  char buf[48];
+  std::string out = DatePart(seconds, &tod);
+  if (out.empty()) return out;
   uint64_t abs_tod = tod < 0 ? 0 - static_cast<uint64_t>(tod) : static_cast<uint64_t>(tod);
+  char buf[48];
   std::snprintf(buf, sizeof buf, "T%s%02llu:%02llu:%02lluZ", tod < 0 ? "-" : "",
                 static_cast<unsigned long long>(abs_tod / 3600), static_cast<unsigned long long>(abs_tod / 60 % 60),
                 static_cast<unsigned long long>(abs_tod % 60));
-  out += buf;
-  return out;
+  return out + buf;
 }
 
 std::string FormatDate(int64_t seconds) {
   int64_t tod = 0;
-  CivilDate date = CivilFromDays(SplitDay(seconds, &tod));
-  if (date.year == -32768) return "";
-  std::string out;
-  AppendDate(out, date);
-  return out;
+  return DatePart(seconds, &tod);
 }
 
 std::string FormatShortDay(int64_t seconds) {

@@ -4,6 +4,7 @@
 #include <date/date.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <sstream>
 
@@ -74,16 +75,12 @@ bool LibraryParse(const std::string& text, const char* format, int64_t& out) {
 Result<int64_t> LibraryParseTime(const std::string& text) {
   if (text.empty()) return Status::InvalidArgument("empty time");
   std::string cleaned = text;
-  size_t dot = cleaned.find('.');
-  if (dot != std::string::npos && dot > 10) {
-    size_t end = dot + 1;
-    while (end < cleaned.size() && std::isdigit(static_cast<unsigned char>(cleaned[end]))) ++end;
-    cleaned.erase(dot, end - dot);
+  auto dot = std::find(cleaned.begin(), cleaned.end(), '.');
+  if (dot != cleaned.end() && dot - cleaned.begin() > 10) {
+    cleaned.erase(dot, std::find_if_not(dot + 1, cleaned.end(), [](char c) { return c >= '0' && c <= '9'; }));
   }
-  for (char& c : cleaned) {
-    if (c == 't') c = 'T';
-    if (c == 'z') c = 'Z';
-  }
+  std::replace(cleaned.begin(), cleaned.end(), 't', 'T');
+  std::replace(cleaned.begin(), cleaned.end(), 'z', 'Z');
   int64_t t = 0;
   if (cleaned.size() == 10 && LibraryParse(cleaned, "%F", t)) return t;
   bool offset = cleaned.size() >= 6 && (cleaned[cleaned.size() - 6] == '+' || cleaned[cleaned.size() - 6] == '-');
