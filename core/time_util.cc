@@ -4,6 +4,8 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
+#include <string_view>
 #include <sstream>
 
 namespace pulse {
@@ -39,9 +41,44 @@ bool ValidOffset(const std::string& text) {
   return hours <= 23 && minutes <= 59;
 }
 
+// The form every stored time has, "2026-10-07T09:00:00Z", read without a
+// stream: a goal check reads thousands of them, and the stream parser is
+// most of its cost in the WASM build. Anything else, or a field out of
+// range, is left to the full parser (which gives the same answer for these).
+bool ParseCanonical(std::string_view t, int64_t* out) {
+  if (t.size() != 20 || t[4] != '-' || t[7] != '-' || t[10] != 'T' || t[13] != ':' || t[16] != ':' ||
+      t[19] != 'Z') {
+    return false;
+  }
+  auto num = [&](size_t pos, size_t len, int* v) {
+    int x = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      if (t[i] < '0' || t[i] > '9') return false;
+      x = x * 10 + (t[i] - '0');
+    }
+    *v = x;
+    return true;
+  };
+  int y, mo, d, h, mi, sec;
+  if (!num(0, 4, &y) || !num(5, 2, &mo) || !num(8, 2, &d) || !num(11, 2, &h) || !num(14, 2, &mi) ||
+      !num(17, 2, &sec)) {
+    return false;
+  }
+  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || sec > 59) return false;
+  date::year_month_day ymd{date::year{y}, date::month{static_cast<unsigned>(mo)}, date::day{static_cast<unsigned>(d)}};
+  if (!ymd.ok()) return false;
+  *out = static_cast<int64_t>(date::sys_days(ymd).time_since_epoch().count()) * 86400 + h * 3600 + mi * 60 + sec;
+  return true;
+}
+
+// 1970-01-01 to 9999-12-31: FormatTime's fast path, the same text as
+// date::format("%FT%TZ").
+constexpr int64_t kFastFormatEnd = 253402300800;
+
 }  // namespace
 
 Result<int64_t> ParseTime(std::string_view raw) {
+  if (int64_t fast; ParseCanonical(raw, &fast)) return fast;
   std::string text(raw);
   if (text.empty()) return Status::InvalidArgument("empty time");
   // Drop fractional seconds: Pulse keeps whole seconds.
@@ -68,6 +105,15 @@ Result<int64_t> ParseTime(std::string_view raw) {
 }
 
 std::string FormatTime(int64_t seconds) {
+  if (seconds >= 0 && seconds < kFastFormatEnd) {
+    date::year_month_day ymd{date::sys_days{date::days{seconds / 86400}}};
+    int64_t rest = seconds % 86400;
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
+                  static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), static_cast<int>(rest / 3600),
+                  static_cast<int>(rest / 60 % 60), static_cast<int>(rest % 60));
+    return buf;
+  }
   return date::format("%FT%TZ", Seconds(std::chrono::seconds(seconds)));
 }
 
