@@ -2,6 +2,7 @@
 
 #include <date/date.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <sstream>
@@ -39,6 +40,10 @@ bool ValidOffset(const std::string& text) {
   return hours <= 23 && minutes <= 59;
 }
 
+Seconds InRange(int64_t seconds) {
+  return Seconds(std::chrono::seconds(std::clamp(seconds, kMinTime, kMaxTime)));
+}
+
 }  // namespace
 
 Result<int64_t> ParseTime(std::string_view raw) {
@@ -57,26 +62,29 @@ Result<int64_t> ParseTime(std::string_view raw) {
     if (c == 'z') c = 'Z';
   }
   Seconds tp;
-  if (cleaned.size() == 10 && TryParse(cleaned, "%F", tp)) return tp.time_since_epoch().count();
-  if (!cleaned.empty() && cleaned.back() == 'Z') {
-    std::string body = cleaned.substr(0, cleaned.size() - 1);
-    if (TryParse(body, "%FT%T", tp)) return tp.time_since_epoch().count();
-  } else if (ValidOffset(cleaned) && TryParse(cleaned, "%FT%T%Ez", tp)) {
-    return tp.time_since_epoch().count();
+  bool parsed = false;
+  if (cleaned.size() == 10 && TryParse(cleaned, "%F", tp)) {
+    parsed = true;
+  } else if (!cleaned.empty() && cleaned.back() == 'Z') {
+    parsed = TryParse(cleaned.substr(0, cleaned.size() - 1), "%FT%T", tp);
+  } else {
+    parsed = ValidOffset(cleaned) && TryParse(cleaned, "%FT%T%Ez", tp);
   }
+  int64_t seconds = parsed ? tp.time_since_epoch().count() : 0;
+  if (parsed && seconds >= kMinTime && seconds <= kMaxTime) return seconds;
   return Status::InvalidArgument("\"" + text + "\" is not an RFC 3339 time (like 2026-10-07T09:00:00Z)");
 }
 
 std::string FormatTime(int64_t seconds) {
-  return date::format("%FT%TZ", Seconds(std::chrono::seconds(seconds)));
+  return date::format("%FT%TZ", InRange(seconds));
 }
 
 std::string FormatDate(int64_t seconds) {
-  return date::format("%F", Seconds(std::chrono::seconds(seconds)));
+  return date::format("%F", InRange(seconds));
 }
 
 std::string FormatShortDay(int64_t seconds) {
-  auto day = date::floor<date::days>(Seconds(std::chrono::seconds(seconds)));
+  auto day = date::floor<date::days>(InRange(seconds));
   date::year_month_day ymd(day);
   static const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
