@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstring>
 #include <sstream>
 
 namespace pulse {
@@ -40,6 +41,19 @@ bool ValidOffset(const std::string& text) {
   return hours <= 23 && minutes <= 59;
 }
 
+// RFC 3339's digits and separators at each place ('d' a digit), checked
+// before the date library sees the text: given a field with no digits (a
+// time like "23::59") it converts the seconds it never read, which is
+// undefined behaviour (a NaN or garbage turned into an integer).
+bool HasShape(const std::string& text, const char* shape) {
+  if (text.size() != std::strlen(shape)) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    bool digit = std::isdigit(static_cast<unsigned char>(text[i])) != 0;
+    if (shape[i] == 'd' ? !digit : text[i] != shape[i]) return false;
+  }
+  return true;
+}
+
 Seconds InRange(int64_t seconds) {
   return Seconds(std::chrono::seconds(std::clamp(seconds, kMinTime, kMaxTime)));
 }
@@ -63,12 +77,13 @@ Result<int64_t> ParseTime(std::string_view raw) {
   }
   Seconds tp;
   bool parsed = false;
-  if (cleaned.size() == 10 && TryParse(cleaned, "%F", tp)) {
-    parsed = true;
-  } else if (!cleaned.empty() && cleaned.back() == 'Z') {
+  if (HasShape(cleaned, "dddd-dd-dd")) {
+    parsed = TryParse(cleaned, "%F", tp);
+  } else if (HasShape(cleaned, "dddd-dd-ddTdd:dd:ddZ")) {
     parsed = TryParse(cleaned.substr(0, cleaned.size() - 1), "%FT%T", tp);
-  } else {
-    parsed = ValidOffset(cleaned) && TryParse(cleaned, "%FT%T%Ez", tp);
+  } else if (HasShape(cleaned.substr(0, std::min<size_t>(cleaned.size(), 19)), "dddd-dd-ddTdd:dd:dd") &&
+             cleaned.size() == 25 && ValidOffset(cleaned)) {
+    parsed = TryParse(cleaned, "%FT%T%Ez", tp);
   }
   int64_t seconds = parsed ? tp.time_since_epoch().count() : 0;
   if (parsed && seconds >= kMinTime && seconds <= kMaxTime) return seconds;
