@@ -5,9 +5,11 @@
 
 #include "agent/outbox.h"
 #include "agent/pulse_asks.h"
+#include "agent/pulse_conversation.h"
 #include "agent/pulse_tools.h"
 #include "core/api/decisions.h"
 #include "core/autonomy.h"
+#include "core/conversation.h"
 #include "core/fact_snapshot.h"
 #include "core/utf8.h"
 
@@ -70,6 +72,31 @@ Result<std::optional<ChatRow>> TargetChat(ApiContext& ctx, const std::string& na
 
 // The fix as one decision with Pulse's recommendation; its Accept sends the
 // fix to the Builder chat (SendApplyMessage).
+std::string OneLine(const std::string& text, size_t cap) {
+  std::string s(Utf8Prefix(RepairUtf8(text), cap));
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  return s.size() < text.size() ? s + "…" : s;
+}
+
+// Each ask and what came of it goes into Pulse's conversation as a line of
+// the platform's, so the Pulse chat shows it beside the turn that asked and
+// the next turn reads it.
+void NoteBuilderAsk(ApiContext& ctx, const std::string& call_id) {
+  if (!ctx.config.HasGoal()) return;
+  Result<AskRecord> r = Asks(*ctx.db, ctx.workflow).Get(call_id);
+  if (!r.ok()) return;
+  const std::string chat = r->target_session.empty() ? JStr(r->detail, "builder_session_id") : r->target_session;
+  std::string line = "Pulse asked " + (chat.empty() ? std::string("the Builder chat") : "Builder chat " + chat) + " (" +
+                     r->kind + ", " + call_id + "): \"" + OneLine(r->message, 300) + "\" — " + r->status;
+  if (!r->answer.empty()) line += ": \"" + OneLine(r->answer, 600) + "\"";
+  else if (!r->error.empty()) line += ": " + OneLine(r->error, 300);
+  Conversation c(*ctx.db, ctx.workflow);
+  const int64_t now = ctx.env->NowSeconds();
+  Result<Generation> g = c.Ensure(ConversationCharter(ctx.workflow), now);
+  Status s = g.ok() ? c.AppendNote("ask_builder", line, now) : g.status();
+  if (!s.ok()) ctx.env->Log(LogLevel::kWarn, ctx.workflow + ": ask_builder not written to the conversation: " + s.message());
+}
+
 Result<json> FixDecision(ApiContext& ctx, const std::string& session, const BuilderAskArgs& b, const std::string& call_id,
                          const std::string& why_decision) {
   DecisionRequest req;
@@ -87,6 +114,7 @@ Result<json> FixDecision(ApiContext& ctx, const std::string& session, const Buil
   Asks asks(*ctx.db, ctx.workflow);
   PULSE_RETURN_IF_ERROR(asks.FinishAsk(call_id, "decision", "", why_decision, json{{"decision_id", made.decision_id}},
                                        ctx.env->NowSeconds()));
+  NoteBuilderAsk(ctx, call_id);
   return json{{"status", "decision"}, {"decision_id", made.decision_id}, {"call_id", call_id}, {"ask_id", call_id},
               {"note", why_decision + ": the fix waits for the owner in Needs you with your recommendation \"Make this "
                        "fix\"; the owner's Accept sends it to the Builder chat"}};
@@ -114,6 +142,7 @@ Result<json> RunBuilderAsk(ApiContext& ctx, const BuilderAskArgs& b, const AskRe
   json detail = {{"builder_session_id", chat.session_id}, {"guard_session", done.guard_session},
                  {"held", BuilderStdin(req)["held"]}};
   PULSE_RETURN_IF_ERROR(asks.FinishAsk(r.call_id, done.status, reply, done.error, detail, ctx.env->NowSeconds()));
+  NoteBuilderAsk(ctx, r.call_id);
   json out = {{"status", done.status}, {"call_id", r.call_id}, {"ask_id", r.call_id},
               {"builder_session_id", chat.session_id}, {"held", detail["held"]},
               {"answer", done.status == "answered" ? json(reply) : json(nullptr)}};
@@ -150,6 +179,7 @@ Result<json> AskBuilderTool(ApiContext& ctx, const std::string& session, const A
                                   : "this server has no Builder command (pulse serve --builder)";
     if (b.kind == "fix") return FixDecision(ctx, session, b, r.call_id, why);
     PULSE_RETURN_IF_ERROR(asks.FinishAsk(r.call_id, "no_builder_chat", "", why, json::object(), now));
+    NoteBuilderAsk(ctx, r.call_id);
     return json{{"status", "no_builder_chat"}, {"call_id", r.call_id}, {"ask_id", r.call_id}, {"answer", nullptr},
                 {"note", why + "; no chat is created. Ask the owner with create_decision_request if the answer "
                                "matters now"}};
@@ -157,6 +187,7 @@ Result<json> AskBuilderTool(ApiContext& ctx, const std::string& session, const A
   if (chat->busy) {
     PULSE_RETURN_IF_ERROR(asks.FinishAsk(r.call_id, "busy", "", "the Builder chat is busy with another turn",
                                          json{{"builder_session_id", chat->session_id}}, now));
+    NoteBuilderAsk(ctx, r.call_id);
     return Status::Refused("ask_builder: Builder chat " + chat->session_id +
                            " is busy with another turn; ask later (call " + r.call_id + ")");
   }

@@ -16,6 +16,7 @@ using nlohmann::json;
 namespace {
 
 std::atomic<const BuilderChannel*> g_builder{nullptr};
+std::atomic<const AskPulseWaiter*> g_ask_waiter{nullptr};
 
 const char* kRelayPart =
     "This ask comes from the owner's own Builder chat: an owner relay, the owner's voice. Lasting direction (a "
@@ -57,10 +58,48 @@ std::string AskInstruction(const json& ask) {
   return s;
 }
 
+// The turn's input for one round: {message, caller, account?, ask: {...}}.
+json AskTurnInput(const AskRecord& r) {
+  json ask = {{"call_id", r.call_id}, {"thread_id", r.thread_id}, {"round", r.round},
+              {"caller", r.caller},   {"session", r.session},     {"owner_relay", r.owner_relay}};
+  if (!r.account.empty()) ask["account"] = r.account;
+  json input = {{"message", r.message}, {"caller", r.owner_relay ? "owner" : r.caller}, {"ask", ask}};
+  if (!r.account.empty()) input["account"] = r.account;
+  return input;
+}
+
 }  // namespace
 
 void SetBuilderChannel(const BuilderChannel* channel) { g_builder.store(channel); }
 const BuilderChannel* CurrentBuilderChannel() { return g_builder.load(); }
+void SetAskPulseWaiter(const AskPulseWaiter* waiter) { g_ask_waiter.store(waiter); }
+
+Result<json> AskPulseTool(ApiContext& ctx, const ToolSession& session, const json& args) {
+  if (!args.is_object()) return Status::InvalidArgument("ask_pulse: arguments must be a JSON object");
+  const std::string root = session.root.empty() ? session.id : session.root;
+  if (root != session.id) {
+    // A step one of Pulse's turns (or a Builder turn it started) opened is
+    // part of that turn: Pulse never asks itself, and never gets asked back.
+    PULSE_ASSIGN_OR_RETURN(ToolSession top, LoadToolSession(*ctx.db, root));
+    if (top.turn != TurnKind::kWorkflowStep) {
+      return Status::Refused("ask_pulse: session " + session.id + " is a step of a " + TurnKindName(top.turn) +
+                             " turn (" + root + "); Pulse never asks itself, and a turn it started never asks back");
+    }
+  }
+  json call = {{"caller", "step"}, {"session", root}};
+  for (const char* key : {"message", "thread_id", "thread", "call_id", "wait_seconds"}) {
+    if (args.contains(key)) call[key] = args[key];
+  }
+  // The seed's spelling of the words: "question" stands for "message".
+  if (!call.contains("message") && args.contains("question")) call["message"] = args["question"];
+  PULSE_ASSIGN_OR_RETURN(AskCall ask, ReadAskCall(Args("ask_pulse", call)));
+  const AskPulseWaiter* waiter = g_ask_waiter.load();
+  if (!waiter || !*waiter) {
+    return Status::Refused("ask_pulse: this process runs no Pulse turns; call it through `pulse serve` (the session "
+                           "tool route or MCP), or ask with `pulse ask --caller step`");
+  }
+  return (*waiter)(ctx, ask);
+}
 
 Result<AskCall> ReadAskCall(const Args& a) {
   AskCall c;
@@ -104,15 +143,21 @@ Result<AskStart> BeginAskPulse(ApiContext& ctx, const AskCall& call) {
     PULSE_ASSIGN_OR_RETURN(out.record, asks.OpenAskPulse(ask, now));
     out.start_turn = out.record.status == "running";
   }
-  if (out.start_turn) {
-    const AskRecord& r = out.record;
-    json ask = {{"call_id", r.call_id}, {"thread_id", r.thread_id}, {"round", r.round},
-                {"caller", r.caller},   {"session", r.session},     {"owner_relay", r.owner_relay}};
-    if (!r.account.empty()) ask["account"] = r.account;
-    out.turn_input = {{"message", r.message}, {"caller", r.owner_relay ? "owner" : r.caller}, {"ask", ask}};
-    if (!r.account.empty()) out.turn_input["account"] = r.account;
-  }
+  if (out.start_turn) out.turn_input = AskTurnInput(out.record);
   return out;
+}
+
+Result<std::optional<AskStart>> StartNextQueuedAsk(ApiContext& ctx) {
+  Asks asks(*ctx.db, ctx.workflow);
+  PULSE_ASSIGN_OR_RETURN(std::string call_id, asks.OldestQueued(AskDirection::kToPulse));
+  if (call_id.empty()) return std::optional<AskStart>();
+  PULSE_ASSIGN_OR_RETURN(bool started, asks.StartIfSlotFree(call_id, ctx.env->NowSeconds()));
+  if (!started) return std::optional<AskStart>();
+  AskStart out;
+  PULSE_ASSIGN_OR_RETURN(out.record, asks.Get(call_id));
+  out.start_turn = true;
+  out.turn_input = AskTurnInput(out.record);
+  return std::optional<AskStart>(std::move(out));
 }
 
 std::string AskTurnText(const json& ask, const std::string& message) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -15,6 +16,7 @@
 #include "core/ask_builder.h"
 #include "core/asks.h"
 #include "core/status.h"
+#include "core/tool_sessions.h"
 
 namespace pulse {
 
@@ -45,6 +47,24 @@ struct AskStart {
 // Opens the round (reading chats.json first, for the owner relay) or reads
 // the earlier call back.
 Result<AskStart> BeginAskPulse(ApiContext& ctx, const AskCall& call);
+// The tick's part: the oldest queued ask whose slot has freed, started
+// (status running) with its turn's input; nullopt when none can start now.
+// The caller submits the turn, so an ask over the cap is answered without
+// its caller asking again.
+Result<std::optional<AskStart>> StartNextQueuedAsk(ApiContext& ctx);
+
+// Where an ask_pulse tool call waits for its answer: the server's turn
+// threads (`pulse serve` sets it before serving). Null: this process runs no
+// Pulse turns.
+using AskPulseWaiter = std::function<Result<nlohmann::json>(ApiContext& ctx, const AskCall& call)>;
+void SetAskPulseWaiter(const AskPulseWaiter* waiter);
+
+// ask_pulse called as a tool from a platform session (a workflow_step
+// session: the guard refuses it in every Pulse and Builder turn). The caller
+// is a step and its session the session's root, so a step and its helpers
+// keep one thread; {message, thread_id?, call_id?, wait_seconds?} as for
+// POST /ask. The answer is the ask's JSON, the same as POST /ask gives.
+Result<nlohmann::json> AskPulseTool(ApiContext& ctx, const ToolSession& session, const nlohmann::json& args);
 
 // The ask's words for Pulse: the conversation turn's text and the charter
 // part the runner gets (who asks, round N of at most 6 of thread T, the

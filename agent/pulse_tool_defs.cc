@@ -147,6 +147,26 @@ const json& PulseToolDefinitions() {
 }
 
 
+namespace {
+
+// ask_pulse is carried out by Pulse when a platform session (a step) calls
+// it: a round of a bounded thread, answered with the decision lines.
+json AskPulseDefinition() {
+  return json::parse(R"JSON({
+    "name": "ask_pulse",
+    "title": "Ask Pulse",
+    "description": "Ask the workflow's Pulse, the goal expert: goal status, why Pulse did something, which option serves the goal, direction for Pulse (from a workflow step's session; never from Pulse's own turns or a Builder turn Pulse started). One round of a thread of at most 6: continue with thread_id; the answer ends with decision lines (decision, owner_needed, pulse_question, thread_open) and next says what to do. Waits up to wait_seconds (default 60, at most 120), then returns status running with call_id: ask again with call_id for the answer. 20 rounds per workflow per hour; over that the ask is queued and starts when a slot frees.",
+    "inputSchema": {"type": "object",
+      "properties": {
+        "message": {"type": "string", "description": "what to ask Pulse, or the answer to its question in a thread"},
+        "thread_id": {"type": "string"},
+        "call_id": {"type": "string", "description": "read back an earlier call's answer"},
+        "wait_seconds": {"type": "integer", "minimum": 0, "maximum": 120}},
+      "additionalProperties": false}})JSON");
+}
+
+}  // namespace
+
 const json& CatalogToolDefinitions() {
   static const json kAll = [] {
     json all = PulseToolDefinitions();
@@ -154,6 +174,10 @@ const json& CatalogToolDefinitions() {
       bool own = false;
       for (const json& t : PulseToolDefinitions()) own = own || t["name"] == e.name;
       if (own) continue;
+      if (std::string(e.name) == "ask_pulse") {
+        all.push_back(AskPulseDefinition());
+        continue;
+      }
       std::string cls = ToolClassName(e.cls);
       all.push_back({{"name", e.name},
                      {"description", std::string(e.note) + " (" + cls +

@@ -292,6 +292,13 @@ Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& ses
     }
     return out;
   }
+  if (out.guard.tool == "ask_pulse") {
+    // Only a platform session (workflow_step) gets here: its ask is a round
+    // of a thread in Pulse's conversation, answered within its wait.
+    PULSE_ASSIGN_OR_RETURN(out.result, AskPulseTool(ctx, session, args));
+    out.executed = true;
+    return out;
+  }
   if (!IsPulseTool(tool)) {
     if (platform && *platform) {
       PULSE_ASSIGN_OR_RETURN(PlatformResult done, (*platform)(session, NormalizeToolName(tool), args));

@@ -3,6 +3,7 @@
 #include "agent/outbox.h"
 #include "agent/pulse_tools.h"
 #include "core/after_run.h"
+#include "core/review_conversation.h"
 #include "core/time_util.h"
 #include "core/workflow_review.h"
 
@@ -133,6 +134,38 @@ Result<std::string> RunRulesHousekeeping(ApiContext& ctx, const std::string& ses
   return "Not done: " + json(r.actions).dump() +
          " need an agent runner (pulse serve --runner) that follows backup-strategy.md / publish-strategy.md; the "
          "next change of the source asks again.";
+}
+
+Result<ReviewConversationTurn> BeginReviewConversationTurn(ApiContext& ctx, const std::string& session) {
+  PULSE_ASSIGN_OR_RETURN(ReviewRecord r, FindReviewBySession(*ctx.env, ctx.workflow_dir, session));
+  std::string text = "WORKFLOW REVIEW of " + ctx.workflow + ", plan revision " + r.revision.substr(0, 12) +
+                     " (trigger " + r.trigger + "). Due:";
+  for (const DueItem& d : r.due) text += "\n- " + d.kind + ": " + d.detail;
+  if (r.due.empty()) text += " nothing (asked again for this revision).";
+  ReviewConversation conv(*ctx.db, ctx.workflow);
+  // Earlier reviews first: this one continues from them, not from Pulse's conversation.
+  PULSE_ASSIGN_OR_RETURN(std::vector<ReviewTurn> earlier, conv.Recent());
+  ReviewConversationTurn out;
+  PULSE_ASSIGN_OR_RETURN(out.turn_id, conv.Begin(session, r.revision, r.trigger, r.pulse_run_id, text,
+                                                 ctx.env->NowSeconds()));
+  json transcript = json::array();
+  for (const ReviewTurn& t : earlier) {
+    transcript.push_back({{"at", FormatTime(t.started_at)}, {"turn", "workflow_review"}, {"session", t.session},
+                          {"text", t.text}, {"reply", t.reply}, {"state", t.state}, {"outcome", t.outcome}});
+  }
+  out.continuity = {{"conversation", "workflow_review"}, {"title", kReviewConversationTitle},
+                    {"session_id", session},             {"restored_conversation_session_id", nullptr},
+                    {"turn_id", out.turn_id},            {"text", text},
+                    {"transcript", transcript}};
+  return out;
+}
+
+void EndReviewConversationTurn(ApiContext& ctx, int64_t turn_id, const std::string& reply, const std::string& error,
+                               const std::string& outcome) {
+  const std::string state = error.empty() ? "completed" : error.find("interrupted") != std::string::npos ? "interrupted"
+                                                                                                       : "failed";
+  Status s = ReviewConversation(*ctx.db, ctx.workflow).Finish(turn_id, state, reply, outcome, error, ctx.env->NowSeconds());
+  if (!s.ok()) ctx.env->Log(LogLevel::kWarn, ctx.workflow + ": workflow review conversation: " + s.message());
 }
 
 std::string EndReviewTurn(ApiContext& ctx, const std::string& session, const std::string& error) {

@@ -34,6 +34,21 @@ Result<std::string> RunRulesReview(ApiContext& ctx, const std::string& session);
 // agent, so each action is reported not done (the next run asks again).
 Result<std::string> RunRulesHousekeeping(ApiContext& ctx, const std::string& session);
 
+// The review as a turn of its own conversation (core/review_conversation.h),
+// begun once it has claimed its revision: the text it is told (the
+// revision, trigger and due set) and the continuity its runner is handed
+// ({conversation: "workflow_review", session_id, transcript of earlier
+// reviews}, never Pulse's).
+struct ReviewConversationTurn {
+  int64_t turn_id = 0;
+  nlohmann::json continuity;
+};
+Result<ReviewConversationTurn> BeginReviewConversationTurn(ApiContext& ctx, const std::string& session);
+// Its end: the runner's reply (or why it failed) and the outcome the
+// review record came to (EndReviewTurn's).
+void EndReviewConversationTurn(ApiContext& ctx, int64_t turn_id, const std::string& reply, const std::string& error,
+                               const std::string& outcome);
+
 // After the review turn: `error` (the runner's failure, a timeout) makes a
 // review with no receipt unfinished; then each waiting chat gets one
 // outbox message (kind workflow_review_done). Returns the outcome.

@@ -175,6 +175,21 @@ Status EnsureAfterRunSchema(Db& db) {
        " text TEXT NOT NULL,"
        " outbox_id INTEGER,"
        " at TEXT NOT NULL);"},
+      // The Workflow Review's own conversation (core/review_conversation.h).
+      {2,
+       "CREATE TABLE IF NOT EXISTS pulse_review_turns ("
+       " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+       " session TEXT NOT NULL,"
+       " revision TEXT NOT NULL DEFAULT '',"
+       " trigger TEXT NOT NULL DEFAULT '',"
+       " pulse_run_id TEXT NOT NULL DEFAULT '',"
+       " text TEXT NOT NULL,"
+       " reply TEXT NOT NULL DEFAULT '',"
+       " state TEXT NOT NULL DEFAULT 'running',"
+       " outcome TEXT NOT NULL DEFAULT '',"
+       " error TEXT NOT NULL DEFAULT '',"
+       " started_at TEXT NOT NULL,"
+       " finished_at TEXT NOT NULL DEFAULT '');"},
   };
   return ApplyMigrations(db, "after_run", kMigrations);
 }

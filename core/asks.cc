@@ -323,8 +323,20 @@ Result<bool> Asks::StartIfSlotFree(const std::string& call_id, int64_t now) {
       "UPDATE pulse_asks SET status = 'running', started_at = ?, slot_at = '' WHERE id = ? AND status = 'queued'"));
   up.BindTime(1, now).Bind(2, r.id);
   PULSE_RETURN_IF_ERROR(up.Run());
+  // The tick and a caller asking again may race for one queued ask: only
+  // the one whose update took it starts its turn.
+  const bool taken = db_.Changes() > 0;
   PULSE_RETURN_IF_ERROR(tx.Commit());
-  return true;
+  return taken;
+}
+
+Result<std::string> Asks::OldestQueued(AskDirection direction) {
+  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
+  PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
+      "SELECT call_id FROM pulse_asks WHERE direction = ? AND status = 'queued' ORDER BY id LIMIT 1"));
+  st.Bind(1, AskDirectionName(direction));
+  PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Text(0) : std::string();
 }
 
 Result<AskRecord> Asks::Get(const std::string& call_id) {

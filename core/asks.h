@@ -138,6 +138,9 @@ class Asks {
   // A queued ask whose slot has freed becomes running (true); false while
   // it waits or when it is not queued.
   Result<bool> StartIfSlotFree(const std::string& call_id, int64_t now);
+  // The call id of the oldest queued ask of `direction` ("" when none waits):
+  // what the tick starts once its slot frees, without the caller asking again.
+  Result<std::string> OldestQueued(AskDirection direction);
   // The caller's read of an ask: NotFound for an unknown call id, Refused
   // when `session` is not the session that asked.
   Result<AskRecord> Load(const std::string& call_id, const std::string& session);

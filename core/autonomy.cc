@@ -37,6 +37,7 @@ const char* GuardRuleName(GuardRule rule) {
     case GuardRule::kOwnerOnly: return "owner_only";
     case GuardRule::kSessionClosed: return "session_closed";
     case GuardRule::kHousekeepingOnly: return "housekeeping_only";
+    case GuardRule::kAskBuilderPulseOnly: return "ask_builder_pulse_only";
   }
   return "unknown";
 }
@@ -360,6 +361,21 @@ GuardDecision DecidePulseAsk(const Ctx& c, const ToolEntry& entry, const json& a
     return Make(false, GuardRule::kNoPingPong,
                 "refused: " + t + " " + TurnPhrase(c) +
                     " would ask a Builder chat from the Builder chat Pulse asked (no ping-pong)" + kInstead);
+  }
+  // The turns around a run are not Pulse's: a review's break goes to its own
+  // conversation and the stopped run, never into the owner's Builder chat,
+  // and housekeeping only backs up and publishes. Refused before the Change
+  // level is read, so a fix never becomes a "Make this fix" decision either.
+  if (c.turn == TurnKind::kHousekeeping) {
+    return Make(false, GuardRule::kHousekeepingOnly,
+                "refused: " + t + " is neither a backup nor a publish action, the only things a housekeeping turn "
+                "does" + kInstead);
+  }
+  if (c.turn == TurnKind::kWorkflowReview) {
+    return Make(false, GuardRule::kAskBuilderPulseOnly,
+                "refused: " + t + " " + TurnPhrase(c) +
+                    " would reach the owner's Builder chat; a Workflow Review records its findings with "
+                    "record_workflow_review" + kInstead);
   }
   std::string mode;
   bool has_question = false;

@@ -65,6 +65,7 @@ enum class GuardRule {
   kOwnerOnly,              // "owner_only": answering for the owner
   kSessionClosed,          // "session_closed"
   kHousekeepingOnly,       // "housekeeping_only": a housekeeping turn does backup and publish only
+  kAskBuilderPulseOnly,    // "ask_builder_pulse_only": a Workflow Review never asks a Builder chat
 };
 const char* GuardRuleName(GuardRule rule);
 

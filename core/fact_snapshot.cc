@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,75 @@ const char kPlanFile[] = "planning/plan.json";
 const char kLedgerFile[] = "costs/costs.sqlite";
 const char kChatsFile[] = "chats.json";
 const char kRunsDir[] = "runs";
+
+namespace {
+
+// A ledger event's amount in micro-dollars, as every query of the facts
+// rounds it (per event, then summed as integers).
+#define PULSE_MICROS(usd) "CAST(round(" usd " * 1000000) AS INTEGER)"
+
+// What the goal check reads instead of a year of raw rows: the ledger by
+// hour (spend over whole hours) and by run (each run's cost and its first
+// and last event), kept by triggers so every writer keeps them true, and
+// covering indexes for the runs of the last 14 days. The ledger's copy
+// upserts (INSERT OR REPLACE would delete without firing the trigger).
+const char kFactAggregatesSql[] =
+    "CREATE TABLE IF NOT EXISTS pulse_fact_cost_hours ("
+    " hour TEXT PRIMARY KEY,"  // substr(at, 1, 13): "2026-10-07T12"
+    " events INTEGER NOT NULL,"
+    " micros INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS pulse_fact_run_costs ("
+    " run_id TEXT PRIMARY KEY,"
+    " events INTEGER NOT NULL,"
+    " micros INTEGER NOT NULL,"
+    " first_at TEXT NOT NULL,"
+    " last_at TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS pulse_fact_run_costs_by_last"
+    " ON pulse_fact_run_costs(last_at, first_at, micros, run_id);"
+    "INSERT INTO pulse_fact_cost_hours(hour, events, micros)"
+    " SELECT substr(at, 1, 13), count(*), sum(" PULSE_MICROS("usd") ") FROM pulse_fact_costs GROUP BY 1;"
+    "INSERT INTO pulse_fact_run_costs(run_id, events, micros, first_at, last_at)"
+    " SELECT run_id, count(*), sum(" PULSE_MICROS("usd") "), min(at), max(at) FROM pulse_fact_costs"
+    " WHERE run_id IS NOT NULL GROUP BY run_id;"
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_costs_added AFTER INSERT ON pulse_fact_costs BEGIN"
+    " INSERT INTO pulse_fact_cost_hours(hour, events, micros)"
+    "  VALUES(substr(NEW.at, 1, 13), 1, " PULSE_MICROS("NEW.usd") ")"
+    "  ON CONFLICT(hour) DO UPDATE SET events = events + 1, micros = micros + excluded.micros;"
+    " INSERT INTO pulse_fact_run_costs(run_id, events, micros, first_at, last_at)"
+    "  SELECT NEW.run_id, 1, " PULSE_MICROS("NEW.usd") ", NEW.at, NEW.at WHERE NEW.run_id IS NOT NULL"
+    "  ON CONFLICT(run_id) DO UPDATE SET events = events + 1, micros = micros + excluded.micros,"
+    "  first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at);"
+    " END;"
+    // A removed or changed event: the hour loses it; its run is counted
+    // again from the rows left (first and last cannot be taken back).
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_costs_removed AFTER DELETE ON pulse_fact_costs BEGIN"
+    " UPDATE pulse_fact_cost_hours SET events = events - 1, micros = micros - " PULSE_MICROS("OLD.usd")
+    "  WHERE hour = substr(OLD.at, 1, 13);"
+    " DELETE FROM pulse_fact_cost_hours WHERE hour = substr(OLD.at, 1, 13) AND events <= 0;"
+    " DELETE FROM pulse_fact_run_costs WHERE run_id = OLD.run_id;"
+    " INSERT INTO pulse_fact_run_costs(run_id, events, micros, first_at, last_at)"
+    "  SELECT run_id, count(*), sum(" PULSE_MICROS("usd") "), min(at), max(at) FROM pulse_fact_costs"
+    "  WHERE run_id = OLD.run_id GROUP BY run_id;"
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_costs_changed AFTER UPDATE ON pulse_fact_costs BEGIN"
+    " UPDATE pulse_fact_cost_hours SET events = events - 1, micros = micros - " PULSE_MICROS("OLD.usd")
+    "  WHERE hour = substr(OLD.at, 1, 13);"
+    " DELETE FROM pulse_fact_cost_hours WHERE hour = substr(OLD.at, 1, 13) AND events <= 0;"
+    " INSERT INTO pulse_fact_cost_hours(hour, events, micros)"
+    "  VALUES(substr(NEW.at, 1, 13), 1, " PULSE_MICROS("NEW.usd") ")"
+    "  ON CONFLICT(hour) DO UPDATE SET events = events + 1, micros = micros + excluded.micros;"
+    " DELETE FROM pulse_fact_run_costs WHERE run_id IN (OLD.run_id, NEW.run_id);"
+    " INSERT INTO pulse_fact_run_costs(run_id, events, micros, first_at, last_at)"
+    "  SELECT run_id, count(*), sum(" PULSE_MICROS("usd") "), min(at), max(at) FROM pulse_fact_costs"
+    "  WHERE run_id IN (OLD.run_id, NEW.run_id) GROUP BY run_id;"
+    " END;"
+    "CREATE INDEX IF NOT EXISTS pulse_fact_runs_by_finish_status ON pulse_fact_runs(finished_at, status, run_id);"
+    "CREATE INDEX IF NOT EXISTS goal_run_facts_by_finish_run"
+    " ON goal_run_facts(finished_at, run_id, status, schedule_id, trigger);";
+
+#undef PULSE_MICROS
+
+}  // namespace
 
 Status EnsureFactsSchema(Db& db) {
   static const std::vector<Migration> kMigrations = {
@@ -91,6 +161,7 @@ Status EnsureFactsSchema(Db& db) {
        " folder TEXT PRIMARY KEY,"
        " reason TEXT NOT NULL,"
        " seen_at TEXT NOT NULL);"},
+      {3, kFactAggregatesSql},
   };
   return ApplyMigrations(db, "facts", kMigrations);
 }
@@ -269,34 +340,31 @@ void SnapshotChats(SnapshotRun& run) {
   });
 }
 
+// One run of `steps` once the facts tables are there; without them, the
+// report says why and no step runs.
+SnapshotReport RunSnapshot(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
+                           const SnapshotLimits& limits, std::initializer_list<void (*)(SnapshotRun&)> steps) {
+  SnapshotRun run(env, db, workflow_dir, now, limits);
+  Status schema = EnsureFactsSchema(db);
+  if (!schema.ok()) {
+    run.Warn("db", schema.message());
+    return std::move(run.report);
+  }
+  for (auto step : steps) step(run);
+  return std::move(run.report);
+}
+
 }  // namespace
 
 SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                  const SnapshotLimits& limits) {
-  SnapshotRun run(env, db, workflow_dir, now, limits);
-  Status schema = EnsureFactsSchema(db);
-  if (!schema.ok()) {
-    run.Warn("db", schema.message());
-    return std::move(run.report);
-  }
-  SnapshotChats(run);
-  return std::move(run.report);
+  return RunSnapshot(env, db, workflow_dir, now, limits, {SnapshotChats});
 }
 
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits) {
-  SnapshotRun run(env, db, workflow_dir, now, limits);
-  Status schema = EnsureFactsSchema(db);
-  if (!schema.ok()) {
-    run.Warn("db", schema.message());
-    return std::move(run.report);
-  }
-  SnapshotChangelog(run);
-  SnapshotPlan(run);
-  SnapshotChats(run);
-  SnapshotLedger(run);
-  SnapshotRunFolders(run);
-  return std::move(run.report);
+  return RunSnapshot(env, db, workflow_dir, now, limits,
+                     {SnapshotChangelog, SnapshotPlan, SnapshotChats, SnapshotLedger, SnapshotRunFolders});
 }
 
 }  // namespace pulse

@@ -173,7 +173,11 @@ Status ReadLedgerRow(Statement& q, LedgerRow* row) {
 
 Status StoreLedgerRows(Db& db, const std::vector<LedgerRow>& rows) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
-      "INSERT OR REPLACE INTO pulse_fact_costs(ledger_rowid, at, run_id, source, usd) VALUES(?, ?, ?, ?, ?)"));
+      // An upsert, not INSERT OR REPLACE: a replaced row would leave the
+      // hourly and per-run sums (kept by triggers) counting it still.
+      "INSERT INTO pulse_fact_costs(ledger_rowid, at, run_id, source, usd) VALUES(?, ?, ?, ?, ?)"
+      " ON CONFLICT(ledger_rowid) DO UPDATE SET at = excluded.at, run_id = excluded.run_id,"
+      " source = excluded.source, usd = excluded.usd"));
   for (const LedgerRow& r : rows) {
     put.Bind(1, r.rowid).Bind(2, r.at);
     if (r.run_id) put.Bind(3, *r.run_id);

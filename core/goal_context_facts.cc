@@ -157,11 +157,25 @@ Status ReadOwnerAnswers(Db& db, ContextFacts* f) {
   return Status::OK();
 }
 
+// The ledger's events in (from, to]: the whole hours between from the
+// hourly sums, the part-hours at both ends from the rows (a few hundred
+// rows however long the history is). An hour bucket holds the events whose
+// `at` starts with it, so the split is exact on the same text comparisons.
 Status SpendBetween(Db& db, int64_t from, int64_t to, int64_t* micros, int64_t* events) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT count(*), coalesce(sum(CAST(round(usd * 1000000) AS INTEGER)), 0) FROM pulse_fact_costs"
-      " WHERE at > ? AND at <= ?"));
-  q.Bind(1, FormatTime(from)).Bind(2, FormatTime(to));
+  const std::string a = FormatTime(from), b = FormatTime(to);
+  const std::string first_hour = a.substr(0, 13), last_hour = b.substr(0, 13);
+  std::string after_first = first_hour;
+  ++after_first.back();  // the smallest text after every one starting with first_hour
+  const bool split = first_hour < last_hour;
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(split
+      ? "SELECT coalesce(sum(e), 0), coalesce(sum(m), 0) FROM ("
+        " SELECT events AS e, micros AS m FROM pulse_fact_cost_hours WHERE hour > ?1 AND hour < ?2"
+        " UNION ALL SELECT 1, CAST(round(usd * 1000000) AS INTEGER) FROM pulse_fact_costs WHERE at > ?3 AND at < ?5"
+        " UNION ALL SELECT 1, CAST(round(usd * 1000000) AS INTEGER) FROM pulse_fact_costs WHERE at >= ?2 AND at <= ?4)"
+      : "SELECT count(*), coalesce(sum(CAST(round(usd * 1000000) AS INTEGER)), 0) FROM pulse_fact_costs"
+        " WHERE at > ?3 AND at <= ?4"));
+  if (split) q.Bind(1, first_hour).Bind(2, last_hour).Bind(5, after_first);
+  q.Bind(3, a).Bind(4, b);
   PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
   if (row) {
     *events = q.Int64(0);
@@ -189,9 +203,17 @@ Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
                                      &s.previous_7_days_micros, &s.events_previous_7_days));
   // Runs by the ledger's run_id; events without one (chats, Pulse turns)
   // count only in the weekly totals above.
+  // A run whose events all fall in the window is its per-run sum; a run
+  // straddling an end is summed from its rows in the window.
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT run_id, sum(CAST(round(usd * 1000000) AS INTEGER)), max(at) FROM pulse_fact_costs"
-      " WHERE run_id IS NOT NULL AND at > ? AND at <= ? GROUP BY run_id"));
+      "SELECT run_id, micros, last_at FROM pulse_fact_run_costs"
+      " WHERE last_at > ?1 AND last_at <= ?2 AND first_at > ?1"
+      " UNION ALL"
+      " SELECT c.run_id, sum(CAST(round(c.usd * 1000000) AS INTEGER)), max(c.at)"
+      " FROM pulse_fact_run_costs r CROSS JOIN pulse_fact_costs c"
+      "  ON c.run_id = r.run_id AND c.at > ?1 AND c.at <= ?2"
+      " WHERE r.last_at > ?1 AND r.first_at <= ?2 AND NOT (r.first_at > ?1 AND r.last_at <= ?2)"
+      " GROUP BY c.run_id"));
   q.Bind(1, FormatTime(f->now - kMedianWindowSeconds)).Bind(2, FormatTime(f->now));
   struct RunCost { std::string id; int64_t micros; std::string last; };
   std::vector<RunCost> runs;
@@ -200,6 +222,9 @@ Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
     if (!row) break;
     runs.push_back({q.Text(0), q.Int64(1), q.Text(2)});
   }
+  // By run id, as one GROUP BY over the rows listed them (equal spikes keep
+  // their order below).
+  std::sort(runs.begin(), runs.end(), [](const RunCost& x, const RunCost& y) { return x.id < y.id; });
   std::vector<int64_t> totals;
   for (const RunCost& r : runs) totals.push_back(r.micros);
   f->cost_median = {static_cast<int64_t>(runs.size()), TwiceMedian(totals)};
@@ -219,23 +244,24 @@ Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
   return Status::OK();
 }
 
+// After ReadRuns: the runs since the last check are the ones it counted.
 Status ReadErrorRate(Db& db, ContextFacts* f) {
   ErrorRate& e = f->error_rate;
-  PULSE_ASSIGN_OR_RETURN(Statement since, db.Prepare(
-      std::string(kRunsCte) + "SELECT count(*), coalesce(sum(status != 'completed'), 0) FROM runs"
-                              " WHERE finished_at > ? AND finished_at <= ?"));
-  since.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
-  PULSE_ASSIGN_OR_RETURN(bool row, since.Step());
-  if (row) {
-    e.runs = since.Int64(0);
-    e.failed = since.Int64(1);
-  }
+  e.runs = f->run_health.runs;
+  e.failed = f->run_health.failed;
   if (e.runs > 0) e.share = static_cast<double>(e.failed) / static_cast<double>(e.runs);
   // The 14 whole UTC days before today; days without a run have no share.
   int64_t today = StartOfDay(f->now);
+  // The runs of kRunsCte, read from the covering indexes (three columns).
   PULSE_ASSIGN_OR_RETURN(Statement daily, db.Prepare(
-      std::string(kRunsCte) + "SELECT substr(finished_at, 1, 10) AS day, count(*), sum(status != 'completed')"
-                              " FROM runs WHERE finished_at >= ? AND finished_at < ? GROUP BY day"));
+      "SELECT day, count(*), sum(failed) FROM ("
+      " SELECT substr(finished_at, 1, 10) AS day, status != 'completed' AS failed FROM pulse_fact_runs"
+      "  WHERE finished_at >= ?1 AND finished_at < ?2"
+      " UNION ALL"
+      " SELECT substr(finished_at, 1, 10), status != 'completed' FROM goal_run_facts g"
+      "  WHERE finished_at >= ?1 AND finished_at < ?2"
+      "  AND NOT EXISTS (SELECT 1 FROM pulse_fact_runs f WHERE f.run_id = g.run_id))"
+      " GROUP BY day"));
   daily.Bind(1, FormatTime(today - kMedianWindowSeconds)).Bind(2, FormatTime(today));
   std::vector<double> shares;
   while (true) {
@@ -282,8 +308,11 @@ Status ReadRuns(Db& db, const WorkflowConfig& config, ContextFacts* f) {
     if (status != "completed" && h.failed_runs.size() < kFactsListMax) {
       h.failed_runs.push_back({run_id, at, status, error.substr(0, 600), route, !goal_route.empty() && route == goal_route});
     }
-    AddHints(run_id, at, "error", error, &f->login_hints);
-    Result<json> concerns = ParseJsonBounded(q.Text(5), "pulse_fact_runs.concerns_json", 4);
+    if (!error.empty()) AddHints(run_id, at, "error", error, &f->login_hints);
+    // Most runs have no CONCERNS: lines; their "[]" needs no parse.
+    const std::string concerns_json = q.Text(5);
+    if (concerns_json == "[]") continue;
+    Result<json> concerns = ParseJsonBounded(concerns_json, "pulse_fact_runs.concerns_json", 4);
     if (!concerns.ok() || !concerns->is_array()) continue;
     for (const json& c : *concerns) {
       if (!c.is_string()) continue;
@@ -368,8 +397,8 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   PULSE_RETURN_IF_ERROR(ReadPlanChanges(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadOwnerAnswers(db, &f));
   PULSE_RETURN_IF_ERROR(ReadSpend(db, config, &f));
-  PULSE_RETURN_IF_ERROR(ReadErrorRate(db, &f));
   PULSE_RETURN_IF_ERROR(ReadRuns(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadErrorRate(db, &f));
   PULSE_RETURN_IF_ERROR(ReadScheduleHealth(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadRunProblems(db, &f));
   PULSE_ASSIGN_OR_RETURN(std::vector<AskRecord> asks, Asks(db, "").BuilderAnswersSince(f.since, kFactsListMax));

@@ -13,24 +13,48 @@ namespace pulse::serve {
 
 using nlohmann::json;
 
+namespace {
+
+// The round's turn on the turn threads; a turn that cannot start ends the
+// ask failed (the round was counted; its thread stays open for another try).
+void SubmitAskTurn(TurnManager& turns, ApiContext& ctx, const AskStart& start, const std::string& trigger) {
+  TurnRequest t;
+  t.workflow = ctx.workflow;
+  t.kind = "ask_pulse";
+  t.trigger = trigger;
+  t.input = start.turn_input;
+  Result<TurnTicket> ticket = turns.Submit(t);
+  if (ticket.ok()) return;
+  Status s = Asks(*ctx.db, ctx.workflow)
+                 .FinishAsk(start.record.call_id, "failed", "", "not started: " + ticket.status().message(),
+                            json::object(), ctx.env->NowSeconds());
+  if (!s.ok()) spdlog::warn("{}: ask {}: {}", ctx.workflow, start.record.call_id, s.message());
+}
+
+}  // namespace
+
+int StartQueuedAsks(TurnManager& turns, ApiContext& ctx) {
+  int started = 0;
+  // Bounded by the cap: at most kAsksPerHour slots can free at once.
+  for (int i = 0; i < kAsksPerHour; ++i) {
+    Result<std::optional<AskStart>> next = StartNextQueuedAsk(ctx);
+    if (!next.ok()) {
+      spdlog::warn("tick: {}: queued asks: {}", ctx.workflow, next.status().message());
+      break;
+    }
+    if (!*next) break;
+    spdlog::info("tick: {}: ask {} leaves the queue (its slot freed)", ctx.workflow, (*next)->record.call_id);
+    SubmitAskTurn(turns, ctx, **next, "ask_queue");
+    ++started;
+  }
+  return started;
+}
+
 Result<json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call, bool drain) {
   PULSE_ASSIGN_OR_RETURN(AskStart start, BeginAskPulse(ctx, call));
   const std::string call_id = start.record.call_id;
   Asks asks(*ctx.db, ctx.workflow);
-  if (start.start_turn) {
-    TurnRequest t;
-    t.workflow = ctx.workflow;
-    t.kind = "ask_pulse";
-    t.trigger = "ask";
-    t.input = start.turn_input;
-    Result<TurnTicket> ticket = turns.Submit(t);
-    if (!ticket.ok()) {
-      // The round was counted; its thread stays open for another try.
-      Status s = asks.FinishAsk(call_id, "failed", "", "not started: " + ticket.status().message(), json::object(),
-                                ctx.env->NowSeconds());
-      if (!s.ok()) spdlog::warn("{}: ask {}: {}", ctx.workflow, call_id, s.message());
-    }
-  }
+  if (start.start_turn) SubmitAskTurn(turns, ctx, start, "ask");
   if (drain) {
     turns.Drain();
   } else {

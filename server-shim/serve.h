@@ -218,6 +218,10 @@ std::unique_ptr<PlatformForwarder> MakePlatformForwarder(const ServeOptions& opt
 // answer (`drain`: until the turn ends, for the command line). The ask's
 // JSON: answered, or "running"/"queued" with its call id.
 Result<nlohmann::json> AskAndWait(TurnManager& turns, ApiContext& ctx, const AskCall& call, bool drain);
+// The tick: queued asks whose slot has freed start their turns, oldest
+// first, without their callers asking again (asking again with the call id
+// then finds the answer). Returns how many started.
+int StartQueuedAsks(TurnManager& turns, ApiContext& ctx);
 
 // decision.answer, then (Accept or Change) the apply message to the Builder
 // chat: the answer's document with "apply" (agent/pulse_asks.h).

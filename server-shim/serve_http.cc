@@ -563,6 +563,11 @@ int Serve(const ServeOptions& in) {
   // Set before anything is served: requests and turns read it.
   std::unique_ptr<BuilderChannel> builder = MakeBuilderChannel(options, &env, base_url, nullptr);
   SetBuilderChannel(builder.get());
+  // A step's ask_pulse tool call waits on the same turn threads as POST /ask.
+  const AskPulseWaiter ask_waiter = [&turns](ApiContext& ctx, const AskCall& call) {
+    return AskAndWait(turns, ctx, call, false);
+  };
+  SetAskPulseWaiter(&ask_waiter);
   // pulse_mode -> after_run before anything is served or ticked.
   std::vector<std::string> migrated = MigrateAfterRunAtStart(env, options.workspace, names);
   Announce(options, base_url, names.size(), *owner);
@@ -580,6 +585,7 @@ int Serve(const ServeOptions& in) {
   slack.Stop();
   deliverer.Stop();
   SetBuilderChannel(nullptr);
+  SetAskPulseWaiter(nullptr);
   spdlog::info("stopped");
   return ok ? 0 : 1;
 }

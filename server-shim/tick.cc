@@ -164,6 +164,9 @@ void Scheduler::TickOnce() {
     ReviewAhead(*env_, options_, *turns_, wf, ctx);
     StartHousekeeping(*turns_, wf, ctx);
 
+    // Asks over the hourly cap whose slot has freed.
+    (void)StartQueuedAsks(*turns_, ctx);
+
     // 3. The goal measured again after it was not: the recovery message.
     NoteGoalRecovery(*env_, ctx, wf);
 

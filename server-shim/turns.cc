@@ -17,6 +17,7 @@
 #include "core/agent_log.h"
 #include "core/goal_facts.h"
 #include "core/pulse_requests.h"
+#include "core/review_conversation.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
 #include "server-shim/serve.h"
@@ -303,11 +304,16 @@ Result<json> TurnManager::Execute(OpenCtx& oc, const TurnTicket& ticket, const T
   if (ticket.kind == "workflow_review") {
     Status claimed = ClaimReviewTurn(oc.ctx, ticket.session, ticket.pulse_run_id, request.input);
     if (!claimed.ok()) return json{{"result", "not reviewed: " + claimed.message()}};
-    Result<json> out = RunTurn(oc, ticket, request, json());
+    // Its own conversation, not Pulse's: the turn is recorded there and the
+    // runner continues from the earlier reviews.
+    Result<ReviewConversationTurn> conv = BeginReviewConversationTurn(oc.ctx, ticket.session);
+    if (!conv.ok()) spdlog::warn("{}: workflow review conversation: {}", ticket.workflow, conv.status().message());
+    Result<json> out = RunTurn(oc, ticket, request, conv.ok() ? conv->continuity : json());
     // Whatever the runner did: a review with no receipt is unfinished (the
     // run goes), and the chats that waited are told.
     std::string error = out.ok() ? JStr(*out, "error") : out.status().message();
     std::string outcome = EndReviewTurn(oc.ctx, ticket.session, error);
+    if (conv.ok()) EndReviewConversationTurn(oc.ctx, conv->turn_id, out.ok() ? JStr(*out, "result") : "", error, outcome);
     if (out.ok()) (*out)["outcome"] = outcome;
     return out;
   }
@@ -401,7 +407,11 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
       {"PULSE_TURN", ticket.kind},
       {"PULSE_RUN_ID", ticket.pulse_run_id},
   };
-  if (!continuity.is_null()) env["PULSE_RESTORED_SESSION"] = ticket.session;
+  // A Workflow Review continues its conversation by transcript only: each
+  // review has a session of its own, so there is none to resume.
+  if (!continuity.is_null() && continuity["restored_conversation_session_id"].is_string()) {
+    env["PULSE_RESTORED_SESSION"] = continuity["restored_conversation_session_id"].get<std::string>();
+  }
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
   // A review that hangs is ended at its own (shorter) timeout: the run it
@@ -468,6 +478,8 @@ void TurnManager::RecoverInterrupted(const std::string& workflow) {
   // started again: a fix run is tried once per request.
   Result<int> qa = FailAbandonedQaRequests(*(*oc)->ctx.db, "interrupted: the server stopped before the fix run finished", now);
   if (qa.ok() && *qa > 0) spdlog::warn("{}: {} QA fix run(s) recorded as failed (interrupted)", workflow, *qa);
+  Result<int> reviews = ReviewConversation(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
+  if (reviews.ok() && *reviews > 0) spdlog::warn("{}: {} Workflow Review turn(s) recorded as interrupted", workflow, *reviews);
   Result<int> asks = Asks(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
   if (asks.ok() && *asks > 0) spdlog::warn("{}: {} ask(s) recorded as interrupted; their threads go on", workflow, *asks);
   AgentLogQuery q;

@@ -6,6 +6,7 @@
 
 #include "core/after_run.h"
 #include "core/api/focus_areas.h"
+#include "core/review_conversation.h"
 #include "core/workflow_edit.h"
 #include "core/workflow_review.h"
 
@@ -49,9 +50,15 @@ Result<json> ModuleStateJson(ApiContext& ctx) {
     for (const HousekeepingRequest& r : list) housekeeping.push_back(r.ToJson());
   }
   PULSE_ASSIGN_OR_RETURN(json review, WorkflowReviewJson(ctx));
+  // The review's own conversation, from the database (so the browser's copy
+  // shows it too); Pulse's goal conversation is elsewhere.
+  json conversation = json{{"title", kReviewConversationTitle}, {"turns", json::array()}, {"total", 0}};
+  if (ctx.db) {
+    PULSE_ASSIGN_OR_RETURN(conversation, ReviewConversation(*ctx.db, ctx.workflow).ViewJson());
+  }
   return json{{"workflow", ctx.workflow},          {"workflow_review", review},
               {"after_run", AfterRunOptionsJson(ctx.config)}, {"run_summaries", summaries},
-              {"housekeeping", housekeeping}};
+              {"housekeeping", housekeeping},      {"review_conversation", conversation}};
 }
 
 namespace {

@@ -77,6 +77,15 @@ test('the schedules card: three checkboxes per schedule and "After a manual run"
   await card.locator('tr[data-schedule="daily"]').waitFor();
   // The review is an input to the run, with its state.
   assert.match(await card.locator('.review-input').innerText(), /Workflow Review: clean for this plan revision/);
+  // Beside it, the review's own conversation (the one `pulse pre-run` ran), not Pulse's.
+  const conv = card.locator('details.review-conversation');
+  assert.match(await conv.locator('summary').innerText(), /^Workflow Review conversation: 1 review \(its own, not Pulse's\)/);
+  await conv.locator('summary').click();
+  const turn = conv.locator('.review-turn');
+  assert.equal(await turn.count(), 1);
+  assert.equal(await turn.getAttribute('data-outcome'), 'clean');
+  assert.match(await turn.locator('.review-told').innerText(), /^WORKFLOW REVIEW of digest, plan revision [0-9a-f]{12} \(trigger \w+\)\. Due:\n- no_review: /);
+  assert.match(await turn.locator('.review-reply').innerText(), /The plan's 2 steps and their references hold\./);
   const box = (id, key) => card.locator(`input[name="${id}-${key}"]`);
   // The migration at server start: the weekend schedule's pulse_mode off reads as nothing after a run.
   for (const key of ['backup', 'publish', 'notify']) assert.equal(await box('weekend', key).isChecked(), false, key);

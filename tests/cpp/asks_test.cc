@@ -145,6 +145,31 @@ TEST_F(AsksTest, TwentyAnHourThenQueuedUntilTheOldestSlotFrees) {
   EXPECT_TRUE(asks.OpenAskBuilder("schedule-goallead--x-g1", "question", "why?", nlohmann::json::object(), now_ + 61 * 60).ok());
 }
 
+TEST_F(AsksTest, TheTickTakesTheOldestQueuedAskOnceAndAskBuilderHasItsOwnTwenty) {
+  Asks asks(*db_, "substack");
+  for (int i = 0; i < kAsksPerHour; ++i) ASSERT_TRUE(asks.OpenAskPulse(Ask(), now_).ok());
+  Result<AskRecord> first = asks.OpenAskPulse(Ask("", "s-1"), now_ + 60);
+  Result<AskRecord> second = asks.OpenAskPulse(Ask("", "s-2"), now_ + 120);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(*asks.OldestQueued(AskDirection::kToPulse), first->call_id);
+  EXPECT_EQ(*asks.OldestQueued(AskDirection::kToBuilder), "");
+  // The oldest goes first, and a queued ask is taken once (the tick and a
+  // caller asking again may race for it).
+  EXPECT_FALSE(*asks.StartIfSlotFree(second->call_id, now_ + kAskWindowSeconds + 1));
+  EXPECT_TRUE(*asks.StartIfSlotFree(first->call_id, now_ + kAskWindowSeconds + 1));
+  EXPECT_FALSE(*asks.StartIfSlotFree(first->call_id, now_ + kAskWindowSeconds + 1));
+  EXPECT_EQ(*asks.OldestQueued(AskDirection::kToPulse), second->call_id);
+
+  // ask_builder: 20 an hour of its own; the 21st is refused naming the next slot.
+  for (int i = 0; i < kAsksPerHour; ++i) {
+    ASSERT_TRUE(asks.OpenAskBuilder("schedule-goallead--x-g1", "question", "why?", nlohmann::json::object(), now_ + i).ok());
+  }
+  Result<AskRecord> over = asks.OpenAskBuilder("schedule-goallead--x-g1", "question", "why?", nlohmann::json::object(), now_ + 30);
+  EXPECT_EQ(over.status().code(), Code::kRefused);
+  EXPECT_NE(over.status().message().find("the next slot frees at 2026-10-07T10:00:00Z"), std::string::npos)
+      << over.status().message();
+}
+
 TEST_F(AsksTest, InterruptedAsksSurviveARestartAndTheThreadGoesOn) {
   std::string thread;
   {

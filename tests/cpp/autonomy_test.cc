@@ -31,7 +31,9 @@ enum class Kind {
   kChange,         // "Change at ask refuses the Builder plan tools, update_step_config, ..."
   kOutward,        // "Outward at ask refuses send_slack_message and Slack writes, gog writes, notify_user to email"
   kAlways,         // "Always refused in Goal Work: delete steps/schedules, create_plan, migrations, contract version"
-  kFree,           // read-only tools, Pulse's own records, gog read-only, notify_user in-app, draft files
+  kFree,           // read-only tools, Pulse's own records and receipts
+  kLocal,          // gog read-only, notify_user in-app, draft files: free, but neither a read of the workflow nor a record
+  kBackupPublish,  // a backup or publish tool the catalog does not know: the housekeeping turn's own work
   kUnclassified,   // not classifiable by name: pulse.autonomy.unclassified
   kNever,          // soul.md writes, scripted tool-route calls, answering for the owner, asking Pulse from Pulse
   kAskBuilderQuestion,
@@ -86,7 +88,7 @@ std::vector<Case> CasesFor(const std::string& name) {
   // The receipts of Workflow Review and of after-run housekeeping: records too.
   if (name == "record_workflow_review" || name == "record_housekeeping") return {{name, json::object(), Kind::kFree}};
   if (kSeedFileWrite.count(name)) {
-    return {{name, {{"path", "pulse/work/draft.md"}, {"content", "x"}}, Kind::kFree},
+    return {{name, {{"path", "pulse/work/draft.md"}, {"content", "x"}}, Kind::kLocal},
             {name, {{"path", "./Soul.md"}, {"content", "x"}}, Kind::kNever},
             {name, {{"file_path", "planning/plan.json"}}, Kind::kChange}};
   }
@@ -95,13 +97,13 @@ std::vector<Case> CasesFor(const std::string& name) {
             {name, {{"command", "curl -X POST -H \"Authorization: Bearer $MCP_API_TOKEN\" \"$MCP_API_URL/s/abc/tools/custom/update_step\""}}, Kind::kNever}};
   }
   if (name == "gog") {
-    return {{name, {{"args", {"gmail", "search", "from:me newer_than:7d"}}}, Kind::kFree},
+    return {{name, {{"args", {"gmail", "search", "from:me newer_than:7d"}}}, Kind::kLocal},
             {name, {{"args", {"gmail", "send", "--to", "a@b.c", "--subject", "hi"}}}, Kind::kOutward},
-            {name, {{"command", "drive ls"}}, Kind::kFree},
+            {name, {{"command", "drive ls"}}, Kind::kLocal},
             {name, {{"command", "calendar create --title standup"}}, Kind::kOutward}};
   }
   if (name == "notify_user") {
-    return {{name, {{"message", "goal at risk"}}, Kind::kFree},
+    return {{name, {{"message", "goal at risk"}}, Kind::kLocal},
             {name, {{"message", "goal at risk"}, {"email_to", "owner@example.com"}}, Kind::kOutward}};
   }
   if (name == "ask_pulse") return {{name, {{"question", "which route?"}}, Kind::kNever}};
@@ -129,6 +131,11 @@ bool IsPulseTurnName(TurnKind t) {
 // - run_failed: Run, Outward, Change held; builder_question: all three at ask;
 // - builder_fix: Change only (no run, no send);
 // - qa_fix: Run held, Outward and Change at the workflow's levels;
+// - workflow_review: Run and Outward held (it stands before a run), Change at
+//   the workflow's level (it may mend the plan); it never asks a Builder chat
+//   (its break goes to its own conversation and the stopped run);
+// - housekeeping: "limited to those actions": reads, records and the backup
+//   and publish tools only; Run and Change held, nothing else;
 // - any turn on a workflow whose schedules are all paused: report-only, all held;
 // - workflow steps keep their normal tools.
 bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* level) {
@@ -136,15 +143,24 @@ bool ExpectedAllowed(Kind kind, TurnKind turn, const Setting& s, std::string* le
   if (turn == TurnKind::kWorkflowStep) return true;
   bool run = s.run_auto, outward = s.outward_auto, change = s.change_auto;
   if (s.paused || turn == TurnKind::kRunFailed || turn == TurnKind::kBuilderQuestion) run = outward = change = false;
-  if (turn == TurnKind::kBuilderFix) run = outward = false;
+  if (turn == TurnKind::kBuilderFix || turn == TurnKind::kWorkflowReview) run = outward = false;
   if (turn == TurnKind::kQaFix) run = false;
+  const bool housekeeping = turn == TurnKind::kHousekeeping;
+  if (housekeeping) run = change = false;
   switch (kind) {
     case Kind::kRun: *level = "run"; return run;
     case Kind::kChange: *level = "change"; return change;
-    case Kind::kOutward: *level = "outward"; return outward;
+    case Kind::kOutward:
+      // Housekeeping refuses a send whatever the level; at ask the level says so.
+      if (!outward || !housekeeping) *level = "outward";
+      return outward && !housekeeping;
     case Kind::kAlways: return false;
     case Kind::kFree: return true;
-    case Kind::kUnclassified: *level = "unclassified"; return s.unclassified_allow;
+    case Kind::kLocal: return !housekeeping;
+    case Kind::kUnclassified:
+      if (!s.unclassified_allow || !housekeeping) *level = "unclassified";
+      return s.unclassified_allow && !housekeeping;
+    case Kind::kBackupPublish: *level = "unclassified"; return s.unclassified_allow;
     case Kind::kNever: return false;
     // A QA fix run may ask the Builder too (a fix only at its Change level).
     case Kind::kAskBuilderQuestion: return IsPulseTurnName(turn) || turn == TurnKind::kQaFix;
@@ -207,21 +223,19 @@ TEST(AutonomyGuard, EveryToolTimesEveryLevelTimesEveryTurnFollowsTheSeed) {
   }
   cases.push_back({"browser_navigate", {{"url", "https://example.com"}}, Kind::kUnclassified});
   cases.push_back({"mcp__github__create_issue", {{"title", "x"}}, Kind::kUnclassified});
+  cases.push_back({"backup_workspace", {{"provider", "s3"}}, Kind::kBackupPublish});
+  cases.push_back({"publish_site", {{"provider", "netlify"}}, Kind::kBackupPublish});
   int checked = 0;
   for (const Setting& s : AllSettings()) {
     AutonomyLevels levels = LevelsOf(s);
     for (TurnKind turn : AllTurnKinds()) {
-      // The turns around a run have holds of their own (Workflow Review: no
-      // run, no send; housekeeping: backup and publish only), tested with
-      // their rules in workflow_review_test.cc and the after-run server tests.
-      if (turn == TurnKind::kWorkflowReview || turn == TurnKind::kHousekeeping) continue;
       for (const Case& c : cases) {
         std::string level;
         bool want = ExpectedAllowed(c.kind, turn, s, &level);
         GuardDecision d = DecideToolCall(turn, levels, s.paused, c.tool, c.args);
         ++checked;
         ASSERT_EQ(d.allowed, want) << Describe(c, turn, s) << " -> " << d.reason;
-                if (!d.allowed) {
+        if (!d.allowed) {
           ASSERT_NE(d.reason.find("refused: "), std::string::npos) << d.reason;
           ASSERT_NE(d.reason.find("create a decision request instead (create_decision_request)"), std::string::npos)
               << Describe(c, turn, s) << " -> " << d.reason;

@@ -146,6 +146,13 @@ test('TestPulseAskBuilderHonoursChangeLevelAndCheckSeesPlanChanges', async () =>
     const memory = readFileSync(join(wf, 'memory', 'goal.md'), 'utf8');
     assert.match(memory, /builder answer/i);
     assert.match(memory, /API quota ran out/);
+    // The Pulse chat logs each ask and what came of it.
+    const notes = (await request(`${s.url}api/workflows/substack/conversation`)).body.turns.filter((t) => t.turn === 'ask_builder');
+    assert.deepEqual(notes.map((t) => t.caller), notes.map(() => 'platform'));
+    const qNote = notes.find((t) => t.text.includes(q.body.result.call_id));
+    assert.match(qNote.text, /^Pulse asked Builder chat b-1 \(question, ask-\d+\): "Why was growth_funnel paused\?" — answered: ".*API quota ran out/);
+    assert.ok(notes.some((t) => t.text.includes(sent.body.result.call_id) && / — answered: "Done: /.test(t.text)), 'the fix too');
+    assert.ok(notes.some((t) => /\(fix, ask-\d+\): .* — decision/.test(t.text)), 'and the fix held as a decision');
 
     // From a failed-run turn a fix is refused outright.
     const failedRun = await tool(s, session(ws, 'run_failed'), 'ask_builder', fix);

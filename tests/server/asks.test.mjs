@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, makeWorkspace, setNow, SUBSTACK_CONFIG, HEALTHY_CONFIG } from './helpers.mjs';
+import { request, startServer, makeTempDir, makeWorkspace, setNow, waitFor, pulse, mcp, SUBSTACK_CONFIG, HEALTHY_CONFIG } from './helpers.mjs';
 
 // Pulse's runner: asks a fact in round 1 (and whenever told QUESTION),
 // decides from round 2 on; HANG never answers. It keeps every ask turn's
@@ -124,6 +124,78 @@ test('TestPulseThreadAsksBackThenDecidesWithoutTheOwner', async () => {
   }
 });
 
+function openSession(ws, flags) {
+  const r = pulse(['session', 'open', '--workspace', ws, '--workflow', 'substack', ...flags, '--now', NOW]);
+  assert.equal(r.status, 0, r.stderr);
+  return r.json;
+}
+
+test('a step calls the ask_pulse tool from its platform session: a thread in Pulse\'s conversation, over the tool route and MCP', async () => {
+  const { tmp, ws, out, args } = setup('pulse-asks-tool-');
+  const s = await startServer(ws, args);
+  try {
+    const step = openSession(ws, ['--turn', 'workflow_step']);
+    const tool = (body) => request(`${s.url}s/${step.session}/tools/custom/ask_pulse`, { method: 'POST', token: step.token, body });
+    const r1 = await tool({ message: 'Should growth_funnel record subscribers?' });
+    assert.equal(r1.status, 200, r1.text);
+    assert.equal(r1.body.executed, true);
+    assert.notEqual(r1.body.status, 'carry_out_on_platform');
+    const a1 = r1.body.result;
+    assert.equal(a1.status, 'answered');
+    assert.equal(a1.caller, 'step');
+    assert.equal(a1.session, step.session);
+    assert.equal(a1.owner_relay, false, 'a step only asks for a recommendation');
+    assert.equal(a1.round, 1);
+    assert.equal(a1.thread_open, true);
+    assert.equal(a1.pulse_question, 'Does growth_summary already write subscribers.json?');
+    const stdin1 = JSON.parse(readFileSync(join(out, `${a1.thread_id}-r1.json`), 'utf8'));
+    assert.match(stdin1.charter, /a workflow step/);
+    assert.match(stdin1.charter, /only asks for your recommendation/);
+
+    // Round 2 over MCP, in the same thread: Pulse decides and the thread closes.
+    const r2 = await mcp(s.url, step.token, 'tools/call',
+      { name: 'ask_pulse', arguments: { thread_id: a1.thread_id, message: 'No: it writes nothing about subscribers.' } });
+    assert.equal(r2.status, 200, r2.text);
+    assert.equal(r2.body.result.isError, false, r2.text);
+    const a2 = r2.body.result.structuredContent.result;
+    assert.equal(a2.round, 2);
+    assert.equal(a2.thread_id, a1.thread_id);
+    assert.equal(a2.owner_needed, false);
+    assert.equal(a2.thread_open, false);
+    assert.match(a2.next, /^act without asking the owner again/);
+    const listed = await mcp(s.url, step.token, 'tools/list', {});
+    const def = listed.body.result.tools.find((t) => t.name === 'ask_pulse');
+    assert.match(def.description, /round of a thread of at most 6/);
+    assert.deepEqual(Object.keys(def.inputSchema.properties).sort(), ['call_id', 'message', 'thread_id', 'wait_seconds']);
+
+    const conv = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+    assert.deepEqual(conv.turns.filter((t) => t.thread_id === a1.thread_id).map((t) => [t.round, t.turn, t.caller, t.state]),
+      [[1, 'ask_pulse', 'step', 'completed'], [2, 'ask_pulse', 'step', 'completed']]);
+
+    // A closed thread is refused over the tool route too; bad input names the key.
+    const closed = await tool({ thread_id: a1.thread_id, message: 'and?' });
+    assert.equal(closed.status, 403, closed.text);
+    assert.match(closed.body.error, /is closed \(decided: /);
+    const empty = await tool({ wait_seconds: 500, message: 'x' });
+    assert.equal(empty.status, 400, empty.text);
+    assert.match(empty.body.error, /wait_seconds/);
+
+    // A step one of Pulse's turns started is that turn: Pulse never asks itself.
+    const work = openSession(ws, ['--turn', 'goal_work']);
+    const child = openSession(ws, ['--parent', work.session, '--turn', 'workflow_step']);
+    const self = await request(`${s.url}s/${child.session}/tools/custom/ask_pulse`, { method: 'POST', token: child.token, body: { message: 'x' } });
+    assert.equal(self.status, 403, self.text);
+    assert.match(self.body.error, /is a step of a goal_work turn/);
+    // And Pulse's own turn is refused by the guard, as before.
+    const own = await request(`${s.url}s/${work.session}/tools/custom/ask_pulse`, { method: 'POST', token: work.token, body: { message: 'x' } });
+    assert.equal(own.status, 403, own.text);
+    assert.equal(own.body.rule, 'no_self_ask');
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
 test('round 7 is refused; thread ids of another workflow, another caller or none are refused', async () => {
   const { tmp, ws, args } = setup('pulse-asks-rounds-');
   const s = await startServer(ws, args);
@@ -192,6 +264,45 @@ test('20 asks an hour per workflow: the 21st waits for the next slot and answers
     const later = await ask(s, { caller: 'bot', session: 'slack-x', call_id: over.body.call_id });
     assert.equal(later.body.status, 'answered', later.text);
     assert.equal(later.body.owner_needed, false);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('a queued ask starts by itself when its slot frees: the tick picks it up, also after a restart', async () => {
+  const { tmp, ws, nowFile, args } = setup('pulse-asks-queue-');
+  let s = await startServer(ws, args);
+  let queued;
+  try {
+    for (let i = 0; i < 20; i++) {
+      const r = await ask(s, { caller: 'bot', session: `slack-${i}`, message: `DECIDE ${i}` });
+      assert.equal(r.body.status, 'answered', r.text);
+    }
+    const over = await ask(s, { caller: 'step', session: 'step-late', message: 'DECIDE late' });
+    assert.equal(over.body.status, 'queued', over.text);
+    queued = over.body.call_id;
+  } finally {
+    await s.stop();
+  }
+  // The slot frees at 13:00; a server that ticks starts the ask with nobody
+  // asking again, and its answer is stored for the caller's next read.
+  setNow(nowFile, '2026-10-07T13:00:01Z');
+  s = await startServer(ws, [...args.filter((a) => a !== '--no-tick'), '--tick-seconds', '0.2']);
+  try {
+    const done = await waitFor(async () => {
+      const list = (await request(`${s.url}api/workflows/substack/call/ask.list`, { method: 'POST', body: { direction: 'ask_pulse' } })).body;
+      const rec = list.result.asks.find((a) => a.call_id === queued);
+      return rec && rec.status !== 'queued' && rec.status !== 'running' ? rec : null;
+    }, { timeoutMs: 60000, what: `ask ${queued} answered by the tick` });
+    assert.equal(done.status, 'answered', JSON.stringify(done));
+    assert.equal(done.owner_needed, false);
+    assert.equal(done.started_at, '2026-10-07T13:00:01Z');
+    const read = await ask(s, { caller: 'step', session: 'step-late', call_id: queued });
+    assert.equal(read.body.status, 'answered');
+    assert.match(read.body.next, /^act without asking the owner again/);
+    const turns = (await request(`${s.url}api/workflows/substack/conversation`)).body.turns;
+    assert.equal(turns.filter((t) => t.thread_id === done.thread_id).length, 1, 'one turn for the queued round');
   } finally {
     await s.stop();
     tmp.cleanup();

@@ -3,7 +3,8 @@
 // recorded in planning/workflow_review.json, a break that stops only the
 // runs touching its step, plan.json that is not JSON as a due item, a corrupt
 // record rebuilt, a hanging review ended at its timeout (the run goes) and a
-// chat's run told through the outbox when the review is done.
+// chat's run told through the outbox when the review is done; and the
+// review's own conversation, apart from Pulse's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync, appendFileSync } from 'node:fs';
@@ -199,5 +200,73 @@ test('the tick reviews a workflow with an enabled schedule ahead, once its plan 
     assert.equal(reviews(wf).length, 1, 'reviewed once');
   } finally {
     await s.stop();
+  }
+});
+
+// A reviewer that keeps what it was handed and answers in words, then with its receipt.
+const KEEPER = `
+import { readFileSync, writeFileSync, readdirSync } from 'node:fs';
+const input = JSON.parse(readFileSync(0, 'utf8'));
+if (input.turn.kind === 'workflow_review') {
+  const out = process.argv[2];
+  writeFileSync(out + '/review-' + readdirSync(out).length + '.json', JSON.stringify(input));
+  const r = await fetch(process.env.PULSE_TOOL_URL + 'record_workflow_review', { method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.MCP_API_TOKEN },
+    body: JSON.stringify({ result: 'clean', summary: 'references hold' }) });
+  console.log('Checked ' + input.context.due.length + ' due item(s) after ' + input.conversation.transcript.length +
+    ' earlier review(s); receipt ' + r.status + '.');
+}
+`;
+
+test('served: the Workflow Review has its own conversation, apart from Pulse\'s: each review a turn, the next one handed the earlier ones', { timeout: 120000 }, async () => {
+  const { tmp, ws, wf } = setup('pulse-review-conv-');
+  const out = join(tmp.dir, 'out');
+  mkdirSync(out);
+  writeFileSync(join(tmp.dir, 'keeper.mjs'), KEEPER);
+  const nowFile = join(tmp.dir, 'now');
+  writeFileSync(nowFile, '2026-10-07T12:00:00Z\n');
+  const s = await startServer(ws, ['--no-tick', '--now-file', nowFile, '--runner', `node ${join(tmp.dir, 'keeper.mjs')} ${out}`,
+    '--review-timeout', '60', '--sandbox-allow-read', join(tmp.dir, 'keeper.mjs'), '--sandbox-allow-write', out]);
+  const preRunServed = () => request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
+    body: { caller: 'schedule', wait_seconds: 90 } });
+  try {
+    assert.equal((await preRunServed()).body.go, true);
+    appendFileSync(join(wf, 'planning', 'changelog.jsonl'),
+      `${JSON.stringify({ at: '2026-10-07T12:10:00Z', tool: 'update_step', reason: 'longer research', steps: ['research'], who: 'ana', session: 'b-1' })}\n`);
+    writeFileSync(nowFile, '2026-10-07T12:20:00Z\n');
+    assert.equal((await preRunServed()).body.go, true);
+    const records = reviews(wf);
+    assert.equal(records.length, 2);
+
+    // The run goes on the receipt; the turn ends when the reviewer exits.
+    const conv = await waitFor(async () => {
+      const c = (await request(`${s.url}api/workflows/substack/workflow-review`)).body.review_conversation;
+      return c.turns.length === 2 && c.turns.every((t) => t.state !== 'running') ? c : null;
+    }, { timeoutMs: 60000, what: 'both review turns ended' });
+    assert.equal(conv.title, 'Workflow Review');
+    assert.equal(conv.total, 2);
+    assert.deepEqual(conv.turns.map((t) => [t.session, t.revision, t.state, t.outcome]),
+      records.map((r) => [r.session, r.revision, 'completed', 'clean']));
+    for (const t of conv.turns) assert.match(t.session, /^schedule-review--[0-9a-f]{16}-r\d+$/);
+    assert.match(conv.turns[0].text, /^WORKFLOW REVIEW of substack, plan revision [0-9a-f]{12} \(trigger schedule\)\. Due:\n- no_review: /);
+    assert.match(conv.turns[1].text, /- plan_edit: plan edited: update_step \(research\) by ana: longer research/);
+    assert.equal(conv.turns[0].reply, 'Checked 2 due item(s) after 0 earlier review(s); receipt 200.');
+    assert.equal(conv.turns[1].reply, 'Checked 1 due item(s) after 1 earlier review(s); receipt 200.');
+
+    // The second review continued its own conversation, never Pulse's.
+    const second = JSON.parse(readFileSync(join(out, 'review-1.json'), 'utf8'));
+    assert.equal(second.conversation.conversation, 'workflow_review');
+    assert.equal(second.conversation.session_id, records[1].session);
+    assert.equal(second.conversation.restored_conversation_session_id, null);
+    assert.deepEqual(second.conversation.transcript.map((t) => [t.session, t.text, t.reply]),
+      [[conv.turns[0].session, conv.turns[0].text, conv.turns[0].reply]]);
+    const pulseConv = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+    assert.equal((pulseConv.turns || []).filter((t) => t.turn === 'workflow_review' || /WORKFLOW REVIEW/.test(t.text)).length, 0);
+    // The same record through the core method the browser's copy calls.
+    const viaCall = (await request(`${s.url}api/workflows/substack/call/review.state`, { method: 'POST', body: {} })).body.result;
+    assert.equal(viaCall.review_conversation.total, 2);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
   }
 });

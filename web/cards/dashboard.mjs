@@ -78,7 +78,14 @@ export function applyNote(answered) {
   const apply = answered && answered.apply;
   if (!apply || !apply.sent) return '';
   if (apply.delivered) return ` Sent to the Builder chat ${apply.builder_session_id} to apply.`;
-  return ` The apply message waits in the outbox, undelivered: ${(apply.reason || '').replace(/^undelivered: /, '')}.`;
+  // The server's reason already says where the message waits; said once here.
+  const why = (apply.reason || '').replace(/^undelivered: /, '').replace(/;\s*the message waits in the outbox\.?$/, '');
+  return ` The apply message waits in the outbox, undelivered: ${why}.`;
+}
+
+// "Answered: <question>." without a second mark after a question's own.
+function answeredLine(question) {
+  return `Answered: ${question}${/[.?!]$/.test(question) ? '' : '.'}`;
 }
 
 // The owner's actions: answering a decision and saving the goal memory.
@@ -93,7 +100,7 @@ function useActions(source, nowSeconds, load, onChanged) {
     setNotice('');
     try {
       const answered = await source.call('decision.answer', { id: d.id, ...answer }, nowSeconds);
-      setNotice(`Answered: ${d.question}.${applyNote(answered)}`);
+      setNotice(`${answeredLine(d.question)}${applyNote(answered)}`);
       await load(['decisions', 'memory', 'check']);
       // The answered item is gone: keep the keyboard user's place on the notice.
       if (noticeRef.current) noticeRef.current.focus();

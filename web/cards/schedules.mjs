@@ -32,6 +32,25 @@ function reviewWords(r) {
   return `Workflow Review: due before the next run — ${due}.`;
 }
 
+// The Workflow Review's own conversation (one turn per review: what it was
+// told, its reply, the outcome), apart from Pulse's conversation.
+function ReviewConversation({ conv }) {
+  const turns = (conv && conv.turns) || [];
+  if (!turns.length) return null;
+  const n = conv.total || turns.length;
+  return html`<details class="review-conversation">
+    <summary>${conv.title || 'Workflow Review'} conversation: ${n} review${n === 1 ? '' : 's'} (its own, not Pulse's)</summary>
+    <ol>
+      ${turns.map((t) => html`<li key=${t.id} class="review-turn" data-review-turn=${t.id} data-outcome=${t.outcome || t.state}>
+        <p class="meta">${t.started_at} · ${t.session} · ${t.outcome || t.state}</p>
+        <pre class="review-told">${t.text}</pre>
+        ${t.reply ? html`<p class="review-reply">${t.reply}</p>` : null}
+        ${t.error ? html`<p class="card-error">${t.error}</p>` : null}
+      </li>`)}
+    </ol>
+  </details>`;
+}
+
 export function SchedulesCard({ doc, busy, readOnly, error, onChange }) {
   const after = (doc && doc.after_run) || { schedules: [], after_manual_run: {} };
   const review = doc && doc.workflow_review;
@@ -41,6 +60,7 @@ export function SchedulesCard({ doc, busy, readOnly, error, onChange }) {
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
     <p class=${`review-input review-${state || 'none'}`} data-review=${state}>${reviewWords(review)}</p>
+    <${ReviewConversation} conv=${doc && doc.review_conversation} />
     <table class="after-run">
       <thead><tr><th scope="col">Run</th>${OPTIONS.map(([, word]) => html`<th scope="col">${word}</th>`)}</tr></thead>
       <tbody>

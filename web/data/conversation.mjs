@@ -10,7 +10,7 @@ const CALLER_WORDS = {
 
 const TURN_WORDS = {
   charter: 'Charter', generation: 'New generation', goal_check: 'Daily goal check', goal_work: 'Goal Work',
-  ask_pulse: 'Message to Pulse', run_failed: 'Failed run',
+  ask_pulse: 'Message to Pulse', run_failed: 'Failed run', ask_builder: 'Pulse asked the Builder chat',
 };
 
 // Who spoke, in the owner's words ("You (ana)", "Builder chat (ana)").

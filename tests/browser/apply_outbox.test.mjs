@@ -1,0 +1,104 @@
+// Accept in the Pulse tab on a real `pulse serve` that has no Builder
+// command: the owner's answer is stored, the apply message for the Builder
+// chat is kept in the outbox marked undelivered, and the tab says so in its
+// notice. Headless Chromium, temp workspace, loopback port.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
+import { launchBrowser, screenshot } from './helpers.mjs';
+import { makeWorkspace, SUBSTACK_CONFIG } from '../server/helpers.mjs';
+import { vendorWeb } from '../../scripts/vendor-web.mjs';
+
+const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
+const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm and /usr/bin/chromium', timeout: 120000 };
+
+const NOW = '2026-10-07T12:00:00Z';
+const QUESTION = 'Resume the paused schedules?';
+
+let tmp;
+let ws;
+let server;
+let url;
+let context;
+let token;
+let decisionId;
+
+const cli = (args) => spawnSync(PULSE_BIN, [...args, '--workspace', ws, '--workflow', 'substack', '--now', NOW], { encoding: 'utf8' });
+
+before(async () => {
+  if (!ready) return;
+  vendorWeb();
+  tmp = makeTempDir('pulse-apply-outbox-tab-');
+  ws = makeWorkspace(tmp.dir, { substack: { ...SUBSTACK_CONFIG, access: [{ account: 'ana', role: 'owner' }] } });
+  // The owner has a Builder chat; what is missing is the command to reach it.
+  writeFileSync(join(ws, 'Workflow', 'substack', 'chats.json'), JSON.stringify([
+    { session_id: 'b-1', kind: 'builder', account: 'ana', last_active_at: '2026-10-07T11:50:00Z', live: true, busy: false }]));
+  const made = cli(['decision', 'create', '--question', QUESTION, '--option', 'Resume', '--option', 'Not now']);
+  assert.equal(made.status, 0, made.stderr);
+  decisionId = Number(made.stdout.trim().match(/\d+/)[0]);
+  const rec = cli(['decision', 'recommend', '--id', String(decisionId), '--option', 'Resume', '--why', 'no run for 7 days',
+    '--confidence', 'high']);
+  assert.equal(rec.status, 0, rec.stderr);
+  token = spawnSync(PULSE_BIN, ['token', 'rotate', '--workspace', ws], { encoding: 'utf8' }).stdout.trim();
+  const nowFile = join(tmp.dir, 'now.txt');
+  writeFileSync(nowFile, `${NOW}\n`);
+  server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick',
+    '--now-file', nowFile, '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', () => {});
+  url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout });
+    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
+    lines.on('line', (line) => {
+      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
+  });
+  context = await launchBrowser(join(tmp.dir, 'profile'));
+});
+
+after(async () => {
+  if (context) await context.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
+  if (tmp) tmp.cleanup();
+});
+
+test('Accept with no Builder command: the tab says the apply message waits in the outbox, undelivered', opts, async () => {
+  const problems = [];
+  const page = await context.newPage();
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await page.goto(`${url}/?nosw#token=${token}`);
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  await page.goto(`${url}/?nosw#/w/substack`);
+  const item = page.locator('#needs-you .decision', { hasText: QUESTION });
+  await item.waitFor();
+  await item.getByRole('button', { name: /^Accept/ }).click();
+  const notice = page.locator('.notice', { hasText: 'The apply message waits in the outbox' });
+  await notice.waitFor();
+  const words = await notice.innerText();
+  assert.match(words, new RegExp(`^Answered: ${QUESTION.replace('?', '\\?')} The apply message`), 'one mark after the question');
+  assert.match(words, /The apply message waits in the outbox, undelivered: no Builder command \(pulse serve --builder\)\./);
+  assert.doesNotMatch(words, /undelivered: undelivered/);
+  assert.equal(words.split('waits in the outbox').length, 2, 'said once');
+  await page.locator('#decision-log .log-entry', { hasText: QUESTION }).waitFor();
+  await screenshot(page, 'apply_message_waits_in_outbox');
+
+  // What the notice says is what the server kept: one apply message, not delivered.
+  const box = await (await fetch(`${url}/api/workflows/substack/outbox`)).json();
+  const applies = box.messages.filter((m) => m.kind === 'apply_message');
+  assert.equal(applies.length, 1);
+  assert.equal(applies[0].delivered_at, '');
+  assert.match(applies[0].delivery_error, /no Builder command/);
+  assert.match(applies[0].text, new RegExp(`The owner answered decision ${decisionId} \\(${QUESTION.replace('?', '\\?')}\\): Resume`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
