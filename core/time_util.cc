@@ -1,6 +1,8 @@
 #include "core/time_util.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -210,9 +212,7 @@ struct CivilDate {
 };
 
 CivilDate CivilFromDays(int days) {
-  // Wrapping, not overflowing, for a day count near INT_MAX (a count of
-  // seconds from outside): the same result, without undefined behaviour.
-  int z = static_cast<int>(static_cast<unsigned>(days) + 719468u);
+  int z = days + 719468;
   int era = (z >= 0 ? z : z - 146096) / 146097;
   unsigned doe = static_cast<unsigned>(z - era * 146097);
   unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
@@ -224,8 +224,13 @@ CivilDate CivilFromDays(int days) {
   return {static_cast<short>(y + (m <= 2)), m, d};
 }
 
-// The day holding `seconds` (floor) and the seconds into it.
+// The day holding `seconds` (floor) and the seconds into it. A count whose
+// day does not fit an int (about 5.8 million years out, only ever a number
+// from outside) is held to the last day that does: cut to an int, its day
+// was garbage and the seconds into it overflowed int64.
 int SplitDay(int64_t seconds, int64_t* time_of_day) {
+  constexpr int64_t kLimit = int64_t{INT_MAX - 719468} * kSecondsPerDay;
+  seconds = std::clamp(seconds, -kLimit, kLimit);
   int days = static_cast<int>(seconds / kSecondsPerDay);
   if (static_cast<int64_t>(days) * kSecondsPerDay > seconds) --days;
   *time_of_day = seconds - static_cast<int64_t>(days) * kSecondsPerDay;

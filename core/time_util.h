@@ -11,23 +11,21 @@
 namespace pulse {
 
 constexpr int64_t kSecondsPerDay = 86400;
-// The times Pulse reads and prints: RFC 3339's four-digit years, 0000-01-01
-// to 9999-12-31. The date library's calendar works in 32-bit days, so a count
-// of seconds far outside (a number from outside, a sum that ran away) is
-// undefined behaviour there; every time is held to this range first.
-constexpr int64_t kMinTime = -62167219200;  // 0000-01-01T00:00:00Z
-constexpr int64_t kMaxTime = 253402300799;  // 9999-12-31T23:59:59Z
+// The times ParseTime accepts: years -9999 to 9999 once the offset is
+// applied (so that FormatTime's text of each reads back), and the range of
+// the WASM facade's `now`.
+constexpr int64_t kMinTime = -377705203200;  // -9999-01-01T00:00:00Z
+constexpr int64_t kMaxTime = 253402300799;   // 9999-12-31T23:59:59Z
 
 // Accepts "2026-10-07T09:00:00Z", fractional seconds, "+02:00" offsets and a
-// bare date ("2026-10-07", midnight UTC), years 0000 to 9999 once the offset
-// is applied. InvalidArgument otherwise.
+// bare date ("2026-10-07", midnight UTC), within kMinTime..kMaxTime.
+// InvalidArgument otherwise.
 Result<int64_t> ParseTime(std::string_view text);
-// "2026-10-07T09:00:00Z"; a time outside kMinTime..kMaxTime prints as the
-// nearest bound (so text order stays time order).
+// "2026-10-07T09:00:00Z"
 std::string FormatTime(int64_t seconds);
-// "2026-10-07" (held to the same range)
+// "2026-10-07"
 std::string FormatDate(int64_t seconds);
-// "17 Sep" (the seed's short form in alarm messages; the same range)
+// "17 Sep" (the seed's short form in alarm messages)
 std::string FormatShortDay(int64_t seconds);
 // Normalises any accepted form to FormatTime's; InvalidArgument naming `what`.
 Result<std::string> NormalizeTime(std::string_view text, std::string_view what);

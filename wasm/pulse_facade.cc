@@ -15,14 +15,14 @@ using nlohmann::json;
 namespace {
 
 // The browser's `now`: NaN for the real clock, else seconds since the epoch
-// within the years Pulse prints. Anything else is refused before it is
-// converted (a double past int64's range does not convert at all).
+// within the years ParseTime reads (-9999 to 9999). Anything else is refused
+// before it is converted (a double past int64's range does not convert).
 Result<int64_t> NowFrom(double now_seconds) {
   if (std::isnan(now_seconds)) return DefaultEnv()->NowSeconds();
   if (!(now_seconds >= static_cast<double>(kMinTime) && now_seconds <= static_cast<double>(kMaxTime))) {
     char shown[32];
     std::snprintf(shown, sizeof shown, "%g", now_seconds);
-    return Status::InvalidArgument(std::string("now: ") + shown + " is not a time in seconds (years 0000 to 9999)");
+    return Status::InvalidArgument(std::string("now: ") + shown + " is not a time in seconds (years -9999 to 9999)");
   }
   return static_cast<int64_t>(std::floor(now_seconds));
 }
