@@ -11,6 +11,12 @@ namespace pulse {
 
 namespace {
 
+// The times ParseTime accepts: years -9999 to 9999 once the offset is
+// applied, so that FormatTime's text of each reads back (an offset can carry
+// a four-digit year past them, which would print with five digits).
+constexpr int64_t kMinTime = -377705203200;  // -9999-01-01T00:00:00Z
+constexpr int64_t kMaxTime = 253402300799;   // 9999-12-31T23:59:59Z
+
 // The text is read the way the date library's parse("%F"/"%T"/"%Ez") reads
 // it (same digit counts, signs, literals and range checks), without an
 // istream: streams and their locales are a large share of the WebAssembly
@@ -278,8 +284,6 @@ Result<int64_t> ParseTime(std::string_view raw) {
   } else {
     parsed = ValidOffset(cleaned) && TryParse(cleaned, true, true, t);
   }
-  // An offset can carry a four-digit year past -9999 or 9999, which
-  // FormatTime then writes with five digits that no reader takes back.
   if (parsed && t >= kMinTime && t <= kMaxTime) return t;
   return Status::InvalidArgument("\"" + text + "\" is not an RFC 3339 time (like 2026-10-07T09:00:00Z)");
 }

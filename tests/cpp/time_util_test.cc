@@ -220,8 +220,8 @@ TEST(TimeFuzzRegressions, EveryCrashingInputRunsClean) {
 // wrote with five digits that ParseTime then refused: a stored time that
 // could not be read back. Such times are refused on the way in.
 TEST(TimeFuzzRegressions, EveryAcceptedTimeReadsBackFromItsText) {
-  EXPECT_EQ(*ParseTime("9999-12-31T23:59:59Z"), kMaxTime);
-  EXPECT_EQ(*ParseTime("-9999-01-01"), kMinTime);
+  EXPECT_EQ(*ParseTime("9999-12-31T23:59:59Z"), 253402300799);
+  EXPECT_EQ(*ParseTime("-9999-01-01"), -377705203200);
   EXPECT_FALSE(ParseTime("9999-12-31T23:59:59-00:01").ok());
   EXPECT_FALSE(ParseTime("-9999-01-01T00:00:00+00:01").ok());
   for (const char* text : {"9999-12-31T23:00:00-00:59", "-9999-01-01T00:59:00+00:59", "0000-01-01T00:00:00+23:59"}) {
