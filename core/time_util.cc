@@ -11,10 +11,10 @@ namespace pulse {
 
 namespace {
 
-// The times ParseTime accepts: years -9999 to 9999 once the offset is
-// applied, so that FormatTime's text of each reads back (an offset can carry
-// a four-digit year past them, which would print with five digits).
-constexpr int64_t kMinTime = -377705203200;  // -9999-01-01T00:00:00Z
+// The times ParseTime accepts: years 0000 to 9999 once the offset is
+// applied, so that FormatTime's text of each reads back as the same time (a
+// year before 0000 is written "00-1", one after 9999 with five digits).
+constexpr int64_t kMinTime = -62167219200;  // 0000-01-01T00:00:00Z
 constexpr int64_t kMaxTime = 253402300799;   // 9999-12-31T23:59:59Z
 
 // The text is read the way the date library's parse("%F"/"%T"/"%Ez") reads

@@ -14,16 +14,16 @@ using nlohmann::json;
 namespace {
 
 // The browser's `now`: NaN for the real clock, else seconds since the epoch
-// within the years ParseTime reads (-9999 to 9999). Anything else is refused
+// within the years ParseTime reads (0000 to 9999). Anything else is refused
 // before it is converted (a double past int64's range does not convert).
 Result<int64_t> NowFrom(double now_seconds) {
-  constexpr double kFirst = -377705203200;  // -9999-01-01T00:00:00Z
-  constexpr double kLast = 253402300799;    // 9999-12-31T23:59:59Z
+  constexpr double kFirst = -62167219200;  // 0000-01-01T00:00:00Z
+  constexpr double kLast = 253402300799;  // 9999-12-31T23:59:59Z
   if (std::isnan(now_seconds)) return DefaultEnv()->NowSeconds();
   if (!(now_seconds >= kFirst && now_seconds <= kLast)) {
     char shown[32];
     std::snprintf(shown, sizeof shown, "%g", now_seconds);
-    return Status::InvalidArgument(std::string("now: ") + shown + " is not a time in seconds (years -9999 to 9999)");
+    return Status::InvalidArgument(std::string("now: ") + shown + " is not a time in seconds (years 0000 to 9999)");
   }
   return static_cast<int64_t>(std::floor(now_seconds));
 }

@@ -43,7 +43,7 @@ class Facade {
   Facade& operator=(const Facade&) = delete;
 
   // `args_json` empty means {}; `now_seconds` NaN means the real clock, and a
-  // `now_seconds` outside the years -9999 to 9999 is InvalidArgument.
+  // `now_seconds` outside the years 0000 to 9999 is InvalidArgument.
   Result<nlohmann::json> Call(const std::string& method, const std::string& args_json, double now_seconds);
 
   // InvalidArgument for a missing session or agent (nothing written).
