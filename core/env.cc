@@ -1,5 +1,6 @@
 #include "core/env.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,16 +11,32 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 
 namespace pulse {
 
 namespace {
 
-namespace fs = std::filesystem;
+// Files through POSIX calls, not std::filesystem and file streams: those
+// and the locales behind them are a large share of the WebAssembly module.
+bool Stat(const std::string& path, struct stat* st) { return ::stat(path.c_str(), st) == 0; }
+
+bool IsDir(const std::string& path) {
+  struct stat st;
+  return Stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+// Every missing directory down to `path` (mkdir -p); errno on failure.
+int MakeDirs(const std::string& path) {
+  if (path.empty()) return EINVAL;
+  struct stat st;
+  if (Stat(path, &st)) return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+  for (size_t at = path.find('/', 1);; at = path.find('/', at + 1)) {
+    std::string prefix = path.substr(0, at);
+    if (!prefix.empty() && prefix.back() != '/' && ::mkdir(prefix.c_str(), 0777) != 0 && errno != EEXIST) return errno;
+    if (at == std::string::npos) break;
+  }
+  return IsDir(path) ? 0 : ENOTDIR;
+}
 
 // A name next to `path` no other thread or process of ours uses.
 std::string UniqueSibling(const std::string& path, const char* tag) {
@@ -64,23 +81,35 @@ class PosixEnv : public Env {
   void Log(LogLevel level, const std::string& message) override {
     if (level == LogLevel::kDebug) return;
     const char* tag = level == LogLevel::kError ? "error" : level == LogLevel::kWarn ? "warning" : "info";
-    std::cerr << "pulse: " << tag << ": " << message << std::endl;
+    std::string line = std::string("pulse: ") + tag + ": " + message + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
   }
 
   Result<std::string> ReadFile(const std::string& path) override {
-    std::error_code ec;
-    if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
-    if (fs::is_directory(path, ec)) return Status::InvalidArgument(path + ": is a directory, not a file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    struct stat st;
+    if (!Stat(path, &st)) return Status::NotFound(path + ": no such file");
+    if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + ": is a directory, not a file");
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
       // Gone between the check and the open (a writer swapping it): missing.
-      if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
+      if (!Stat(path, &st)) return Status::NotFound(path + ": no such file");
       return Status::IoError(path + ": cannot read: " + std::strerror(errno));
     }
-    std::ostringstream out;
-    out << in.rdbuf();
-    if (in.bad()) return Status::IoError(path + ": read failed");
-    return out.str();
+    std::string out;
+    char buf[65536];
+    for (;;) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        ::close(fd);
+        return Status::IoError(path + ": read failed");
+      }
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
   }
 
   Status WriteFileAtomic(const std::string& path, const std::string& content) override {
@@ -127,30 +156,31 @@ class PosixEnv : public Env {
   }
 
   bool FileExists(const std::string& path) override {
-    std::error_code ec;
-    return fs::exists(path, ec);
+    struct stat st;
+    return Stat(path, &st);
   }
 
-  bool IsDirectory(const std::string& path) override {
-    std::error_code ec;
-    return fs::is_directory(path, ec);
-  }
+  bool IsDirectory(const std::string& path) override { return IsDir(path); }
 
   Status CreateDirs(const std::string& path) override {
-    std::error_code ec;
-    fs::create_directories(path, ec);
-    if (ec) return Status::IoError(path + ": cannot create directory: " + ec.message());
+    int err = MakeDirs(path);
+    if (err != 0) return Status::IoError(path + ": cannot create directory: " + std::strerror(err));
     return Status::OK();
   }
 
   Result<std::vector<std::string>> ListDir(const std::string& dir) override {
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return Status::NotFound(dir + ": no such directory");
+    if (!IsDir(dir)) return Status::NotFound(dir + ": no such directory");
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return Status::IoError(dir + ": cannot list: " + std::strerror(errno));
     std::vector<std::string> names;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      names.push_back(it->path().filename().string());
+    errno = 0;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != "..") names.push_back(name);
     }
-    if (ec) return Status::IoError(dir + ": cannot list: " + ec.message());
+    int err = errno;
+    ::closedir(d);
+    if (err != 0) return Status::IoError(dir + ": cannot list: " + std::strerror(err));
     std::sort(names.begin(), names.end());
     return names;
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include <nlohmann/json.hpp>
 
@@ -339,34 +340,31 @@ void SnapshotChats(SnapshotRun& run) {
   });
 }
 
+// One run of `steps` once the facts tables are there; without them, the
+// report says why and no step runs.
+SnapshotReport RunSnapshot(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
+                           const SnapshotLimits& limits, std::initializer_list<void (*)(SnapshotRun&)> steps) {
+  SnapshotRun run(env, db, workflow_dir, now, limits);
+  Status schema = EnsureFactsSchema(db);
+  if (!schema.ok()) {
+    run.Warn("db", schema.message());
+    return std::move(run.report);
+  }
+  for (auto step : steps) step(run);
+  return std::move(run.report);
+}
+
 }  // namespace
 
 SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                  const SnapshotLimits& limits) {
-  SnapshotRun run(env, db, workflow_dir, now, limits);
-  Status schema = EnsureFactsSchema(db);
-  if (!schema.ok()) {
-    run.Warn("db", schema.message());
-    return std::move(run.report);
-  }
-  SnapshotChats(run);
-  return std::move(run.report);
+  return RunSnapshot(env, db, workflow_dir, now, limits, {SnapshotChats});
 }
 
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits) {
-  SnapshotRun run(env, db, workflow_dir, now, limits);
-  Status schema = EnsureFactsSchema(db);
-  if (!schema.ok()) {
-    run.Warn("db", schema.message());
-    return std::move(run.report);
-  }
-  SnapshotChangelog(run);
-  SnapshotPlan(run);
-  SnapshotChats(run);
-  SnapshotLedger(run);
-  SnapshotRunFolders(run);
-  return std::move(run.report);
+  return RunSnapshot(env, db, workflow_dir, now, limits,
+                     {SnapshotChangelog, SnapshotPlan, SnapshotChats, SnapshotLedger, SnapshotRunFolders});
 }
 
 }  // namespace pulse

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <vector>
 
+#include "agent/agent_api.h"
+#include "core/api/api.h"
 #include "core/time_util.h"
 
 namespace pulse::cli {
@@ -103,6 +105,25 @@ int Fail(const Status& status) {
     default:
       return 2;
   }
+}
+
+std::optional<nlohmann::json> CallOnWorkflow(State& state, const char* method, const nlohmann::json& args) {
+  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  if (!w.ok()) {
+    state.exit_code = Fail(w.status());
+    return std::nullopt;
+  }
+  ApiContext ctx = ServerContext(*w, *state.env);
+  Result<nlohmann::json> out = CallApi(ctx, method, args);
+  if (!out.ok()) {
+    state.exit_code = Fail(out.status());
+    return std::nullopt;
+  }
+  return *out;
+}
+
+std::string JsonText(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump());
 }
 
 void PrintJson(const nlohmann::json& doc) { std::cout << doc.dump(2) << std::endl; }

@@ -67,6 +67,13 @@ Result<std::vector<std::string>> ParseFailOn(const std::string& list);
 
 // Prints "pulse: <message>" on stderr and returns the exit status for it.
 int Fail(const Status& status);
+// Opens the workflow named by the flags and calls one API method on it (the
+// method the server and the browser call); on failure prints the reason,
+// sets the exit status and returns nothing.
+std::optional<nlohmann::json> CallOnWorkflow(State& state, const char* method, const nlohmann::json& args);
+// A value as a printed line shows it: a string as it is, null as nothing,
+// anything else as JSON.
+std::string JsonText(const nlohmann::json& v);
 // Prints a JSON document (pretty when `pretty`).
 void PrintJson(const nlohmann::json& doc);
 

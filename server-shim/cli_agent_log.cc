@@ -199,16 +199,6 @@ void PrintTable(const json& rows) {
   }
 }
 
-// Opens the workflow and calls one API method; exit status set on failure.
-std::optional<json> CallOnWorkflow(State& state, const char* method, const json& args) {
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
-  if (!w.ok()) { state.exit_code = Fail(w.status()); return std::nullopt; }
-  ApiContext ctx = ServerContext(*w, *state.env);
-  Result<json> out = CallApi(ctx, method, args);
-  if (!out.ok()) { state.exit_code = Fail(out.status()); return std::nullopt; }
-  return *out;
-}
-
 void RunShow(State& state) {
   AgentLogFlags& f = Flags();
   json args = json::object();

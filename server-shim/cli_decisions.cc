@@ -15,53 +15,34 @@ namespace {
 
 using nlohmann::json;
 
-// Opens the workflow and calls `method`; on failure prints the reason and
-// sets the exit status.
-std::optional<json> Call(State& state, const char* method, const json& args) {
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
-  if (!w.ok()) {
-    state.exit_code = Fail(w.status());
-    return std::nullopt;
-  }
-  ApiContext ctx = ServerContext(*w, *state.env);
-  Result<json> out = CallApi(ctx, method, args);
-  if (!out.ok()) {
-    state.exit_code = Fail(out.status());
-    return std::nullopt;
-  }
-  return *out;
-}
-
-std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump()); }
-
 void PrintDecision(const json& d) {
-  std::cout << "#" << d["id"] << " [" << Str(d["status"]) << "] " << Str(d["question"]) << "\n";
+  std::cout << "#" << d["id"] << " [" << JsonText(d["status"]) << "] " << JsonText(d["question"]) << "\n";
   if (!d["options"].empty()) {
     std::cout << "    options:";
-    for (const json& o : d["options"]) std::cout << " \"" << Str(o) << "\"";
+    for (const json& o : d["options"]) std::cout << " \"" << JsonText(o) << "\"";
     std::cout << "\n";
   }
-  if (!Str(d["blocks"]).empty()) std::cout << "    blocks: " << Str(d["blocks"]) << "\n";
+  if (!JsonText(d["blocks"]).empty()) std::cout << "    blocks: " << JsonText(d["blocks"]) << "\n";
   if (d.contains("waited_seconds")) {
     int64_t s = d["waited_seconds"].get<int64_t>();
-    std::cout << "    waiting " << s / 86400 << "d " << (s % 86400) / 3600 << "h (since " << Str(d["created_at"]) << ")\n";
+    std::cout << "    waiting " << s / 86400 << "d " << (s % 86400) / 3600 << "h (since " << JsonText(d["created_at"]) << ")\n";
   }
   const json& r = d["recommendation"];
   if (!r.is_null()) {
-    std::cout << "    Pulse recommends: " << (r["option"].is_null() ? Str(r["text"]) : Str(r["option"])) << " ("
-              << Str(r["confidence"]) << " confidence, " << Str(r["status"]) << ") because " << Str(r["why"]) << "\n";
-    if (!Str(r["evidence"]).empty()) std::cout << "    evidence: " << Str(r["evidence"]) << "\n";
-    if (!r["safe_default_by"].is_null()) std::cout << "    safe default by: " << Str(r["safe_default_by"]) << "\n";
+    std::cout << "    Pulse recommends: " << (r["option"].is_null() ? JsonText(r["text"]) : JsonText(r["option"])) << " ("
+              << JsonText(r["confidence"]) << " confidence, " << JsonText(r["status"]) << ") because " << JsonText(r["why"]) << "\n";
+    if (!JsonText(r["evidence"]).empty()) std::cout << "    evidence: " << JsonText(r["evidence"]) << "\n";
+    if (!r["safe_default_by"].is_null()) std::cout << "    safe default by: " << JsonText(r["safe_default_by"]) << "\n";
   }
   const json& a = d["answer"];
   if (!a.is_null()) {
-    std::cout << "    answer: " << (Str(a["kind"]) == "dismissed" ? "dismissed" : Str(a["chosen"])) << " by "
-              << Str(a["by"]) << " (" << Str(a["kind"]) << ") at " << Str(a["answered_at"]);
-    if (!Str(a["note"]).empty()) std::cout << "; note: " << Str(a["note"]);
+    std::cout << "    answer: " << (JsonText(a["kind"]) == "dismissed" ? "dismissed" : JsonText(a["chosen"])) << " by "
+              << JsonText(a["by"]) << " (" << JsonText(a["kind"]) << ") at " << JsonText(a["answered_at"]);
+    if (!JsonText(a["note"]).empty()) std::cout << "; note: " << JsonText(a["note"]);
     if (a["overruled_pulse"].get<bool>()) std::cout << "; overruled Pulse";
     std::cout << "\n";
   }
-  if (!d["outcome"].is_null()) std::cout << "    result: " << Str(d["outcome"]["result"]) << "\n";
+  if (!d["outcome"].is_null()) std::cout << "    result: " << JsonText(d["outcome"]["result"]) << "\n";
 }
 
 // Each subcommand keeps its flags in one struct, a function-local static
@@ -76,7 +57,7 @@ void SetupDecisionCreate(CLI::App* dec, State& state) {
   sub->add_option("--raised-by", f.raised_by, "who raised it (a session or a name)");
   sub->callback([&state] {
     json args{{"question", f.question}, {"options", f.options}, {"blocks", f.blocks}, {"raised_by", f.raised_by}};
-    auto out = Call(state, "decision.create", args);
+    auto out = CallOnWorkflow(state, "decision.create", args);
     if (!out) return;
     if (state.globals.json) PrintJson(*out);
     else std::cout << (*out)["id"].get<int64_t>() << "\n";
@@ -103,7 +84,7 @@ void SetupDecisionRecommend(CLI::App* dec, State& state) {
     if (o->count()) args["option"] = f.option;
     if (t->count()) args["text"] = f.text;
     if (!f.safe_by.empty()) args["safe_default_by"] = f.safe_by;
-    auto out = Call(state, "decision.recommend", args);
+    auto out = CallOnWorkflow(state, "decision.recommend", args);
     if (!out) return;
     if (state.globals.json) PrintJson(*out);
     else PrintDecision(*out);
@@ -147,7 +128,7 @@ void SetupDecisionAnswer(CLI::App* dec, State& state) {
     PrintDecision(doc);
     if (doc.contains("apply") && doc["apply"].value("sent", false)) {
       std::cout << "    apply message: outbox " << doc["apply"].value("outbox_id", int64_t{0}) << ", "
-                << (doc["apply"].value("delivered", false) ? "delivered" : Str(doc["apply"]["reason"])) << "\n";
+                << (doc["apply"].value("delivered", false) ? "delivered" : JsonText(doc["apply"]["reason"])) << "\n";
     }
   });
 }
@@ -159,7 +140,7 @@ void SetupDecisionOutcome(CLI::App* dec, State& state) {
   sub->add_option("--id", f.id, "the decision's id")->required();
   sub->add_option("--result", f.result, "what came of it")->required();
   sub->callback([&state] {
-    auto out = Call(state, "decision.outcome", json{{"id", f.id}, {"result", f.result}});
+    auto out = CallOnWorkflow(state, "decision.outcome", json{{"id", f.id}, {"result", f.result}});
     if (!out) return;
     if (state.globals.json) PrintJson(*out);
     else PrintDecision(*out);
@@ -172,7 +153,7 @@ void SetupDecisionList(CLI::App* dec, State& state) {
   AddCommonOptions(sub, state);
   sub->add_option("--status", f.status, "pending|answered|dismissed|all (default all)");
   sub->callback([&state] {
-    auto out = Call(state, "decision.list", json{{"status", f.status}});
+    auto out = CallOnWorkflow(state, "decision.list", json{{"status", f.status}});
     if (!out) return;
     if (state.globals.json) {
       PrintJson(*out);
@@ -193,15 +174,15 @@ void SetupDecisionApplyDefaults(CLI::App* dec, State& state) {
                                   "answer=act: apply safe defaults whose time passed with no owner answer (the scheduler does this each tick)");
   AddCommonOptions(sub, state);
   sub->callback([&state] {
-    auto out = Call(state, "decision.apply_due_defaults", json::object());
+    auto out = CallOnWorkflow(state, "decision.apply_due_defaults", json::object());
     if (!out) return;
     if (state.globals.json) {
       PrintJson(*out);
       return;
     }
-    if ((*out).contains("reason")) std::cout << Str((*out)["reason"]) << "\n";
-    for (const json& d : (*out)["applied"]) std::cout << "applied #" << d["id"] << ": " << Str(d["answer"]["chosen"]) << "\n";
-    for (const json& s : (*out)["skipped"]) std::cout << "skipped #" << s["id"] << ": " << Str(s["reason"]) << "\n";
+    if ((*out).contains("reason")) std::cout << JsonText((*out)["reason"]) << "\n";
+    for (const json& d : (*out)["applied"]) std::cout << "applied #" << d["id"] << ": " << JsonText(d["answer"]["chosen"]) << "\n";
+    for (const json& s : (*out)["skipped"]) std::cout << "skipped #" << s["id"] << ": " << JsonText(s["reason"]) << "\n";
   });
 }
 
@@ -217,7 +198,7 @@ void SetupDecision(CLI::App& app, State& state) {
 }
 
 void PrintMemory(const json& m) {
-  std::cout << Str(m["text"]);
+  std::cout << JsonText(m["text"]);
   std::cout << "-- " << m["entry_count"] << " entries (limit " << m["limit"] << "; check and work turns are told to consolidate past "
             << m["consolidate_past"] << ")" << (m["consolidate_due"].get<bool>() ? "; consolidate due" : "")
             << "; soul.md wins on conflict\n";
@@ -230,7 +211,7 @@ void SetupMemory(CLI::App& app, State& state) {
     auto* sub = mem->add_subcommand("show", "print goal memory");
     AddCommonOptions(sub, state);
     sub->callback([&state] {
-      auto out = Call(state, "memory.show", json::object());
+      auto out = CallOnWorkflow(state, "memory.show", json::object());
       if (!out) return;
       if (state.globals.json) PrintJson(*out);
       else PrintMemory(*out);
@@ -244,7 +225,7 @@ void SetupMemory(CLI::App& app, State& state) {
     sub->add_option("--source", f.source, "owner_answer|result|pulse_inference|builder_answer")->required();
     sub->add_option("--text", f.text, "the entry, one line")->required();
     sub->callback([&state] {
-      auto out = Call(state, "memory.add", json{{"section", f.section}, {"source", f.source}, {"text", f.text}});
+      auto out = CallOnWorkflow(state, "memory.add", json{{"section", f.section}, {"source", f.source}, {"text", f.text}});
       if (!out) return;
       if (state.globals.json) PrintJson(*out);
       else std::cout << "added; " << (*out)["entry_count"] << " entries" << ((*out)["consolidate_due"].get<bool>() ? " (consolidate due)" : "") << "\n";
@@ -254,7 +235,7 @@ void SetupMemory(CLI::App& app, State& state) {
     auto* sub = mem->add_subcommand("consolidate", "drop duplicate and oldest Pulse entries down to 60");
     AddCommonOptions(sub, state);
     sub->callback([&state] {
-      auto out = Call(state, "memory.consolidate", json::object());
+      auto out = CallOnWorkflow(state, "memory.consolidate", json::object());
       if (!out) return;
       if (state.globals.json) PrintJson(*out);
       else std::cout << "dropped " << (*out)["dropped"] << "; " << (*out)["entry_count"] << " entries\n";
@@ -272,10 +253,10 @@ void SetupMemory(CLI::App& app, State& state) {
         state.exit_code = Fail(text.status());
         return;
       }
-      auto out = Call(state, "memory.save", json{{"text", *text}, {"base_hash", f.base}});
+      auto out = CallOnWorkflow(state, "memory.save", json{{"text", *text}, {"base_hash", f.base}});
       if (!out) return;
       if (state.globals.json) PrintJson(*out);
-      else std::cout << "saved; hash " << Str((*out)["hash"]) << "\n";
+      else std::cout << "saved; hash " << JsonText((*out)["hash"]) << "\n";
     });
   }
 }

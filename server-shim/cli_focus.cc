@@ -15,30 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<json> Call(State& state, const char* method, const json& args) {
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
-  if (!w.ok()) {
-    state.exit_code = Fail(w.status());
-    return std::nullopt;
-  }
-  ApiContext ctx = ServerContext(*w, *state.env);
-  Result<json> out = CallApi(ctx, method, args);
-  if (!out.ok()) {
-    state.exit_code = Fail(out.status());
-    return std::nullopt;
-  }
-  return *out;
-}
-
-std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump()); }
-
 void PrintArea(const json& a) {
-  std::cout << Str(a["id"]) << " [" << Str(a["status"]) << "] " << Str(a["title"]);
-  if (!Str(a["end_date"]).empty()) std::cout << " (until " << Str(a["end_date"]) << ")";
+  std::cout << JsonText(a["id"]) << " [" << JsonText(a["status"]) << "] " << JsonText(a["title"]);
+  if (!JsonText(a["end_date"]).empty()) std::cout << " (until " << JsonText(a["end_date"]) << ")";
   std::cout << "\n";
-  if (!Str(a["check"]).empty()) std::cout << "    check: " << Str(a["check"]) << "\n";
-  for (const json& t : a.value("tracking", json::array())) std::cout << "    " << Str(t["date"]) << ": " << Str(t["note"]) << "\n";
-  if (!Str(a["lesson"]).empty()) std::cout << "    lesson: " << Str(a["lesson"]) << "\n";
+  if (!JsonText(a["check"]).empty()) std::cout << "    check: " << JsonText(a["check"]) << "\n";
+  for (const json& t : a.value("tracking", json::array())) std::cout << "    " << JsonText(t["date"]) << ": " << JsonText(t["note"]) << "\n";
+  if (!JsonText(a["lesson"]).empty()) std::cout << "    lesson: " << JsonText(a["lesson"]) << "\n";
 }
 
 void PrintAreas(State& state, const json& doc) {
@@ -83,13 +66,13 @@ void AddFocusAction(CLI::App* focus, State& state, const char* action, const cha
                         {"end_date", &f->end_date}, {"check", &f->check}, {"note", &f->note}, {"lesson", &f->lesson}}) {
       if (!v->empty()) args[k] = *v;
     }
-    auto out = Call(state, "focus.change", args);
+    auto out = CallOnWorkflow(state, "focus.change", args);
     if (!out) return;
     if (state.globals.json) return PrintJson(*out);
     std::cout << name << ": ";
     if (out->contains("focus_area")) PrintArea((*out)["focus_area"]);
     if (out->contains("lesson_in_memory") && !(*out)["lesson_in_memory"].get<bool>()) {
-      std::cout << "    the lesson did not reach goal memory: " << Str((*out)["memory_error"]) << "\n";
+      std::cout << "    the lesson did not reach goal memory: " << JsonText((*out)["memory_error"]) << "\n";
     }
   });
 }
@@ -110,7 +93,7 @@ void SetupFocus(CLI::App& app, State& state) {
   AddCommonOptions(list, state);
   list->add_flag("--open", open_only, "only proposed and active ones");
   list->callback([&state] {
-    auto out = Call(state, "focus.list", json{{"open", open_only}});
+    auto out = CallOnWorkflow(state, "focus.list", json{{"open", open_only}});
     if (out) PrintAreas(state, *out);
   });
 }
@@ -120,10 +103,10 @@ void PrintRequests(State& state, const json& doc) {
   if (state.globals.json) return PrintJson(doc);
   if (doc["requests"].empty()) std::cout << "no requests\n";
   for (const json& r : doc["requests"]) {
-    std::cout << "#" << r["id"] << " " << Str(r["kind"]) << " [" << Str(r["status"]) << "] " << Str(r["what"]);
-    if (!Str(r["why"]).empty()) std::cout << " (why: " << Str(r["why"]) << ")";
-    std::cout << " at " << Str(r["created_at"]) << "\n";
-    if (r.contains("result")) std::cout << "    result: " << Str(r["result"]) << "\n";
+    std::cout << "#" << r["id"] << " " << JsonText(r["kind"]) << " [" << JsonText(r["status"]) << "] " << JsonText(r["what"]);
+    if (!JsonText(r["why"]).empty()) std::cout << " (why: " << JsonText(r["why"]) << ")";
+    std::cout << " at " << JsonText(r["created_at"]) << "\n";
+    if (r.contains("result")) std::cout << "    result: " << JsonText(r["result"]) << "\n";
   }
 }
 
@@ -138,7 +121,7 @@ void SetupQa(CLI::App& app, State& state) {
   req->callback([&state] {
     json args{{"what", what}};
     if (!why.empty()) args["why"] = why;
-    auto out = Call(state, "qa.request", args);
+    auto out = CallOnWorkflow(state, "qa.request", args);
     if (!out) return;
     if (state.globals.json) PrintJson(*out);
     else std::cout << (*out)["request_id"].get<int64_t>() << "\n";
@@ -150,7 +133,7 @@ void SetupQa(CLI::App& app, State& state) {
   list->callback([&state] {
     json args{{"kind", "qa"}};
     if (!status.empty()) args["status"] = status;
-    auto out = Call(state, "request.list", args);
+    auto out = CallOnWorkflow(state, "request.list", args);
     if (out) PrintRequests(state, *out);
   });
 }
@@ -166,7 +149,7 @@ void SetupRequests(CLI::App& app, State& state) {
     json args = json::object();
     if (!kind.empty()) args["kind"] = kind;
     if (!status.empty()) args["status"] = status;
-    auto out = Call(state, "request.list", args);
+    auto out = CallOnWorkflow(state, "request.list", args);
     if (out) PrintRequests(state, *out);
   });
 }
@@ -190,11 +173,11 @@ void SetupTool(CLI::App& app, State& state) {
       }
       arguments = *parsed;
     }
-    auto out = Call(state, "pulse.tool_call", json{{"token", token}, {"tool", tool}, {"arguments", arguments}});
+    auto out = CallOnWorkflow(state, "pulse.tool_call", json{{"token", token}, {"tool", tool}, {"arguments", arguments}});
     if (!out) return;
     PrintJson(*out);
     if (out->value("refused", false)) {
-      std::cerr << "pulse: " << tool << " refused: " << Str((*out)["reason"]) << std::endl;
+      std::cerr << "pulse: " << tool << " refused: " << JsonText((*out)["reason"]) << std::endl;
       state.exit_code = 1;
     }
   });

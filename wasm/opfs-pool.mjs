@@ -257,6 +257,16 @@ export class OpfsPool {
 
   failed(e, rc) { this.lastError = `${e.name}: ${e.message}`; return rc; }
 
+  // A read or a write between file `id`'s handle and `view` (the wasm heap);
+  // `rc` when the handle throws.
+  onBytes(id, view, rc, transfer) {
+    try {
+      return transfer(this.files.get(id).slot.sah, view);
+    } catch (e) {
+      return this.failed(e, rc);
+    }
+  }
+
   // The synchronous file operations the C VFS calls through EM_JS.
   vfsMethods() {
     const Module = this.api;
@@ -279,28 +289,16 @@ export class OpfsPool {
           return this.failed(e, SQLITE_IOERR_DELETE);
         }
       },
-      xRead: (id, ptr, n, offset) => {
-        try {
-          const view = Module.HEAPU8.subarray(ptr, ptr + n);
-          const got = this.files.get(id).slot.sah.read(view, { at: HEADER_SIZE + offset });
-          if (got < n) {
-            view.fill(0, got);
-            return SQLITE_IOERR_SHORT_READ;
-          }
-          return SQLITE_OK;
-        } catch (e) {
-          return this.failed(e, SQLITE_IOERR_READ);
+      xRead: (id, ptr, n, offset) => this.onBytes(id, Module.HEAPU8.subarray(ptr, ptr + n), SQLITE_IOERR_READ, (sah, view) => {
+        const got = sah.read(view, { at: HEADER_SIZE + offset });
+        if (got < n) {
+          view.fill(0, got);
+          return SQLITE_IOERR_SHORT_READ;
         }
-      },
-      xWrite: (id, ptr, n, offset) => {
-        try {
-          const view = Module.HEAPU8.subarray(ptr, ptr + n);
-          const wrote = this.files.get(id).slot.sah.write(view, { at: HEADER_SIZE + offset });
-          return wrote === n ? SQLITE_OK : SQLITE_IOERR_WRITE;
-        } catch (e) {
-          return this.failed(e, SQLITE_IOERR_WRITE);
-        }
-      },
+        return SQLITE_OK;
+      }),
+      xWrite: (id, ptr, n, offset) => this.onBytes(id, Module.HEAPU8.subarray(ptr, ptr + n), SQLITE_IOERR_WRITE,
+        (sah, view) => (sah.write(view, { at: HEADER_SIZE + offset }) === n ? SQLITE_OK : SQLITE_IOERR_WRITE)),
       xTruncate: (id, size) => {
         try {
           this.files.get(id).slot.sah.truncate(HEADER_SIZE + size);

@@ -1,6 +1,6 @@
 // The agent log's API methods (agent_log.started / completed / record /
 // show / prune) and the JSON shapes they share with the command line.
-#include <sstream>
+#include <cstdio>
 
 #include "core/api/agent_log.h"
 
@@ -197,9 +197,9 @@ Result<AgentCompletion> AgentCompletionFromJson(const json& args, const std::str
   const json* dur = a.Find("duration");
   if (dur && dur->is_number()) {
     // Seconds as a number become text, the column's type ("12.5s").
-    std::ostringstream text;
-    text << dur->get<double>() << "s";
-    d.duration = text.str();
+    char text[40];
+    std::snprintf(text, sizeof text, "%gs", dur->get<double>());
+    d.duration = text;
   } else {
     PULSE_RETURN_IF_ERROR(a.OptString("duration", &d.duration));
   }
