@@ -1,6 +1,8 @@
 #include "core/time_util.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +10,12 @@
 namespace pulse {
 
 namespace {
+
+// The times ParseTime accepts: years 0000 to 9999 once the offset is
+// applied, so that FormatTime's text of each reads back as the same time (a
+// year before 0000 is written "00-1", one after 9999 with five digits).
+constexpr int64_t kMinTime = -62167219200;  // 0000-01-01T00:00:00Z
+constexpr int64_t kMaxTime = 253402300799;   // 9999-12-31T23:59:59Z
 
 // The text is read the way the date library's parse("%F"/"%T"/"%Ez") reads
 // it (same digit counts, signs, literals and range checks), without an
@@ -222,8 +230,13 @@ CivilDate CivilFromDays(int days) {
   return {static_cast<short>(y + (m <= 2)), m, d};
 }
 
-// The day holding `seconds` (floor) and the seconds into it.
+// The day holding `seconds` (floor) and the seconds into it. A count whose
+// day does not fit an int (about 5.8 million years out, only ever a number
+// from outside) is held to the last day that does: cut to an int, its day
+// was garbage and the seconds into it overflowed int64.
 int SplitDay(int64_t seconds, int64_t* time_of_day) {
+  constexpr int64_t kLimit = int64_t{INT_MAX - 719468} * kSecondsPerDay;
+  seconds = std::clamp(seconds, -kLimit, kLimit);
   int days = static_cast<int>(seconds / kSecondsPerDay);
   if (static_cast<int64_t>(days) * kSecondsPerDay > seconds) --days;
   *time_of_day = seconds - static_cast<int64_t>(days) * kSecondsPerDay;
@@ -263,13 +276,15 @@ Result<int64_t> ParseTime(std::string_view raw) {
     if (c == 'z') c = 'Z';
   }
   int64_t t = 0;
-  if (cleaned.size() == 10 && TryParse(cleaned, false, false, t)) return t;
-  if (!cleaned.empty() && cleaned.back() == 'Z') {
-    std::string body = cleaned.substr(0, cleaned.size() - 1);
-    if (TryParse(body, true, false, t)) return t;
-  } else if (ValidOffset(cleaned) && TryParse(cleaned, true, true, t)) {
-    return t;
+  bool parsed = false;
+  if (cleaned.size() == 10 && TryParse(cleaned, false, false, t)) {
+    parsed = true;
+  } else if (!cleaned.empty() && cleaned.back() == 'Z') {
+    parsed = TryParse(cleaned.substr(0, cleaned.size() - 1), true, false, t);
+  } else {
+    parsed = ValidOffset(cleaned) && TryParse(cleaned, true, true, t);
   }
+  if (parsed && t >= kMinTime && t <= kMaxTime) return t;
   return Status::InvalidArgument("\"" + text + "\" is not an RFC 3339 time (like 2026-10-07T09:00:00Z)");
 }
 

@@ -29,11 +29,27 @@ while [ $# -gt 0 ]; do
 done
 
 BUILD=build/fuzz
+# ccache, where the machine has it (as scripts/build.sh); CCACHE_DISABLE=1
+# measures a clean build.
+LAUNCHER=()
+if command -v ccache >/dev/null 2>&1; then
+  export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
+  LAUNCHER=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+# SQLite is not instrumented: the native build's library (scripts/build.sh)
+# is linked as it is, when there is one.
+SQLITE_LIB=()
+[ -f build/native/libsqlite3.a ] && SQLITE_LIB=(-DPULSE_SQLITE_LIB="$ROOT/build/native/libsqlite3.a")
 if [ ! -f "$BUILD/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPULSE_FUZZ=ON >/dev/null \
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPULSE_FUZZ=ON \
+    "${LAUNCHER[@]}" "${SQLITE_LIB[@]}" >/dev/null \
     || { echo "fuzz: configure failed (needs Debian's clang and libfuzzer-14-dev)"; exit 1; }
 fi
-ninja -C "$BUILD" -j "${PULSE_JOBS:-$(nproc)}" fuzz_targets | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
+if ! ninja -C "$BUILD" -j "${PULSE_JOBS:-$(nproc)}" fuzz_targets >"$BUILD/build.log" 2>&1; then
+  grep -E 'error|undefined reference' "$BUILD/build.log" | head -20
+  echo "fuzz: build failed (see $BUILD/build.log)"
+  exit 1
+fi
 [ ${#TARGETS[@]} -gt 0 ] || mapfile -t TARGETS < <(cd "$BUILD/fuzz" && ls -1 *_fuzz 2>/dev/null)
 [ ${#TARGETS[@]} -gt 0 ] || { echo "fuzz: no targets were built"; exit 1; }
 

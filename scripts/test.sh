@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every test suite: native GoogleTest (ctest), then the Node suites
-# (WASM module, server, real headless Chromium) in one `npm test`, whose
-# summary is the last thing printed. Installs and builds what is missing first.
+# Runs every test suite: native GoogleTest (ctest), the libFuzzer targets for
+# a few seconds each with every input that once crashed (scripts/fuzz.sh
+# --ci; a crash fails the run), then the Node suites (WASM module, server,
+# real headless Chromium) in one `npm test`, whose summary is the last thing
+# printed. Installs and builds what is missing first.
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -9,5 +11,6 @@ bash scripts/setup.sh || { echo "test: setup failed"; exit 1; }
 
 status=0
 ctest --test-dir build/native --output-on-failure -j "$(nproc)" || status=1
+bash scripts/fuzz.sh --ci || status=1
 npm test || status=1
 exit $status

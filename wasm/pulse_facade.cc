@@ -1,6 +1,7 @@
 #include "wasm/pulse_facade.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/api/api.h"
 #include "core/env.h"
@@ -12,8 +13,19 @@ using nlohmann::json;
 
 namespace {
 
-int64_t NowOr(double now_seconds) {
-  return std::isfinite(now_seconds) ? static_cast<int64_t>(std::floor(now_seconds)) : DefaultEnv()->NowSeconds();
+// The browser's `now`: NaN for the real clock, else seconds since the epoch
+// within the years ParseTime reads (0000 to 9999). Anything else is refused
+// before it is converted (a double past int64's range does not convert).
+Result<int64_t> NowFrom(double now_seconds) {
+  constexpr double kFirst = -62167219200;  // 0000-01-01T00:00:00Z
+  constexpr double kLast = 253402300799;  // 9999-12-31T23:59:59Z
+  if (std::isnan(now_seconds)) return DefaultEnv()->NowSeconds();
+  if (!(now_seconds >= kFirst && now_seconds <= kLast)) {
+    char shown[32];
+    std::snprintf(shown, sizeof shown, "%g", now_seconds);
+    return Status::InvalidArgument(std::string("now: ") + shown + " is not a time in seconds (years 0000 to 9999)");
+  }
+  return static_cast<int64_t>(std::floor(now_seconds));
 }
 
 // Best effort, as agent_log.started/completed: a write that fails is told
@@ -33,7 +45,8 @@ Facade::Facade(sqlite3* db) {
 Facade::~Facade() = default;
 
 Result<json> Facade::Call(const std::string& method, const std::string& args_json, double now_seconds) {
-  FixedClockEnv env(DefaultEnv(), NowOr(now_seconds));
+  PULSE_ASSIGN_OR_RETURN(int64_t now, NowFrom(now_seconds));
+  FixedClockEnv env(DefaultEnv(), now);
   // Bounded: a document nested deeper than any Pulse writes is refused
   // before anything recurses over it (the module's stack is small).
   PULSE_ASSIGN_OR_RETURN(json args, ParseJsonBounded(args_json.empty() ? "{}" : args_json, method + ": arguments"));
@@ -62,14 +75,16 @@ Result<AgentLogWrite> Facade::AgentStarted(const AgentStart& start, double now_s
   PULSE_RETURN_IF_ERROR(EnsureAgentLog());
   // Workflow-scoped only, as agent_log.started: no workflow, nothing written.
   if (workspace_path_->empty()) return AgentLogWrite{false, "no workflow"};
-  return Written(writer_->Started(*workspace_path_, start, NowOr(now_seconds)), "agent_log.started");
+  PULSE_ASSIGN_OR_RETURN(int64_t now, NowFrom(now_seconds));
+  return Written(writer_->Started(*workspace_path_, start, now), "agent_log.started");
 }
 
 Result<AgentLogWrite> Facade::AgentCompleted(const AgentCompletion& done, double now_seconds) {
   PULSE_RETURN_IF_ERROR(ValidateAgentCompletion(done));
   PULSE_RETURN_IF_ERROR(EnsureAgentLog());
   if (workspace_path_->empty()) return AgentLogWrite{false, "no workflow"};
-  return Written(writer_->Completed(*workspace_path_, done, NowOr(now_seconds)), "agent_log.completed");
+  PULSE_ASSIGN_OR_RETURN(int64_t now, NowFrom(now_seconds));
+  return Written(writer_->Completed(*workspace_path_, done, now), "agent_log.completed");
 }
 
 }  // namespace pulse::wasm

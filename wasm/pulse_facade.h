@@ -42,7 +42,8 @@ class Facade {
   Facade(const Facade&) = delete;
   Facade& operator=(const Facade&) = delete;
 
-  // `args_json` empty means {}; `now_seconds` NaN means the real clock.
+  // `args_json` empty means {}; `now_seconds` NaN means the real clock, and a
+  // `now_seconds` outside the years 0000 to 9999 is InvalidArgument.
   Result<nlohmann::json> Call(const std::string& method, const std::string& args_json, double now_seconds);
 
   // InvalidArgument for a missing session or agent (nothing written).

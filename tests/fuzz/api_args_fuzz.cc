@@ -10,7 +10,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pulse;
   if (size == 0) return 0;
-  const std::vector<ApiMethod>& methods = Api().methods();
+  const std::vector<ApiMethod>& methods = CoreApi().methods();
   std::string method = methods[data[0] % methods.size()].name;
   fuzz::Opened& o = fuzz::TheWorkflow();
   wasm::Facade facade(o.w.db->handle());

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "core/api.h"
+#include "core/api/api.h"
 #include "core/env.h"
 #include "core/workspace.h"
 
@@ -70,6 +70,14 @@ inline std::unique_ptr<Opened> OpenFresh() {
   o->w = std::move(w).value();
   o->ctx = ApiContext{o->w.db.get(), &o->env, o->w.paths.name, o->w.config, o->w.paths.dir};
   return o;
+}
+
+// Writes `text` as the scratch workflow's file `rel` (its folders made), as
+// the platform or a person leaves the outside files Pulse reads.
+inline void WriteWorkflowFile(const std::string& rel, const std::string& text) {
+  std::filesystem::path path = std::filesystem::path(TheScratch().workspace()) / "Workflow/fz" / rel;
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
 // The workflow, opened as the command line and the server open it. Made

@@ -58,6 +58,12 @@ test('every failure crossing the boundary is an Error with a message and a code'
   failure(() => bare.call('pulse.version', { big: 1n }), 'invalid_argument', /cannot be sent as JSON/);
   failure(() => bare.call('pulse.version', {}, { now: 'yesterday-ish' }), 'invalid_argument', /"now" is not a valid time/);
   failure(() => bare.call('agent_log.show', {}), 'invalid_argument', /needs a database/);
+  // A finite `now` past the calendar was converted to an integer it does not
+  // fit (undefined behaviour): refused, naming the value.
+  for (const now of [1e300, -1e300, 253402300800, -62167219201]) {
+    failure(() => bare.call('pulse.version', {}, { now }), 'invalid_argument', /now: .* is not a time in seconds/);
+  }
+  assert.ok(bare.call('pulse.version', {}, { now: 253402300799 }).pulse);
   // Nested deeper than any Pulse document: refused before the module recurses over it.
   let deep = [];
   for (let i = 0; i < 1000; i++) deep = [deep];
