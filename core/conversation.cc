@@ -134,6 +134,10 @@ Status EnsureConversationSchema(Db& db) {
        " claimed_at TEXT NOT NULL DEFAULT '',"
        " stopped_at TEXT NOT NULL DEFAULT '');"
        "INSERT OR IGNORE INTO pulse_conversation_state(id) VALUES(1);"},
+      {2,
+       // Each generation's turn count (the view and Current() skip the
+       // log lines) from the index alone, not from 10,000 long rows.
+       "CREATE INDEX IF NOT EXISTS pulse_conversation_turns_gen_kind ON pulse_conversation_turns(generation, turn);"},
   };
   return ApplyMigrations(db, "conversation", kMigrations);
 }

@@ -3,7 +3,7 @@
 // runs in the background) and the "Pulse chat" view (generations, turns,
 // who spoke, Pulse's reply, ask threads folded into one block). The chat
 // shows the current generation; older ones are read when asked for, so a
-// long conversation opens with one generation's rows.
+// long conversation opens with one generation's rows (its newest drawn).
 import { html } from 'htm/preact';
 import { useState, useEffect, useLayoutEffect, useRef } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
@@ -87,11 +87,17 @@ function GenerationPicker({ doc, shown, onPick, busy }) {
     </select></label>`;
 }
 
+// The entries drawn at first, of the page read (the newest); "Show earlier"
+// draws more of it before it reads another page: drawing 200 long turns was
+// most of the time a long conversation took to open.
+const DRAWN_AT_FIRST = 50;
+
 export function PulseChatCard({ doc, source, nowSeconds }) {
   const [older, setOlder] = useState(null);  // another generation's document, read on demand
   const [before, setBefore] = useState({ generation: 0, turns: [], left: 0 });  // earlier pages, read on demand
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const [drawn, setDrawn] = useState(DRAWN_AT_FIRST);
   useEffect(() => { setOlder(null); }, [doc && doc.generation]);
   // For bench/conversation_open.mjs: the frame after the chat first shows.
   useLayoutEffect(() => {
@@ -100,7 +106,10 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
   const view = older && doc && older.shown_generation !== doc.generation ? older : doc;
   const page = view && view.turns ? view.turns : [];
   const extra = view && before.generation === view.shown_generation ? before : { turns: [], left: view ? view.earlier_turns || 0 : 0 };
-  const turns = [...extra.turns, ...page];
+  const loaded = [...extra.turns, ...page];
+  const undrawn = Math.max(0, loaded.length - drawn);
+  const turns = loaded.slice(undrawn);
+  const earlier = undrawn + extra.left;
   // Like any chat, the newest turn is in view (the list scrolls inside the card).
   const listRef = useRef(null);
   const lastId = page.length ? page[page.length - 1].id : 0;
@@ -118,10 +127,17 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
     setBusy(true);
     try { done(await source.call('conversation.show', args, nowSeconds)); } catch (err) { setError(err.message || String(err)); } finally { setBusy(false); }
   };
-  const pick = (n) => (n === doc.generation ? setOlder(null) : read({ generation: n }, setOlder));
-  const showEarlier = () => read({ generation: view.shown_generation, before: turns[0].id }, (d) => setBefore({
-    generation: view.shown_generation, turns: [...(d.turns || []), ...extra.turns], left: d.earlier_turns || 0,
-  }));
+  const pick = (n) => {
+    setDrawn(DRAWN_AT_FIRST);
+    return n === doc.generation ? setOlder(null) : read({ generation: n }, setOlder);
+  };
+  const showEarlier = () => {
+    if (undrawn > 0) return setDrawn(drawn + DRAWN_AT_FIRST);
+    return read({ generation: view.shown_generation, before: loaded[0].id }, (d) => {
+      setBefore({ generation: view.shown_generation, turns: [...(d.turns || []), ...extra.turns], left: d.earlier_turns || 0 });
+      setDrawn(drawn + Math.min((d.turns || []).length, DRAWN_AT_FIRST));
+    });
+  };
   const items = groupConversationTurns(turns);
   const gen = (doc.generations || []).find((g) => g.generation === view.shown_generation) || {};
   return html`<${Card} id="pulse-chat" title="Pulse chat"
@@ -131,7 +147,7 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
       ${doc.stopped ? html`<span class="tag">stopped: the next turn goes on</span>` : null}</p>
     <${GenerationPicker} doc=${doc} shown=${view.shown_generation} onPick=${pick} busy=${busy} />
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
-    ${extra.left > 0 && turns.length ? html`<p><button type="button" id="chat-earlier" disabled=${busy} onClick=${showEarlier}>Show earlier (${plural(extra.left, 'more entry', 'more entries')})</button></p>` : null}
+    ${earlier > 0 && turns.length ? html`<p><button type="button" id="chat-earlier" disabled=${busy} onClick=${showEarlier}>Show earlier (${plural(earlier, 'more entry', 'more entries')})</button></p>` : null}
     <ol class="chat" aria-label="Pulse's conversation" ref=${listRef}>
       ${items.map((it) => (it.kind === 'thread' ? html`<${Thread} key=${`t-${it.thread_id}`} block=${it} />` : html`<${Turn} key=${it.turn.id} t=${it.turn} />`))}
     </ol>
