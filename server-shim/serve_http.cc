@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "agent/agent_api.h"
+#include "core/api/review.h"
 #include "core/autonomy.h"
 #include "core/db_stats.h"
 #include "core/goal_check.h"
@@ -154,7 +155,6 @@ class App {
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
   SessionTokenIndex tokens_;
 };
-
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
@@ -352,9 +352,10 @@ void App::InstallService(HttpServer& s) {
       if (!oc.ok()) {
         item["error"] = oc.status().message();
       } else {
-        item["has_goal"] = (*oc)->ctx.config.HasGoal();
-        item["schedules_paused"] = (*oc)->ctx.config.AllSchedulesPaused();
         const ApiContext& ctx = (*oc)->ctx;
+        item["has_goal"] = ctx.config.HasGoal();
+        item["schedules_paused"] = ctx.config.AllSchedulesPaused();
+        item["workflow_review"] = LatestReviewJson(ctx);
         Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
         if (check.ok()) {
           item["status"] = GoalStatusName(check->status);

@@ -38,6 +38,12 @@ Result<json> WorkflowReviewJson(ApiContext& ctx) {
   return out;
 }
 
+json LatestReviewJson(const ApiContext& ctx) {
+  if (ctx.workflow_dir.empty() || !ctx.env) return json();
+  ReviewFile file = ReadReviewFile(*ctx.env, ReviewFilePath(ctx.workflow_dir));
+  return file.reviews.empty() ? json() : file.reviews.back().ToJson();
+}
+
 Result<json> ModuleStateJson(ApiContext& ctx) {
   json summaries = json::array();
   if (ctx.db) {

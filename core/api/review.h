@@ -12,6 +12,9 @@ namespace pulse {
 nlohmann::json AfterRunOptionsJson(const WorkflowConfig& config);
 // ReviewStateJson plus {available, verdict} (available false without the workflow folder).
 Result<nlohmann::json> WorkflowReviewJson(ApiContext& ctx);
+// The latest Workflow Review record (any revision), or null when none was
+// made or the workflow folder is not known: what the workflow list carries.
+nlohmann::json LatestReviewJson(const ApiContext& ctx);
 // {workflow, workflow_review, after_run, run_summaries, housekeeping}
 Result<nlohmann::json> ModuleStateJson(ApiContext& ctx);
 

@@ -164,7 +164,10 @@ test('served: a scheduled run waits for the review and goes once its receipt is 
   writeFileSync(join(tmp.dir, 'clean.mjs'), CLEAN);
   const s = await startServer(ws, ['--no-tick', '--runner', `node ${join(tmp.dir, 'clean.mjs')}`, '--review-timeout', '60',
     '--sandbox-allow-read', join(tmp.dir, 'clean.mjs')]);
+  const listed = async () => (await request(`${s.url}api/workflows`)).body.workflows.find((w) => w.name === 'substack');
   try {
+    // The workflow list (the status API) carries the latest review: none yet.
+    assert.equal((await listed()).workflow_review, null);
     const r = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
       body: { caller: 'schedule', wait_seconds: 90 } });
     assert.equal(r.status, 200, r.text);
@@ -172,6 +175,9 @@ test('served: a scheduled run waits for the review and goes once its receipt is 
     assert.equal(r.body.review.outcome, 'clean');
     assert.equal(r.body.review.summary, 'references hold (2 due)');
     assert.equal(reviews(wf).length, 1);
+    const latest = (await listed()).workflow_review;
+    assert.equal(latest.outcome, 'clean');
+    assert.equal(latest.revision, reviews(wf)[0].revision);
     // A receipt from a session that is not a review's is refused.
     const bad = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
       body: { caller: 'nobody' } });
