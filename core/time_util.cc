@@ -331,16 +331,23 @@ Result<std::string> NormalizeTime(std::string_view text, std::string_view what) 
 }
 
 int64_t WholeDaysBetween(int64_t from, int64_t to) {
-  int64_t diff = to - from;
+  // Counts of seconds come from files and from the browser: a difference
+  // past int64 is held at its end rather than wrapping.
+  int64_t diff = 0;
+  if (__builtin_sub_overflow(to, from, &diff)) diff = to < from ? INT64_MIN : INT64_MAX;
   int64_t days = diff / kSecondsPerDay;
   if (diff % kSecondsPerDay != 0 && diff < 0) --days;
   return days;
 }
 
 int64_t StartOfDay(int64_t seconds) {
-  int64_t day = seconds / kSecondsPerDay;
-  if (seconds % kSecondsPerDay != 0 && seconds < 0) --day;
-  return day * kSecondsPerDay;
+  // seconds minus its time of day: no multiplication that can overflow; a
+  // day that begins before the first representable second starts there.
+  int64_t into_day = seconds % kSecondsPerDay;
+  if (into_day < 0) into_day += kSecondsPerDay;
+  int64_t start = 0;
+  if (__builtin_sub_overflow(seconds, into_day, &start)) return INT64_MIN;
+  return start;
 }
 
 }  // namespace pulse

@@ -215,11 +215,29 @@ TEST(TimeFuzzRegressions, EveryCrashingInputRunsClean) {
     std::memcpy(&raw, text.data(), std::min(text.size(), sizeof raw));
     (void)FormatTime(raw);  // the fuzz build's UBSan checks these; here they must not crash
     (void)FormatDate(raw);
+    EXPECT_LE(StartOfDay(raw), raw) << entry.path();
     ++seen;
   }
   EXPECT_GE(seen, 3);
   EXPECT_FALSE(ParseTime("1969-12-31T23::5959-23:59").ok());
   for (int64_t s : {INT64_MAX, INT64_MIN, int64_t{185542587100800}}) (void)FormatShortDay(s);
+}
+
+// StartOfDay multiplied a day count back into seconds, which wrapped for a
+// count near the lowest int64 (the fuzzer's raw seconds): the day's start
+// came out after the time itself.
+TEST(TimeFuzzRegressions, StartOfDayAndDayCountsHoldAtTheEndsOfInt64) {
+  EXPECT_EQ(StartOfDay(-1), -86400);
+  EXPECT_EQ(StartOfDay(86400 * 3 + 5), 86400 * 3);
+  EXPECT_EQ(StartOfDay(-86400), -86400);
+  const int64_t near_min = INT64_MIN + 12338;
+  EXPECT_LE(StartOfDay(near_min), near_min);
+  EXPECT_EQ(StartOfDay(near_min), INT64_MIN);  // its day began before the first second int64 holds
+  EXPECT_EQ(StartOfDay(INT64_MAX), INT64_MAX - INT64_MAX % 86400);
+  EXPECT_EQ(WholeDaysBetween(0, 86400 * 2 - 1), 1);
+  EXPECT_EQ(WholeDaysBetween(0, -1), -1);
+  EXPECT_EQ(WholeDaysBetween(INT64_MIN, INT64_MAX), INT64_MAX / 86400);
+  EXPECT_EQ(WholeDaysBetween(INT64_MAX, INT64_MIN), INT64_MIN / 86400 - 1);
 }
 
 // A time before 0000 printed as "00-1-..." and one after 9999 with five
