@@ -135,7 +135,8 @@ test('with answer=act the tick applies a due safe default and records it', async
     setNow(nowFile, '2026-10-10T12:00:00Z');
     const applied = await waitFor(async () => {
       const rows = await agentLog(s, 'substack');
-      return rows.find((r) => r.kind === 'apply_due_defaults');
+      // The row is written running first, then completed: wait for its end.
+      return rows.find((r) => r.kind === 'apply_due_defaults' && r.status !== 'running');
     }, { what: 'the applied safe default' });
     assert.equal(applied.status, 'completed');
     const all = (await request(`${s.url}api/workflows/substack/decisions?status=all`)).body.decisions;
