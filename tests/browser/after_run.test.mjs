@@ -4,12 +4,11 @@
 // Headless Chromium, temp workspace, loopback port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot } from './helpers.mjs';
+import { launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
 const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
@@ -41,27 +40,13 @@ before(async () => {
   const pre = spawnSync(PULSE_BIN, ['pre-run', '--workspace', ws, '--workflow', 'digest', '--json'], { encoding: 'utf8' });
   assert.equal(pre.status, 0, pre.stderr);
   token = spawnSync(PULSE_BIN, ['token', 'rotate', '--workspace', ws], { encoding: 'utf8' }).stdout.trim();
-  server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick',
-    '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stderr.on('data', () => {});
-  url = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: server.stdout });
-    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
-    lines.on('line', (line) => {
-      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
-  });
+  ({ server, url } = await serveTab(ws));
   context = await launchBrowser(join(tmp.dir, 'profile'));
 });
 
 after(async () => {
   if (context) await context.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => server.once('exit', r));
-  }
+  await stopTab(server);
   if (tmp) tmp.cleanup();
 });
 

@@ -9,12 +9,15 @@
 // A test that provokes an error on purpose (a refused token's 401) names it
 // with allowConsoleErrors.
 import { afterEach } from 'node:test';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startStaticServer } from '../../scripts/serve-static.mjs';
+import { PULSE_BIN, WASM_DIR } from '../node/helpers.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CHROMIUM = process.env.PULSE_CHROMIUM || '/usr/bin/chromium';
@@ -101,4 +104,30 @@ export async function screenshot(page, name) {
   const artifact = join(ARTIFACTS, `${name}.png`);
   copyFileSync(file, artifact);
   return artifact;
+}
+
+// `pulse serve` for the tab on loopback (no tick; web/ and the WASM build
+// served), with `extra` flags: {server, url} once it prints its address.
+export async function serveTab(ws, extra = []) {
+  const server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick', ...extra,
+    '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stderr.on('data', () => {});
+  const url = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: server.stdout });
+    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
+    lines.on('line', (line) => {
+      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
+      if (m) { clearTimeout(timer); resolve(m[1]); }
+    });
+    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
+  });
+  return { server, url };
+}
+
+// Ends a server serveTab started (if it still runs).
+export async function stopTab(server) {
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => server.once('exit', r));
+  }
 }
