@@ -85,7 +85,7 @@ TEST(ApiFacts, GoalFactsSnapshotsTheFolderWhereItIsAtHand) {
   none.env = &wf.env;
   Result<json> no_db = CallApi(none, "goal.facts", json::object());
   ASSERT_FALSE(no_db.ok());
-  EXPECT_EQ(no_db.status().message(), "goal.facts: needs a workflow database");
+  EXPECT_EQ(no_db.status().message(), "goal.facts: needs a database (a workflow's db/db.sqlite)");
 }
 
 TEST(ApiFacts, TheGoalStatusDocumentCarriesTheFactsAndRecordsOnlyWhenAsked) {

@@ -18,7 +18,7 @@ std::string Refusal(Workflow& wf, const std::string& method, const json& args) {
   return r.ok() ? "ok: " + r->dump() : r.status().message();
 }
 
-json Run(const std::string& id, const std::string& status, const std::string& finished) {
+json RunDoc(const std::string& id, const std::string& status, const std::string& finished) {
   return {{"run_id", id}, {"started_at", "2026-10-06T09:00:00Z"}, {"finished_at", finished}, {"status", status},
           {"trigger", "schedule:daily"}, {"error", ""}};
 }
@@ -50,7 +50,7 @@ TEST(ApiGoal, AReadingIsObservedAndEachBadArgumentNamed) {
 
 TEST(ApiGoal, ARunIsRecordedOnceAndAChangedStatusUpdatesIt) {
   Workflow wf;
-  json args = {{"run", Run("r-1", "completed", "2026-10-06T09:30:00Z")}, {"route", "growth_funnel"}};
+  json args = {{"run", RunDoc("r-1", "completed", "2026-10-06T09:30:00Z")}, {"route", "growth_funnel"}};
   json first = wf.Call("goal.record_run", args);
   EXPECT_EQ(first["outcome"], "inserted");
   EXPECT_EQ(first["primary_route"], true);
@@ -62,11 +62,11 @@ TEST(ApiGoal, ARunIsRecordedOnceAndAChangedStatusUpdatesIt) {
   EXPECT_EQ(changed["outcome"], "updated");
   EXPECT_EQ(changed["completed"], false);
 
-  json off_route = wf.Call("goal.record_run", {{"run", Run("r-2", "completed", "2026-10-06T10:00:00Z")},
+  json off_route = wf.Call("goal.record_run", {{"run", RunDoc("r-2", "completed", "2026-10-06T10:00:00Z")},
                                                {"route", "weekly_digest"}});
   EXPECT_EQ(off_route["primary_route"], false);
   EXPECT_EQ(Refusal(wf, "goal.record_run", {{"route", "growth_funnel"}}), "goal.record_run: \"run\" is required");
-  EXPECT_EQ(Refusal(wf, "goal.record_run", {{"run", Run("r-3", "completed", "2026-10-06T10:00:00Z")}}),
+  EXPECT_EQ(Refusal(wf, "goal.record_run", {{"run", RunDoc("r-3", "completed", "2026-10-06T10:00:00Z")}}),
             "goal.record_run: \"route\" is required");
   EXPECT_NE(Refusal(wf, "goal.record_run", {{"run", json::array()}, {"route", "x"}}).rfind("ok", 0), 0u);
 }
@@ -76,7 +76,7 @@ TEST(ApiGoal, ScheduleRunsAreImportedOnceWithARunOrOnTheirOwn) {
   json older = json::array({{{"run_id", "s-1"}, {"schedule_id", "daily"}, {"started_at", "2026-10-05T09:00:00Z"},
                              {"finished_at", "2026-10-05T09:30:00Z"}, {"status", "completed"},
                              {"route", "growth_funnel"}}});
-  json with_run = wf.Call("goal.record_run", {{"run", Run("r-1", "completed", "2026-10-06T09:30:00Z")},
+  json with_run = wf.Call("goal.record_run", {{"run", RunDoc("r-1", "completed", "2026-10-06T09:30:00Z")},
                                               {"route", "growth_funnel"}, {"schedule_runs", older}});
   EXPECT_EQ(with_run["schedule_runs"], (json{{"imported", 1}, {"already", 0}}));
   json again = wf.Call("goal.import_schedule_runs", {{"runs", older}});

@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 using testing::T;
 
-class Pass : public ::testing::Test {
+class PassSchedule : public ::testing::Test {
  protected:
   void SetUp() override {
     auto db = Db::Open(dir_.Join("db.sqlite"));
@@ -44,7 +44,7 @@ class Pass : public ::testing::Test {
   std::unique_ptr<Db> db_;
 };
 
-TEST_F(Pass, TheCronFiresOncePerFullPassAndAFastPassDoesNotCount) {
+TEST_F(PassSchedule, TheCronFiresOncePerFullPassAndAFastPassDoesNotCount) {
   PassDue due = Due();
   EXPECT_TRUE(due.due);
   EXPECT_EQ(due.kind, "full");
@@ -61,7 +61,7 @@ TEST_F(Pass, TheCronFiresOncePerFullPassAndAFastPassDoesNotCount) {
   EXPECT_TRUE(Due().due);
 }
 
-TEST_F(Pass, AWaitingFastRequestMakesAPassDueAtOnceAndTheStartingPassTakesIt) {
+TEST_F(PassSchedule, AWaitingFastRequestMakesAPassDueAtOnceAndTheStartingPassTakesIt) {
   config_.raw = json::object();  // no pulse.full_pass: only fast requests make passes
   EXPECT_FALSE(Due().due);
   int64_t id = Fast("the owner resumed the schedules");
@@ -81,7 +81,7 @@ TEST_F(Pass, AWaitingFastRequestMakesAPassDueAtOnceAndTheStartingPassTakesIt) {
   EXPECT_TRUE(next->fast_requests.empty());
 }
 
-TEST_F(Pass, PulseOffHasNoPassEvenWithAFastRequestWaiting) {
+TEST_F(PassSchedule, PulseOffHasNoPassEvenWithAFastRequestWaiting) {
   Fast("the owner asked");
   config_.pulse_enabled = false;
   PassDue due = Due();
@@ -89,7 +89,7 @@ TEST_F(Pass, PulseOffHasNoPassEvenWithAFastRequestWaiting) {
   EXPECT_EQ(due.kind, "");
 }
 
-TEST_F(Pass, AMalformedCronOrKindIsRefusedNamingIt) {
+TEST_F(PassSchedule, AMalformedCronOrKindIsRefusedNamingIt) {
   config_.raw = json{{"pulse", {{"full_pass", {{"cron", 6}}}}}};
   Result<PassDue> not_text = PassDueAt(*db_, config_, env_.NowSeconds());
   ASSERT_FALSE(not_text.ok());
@@ -110,7 +110,7 @@ TEST_F(Pass, AMalformedCronOrKindIsRefusedNamingIt) {
   EXPECT_TRUE(none->empty());
 }
 
-TEST_F(Pass, AFinishedPassIsReadBackNewestFirstWithItsSteps) {
+TEST_F(PassSchedule, AFinishedPassIsReadBackNewestFirstWithItsSteps) {
   Result<PassRecord> first = StartPass(*db_, env_, "full", "cron");
   ASSERT_TRUE(first.ok());
   PassRecord p = *first;

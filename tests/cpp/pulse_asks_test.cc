@@ -68,7 +68,7 @@ TEST(PulseAsks, ARoundOpensWithItsTurnInputAndAnOwnersBuilderChatIsARelay) {
   EXPECT_EQ(other->turn_input["caller"], "builder");
 
   // Asking again for a running ask starts nothing new.
-  AskCall again = Call("");
+  AskCall again = Call("(asking again)");
   again.call_id = relay->record.call_id;
   Result<AskStart> read = BeginAskPulse(wf.ctx, again);
   ASSERT_TRUE(read.ok()) << read.status().message();

@@ -5,6 +5,7 @@
 #include "agent/review_turns.h"
 
 #include "agent/outbox.h"
+#include "agent/pulse_tools.h"
 #include "core/after_run.h"
 #include "core/workflow_review.h"
 #include "tests/cpp/agent_fixture.h"
