@@ -1,4 +1,4 @@
-// Bench for the background-agent log (issue 3): events per second and µs per
+// Bench for the background-agent log: events per second and µs per
 // event for start+completion pairs, natively and in WASM, each against a
 // plain prepared-statement upsert loop on the same SQLite in the same run.
 //

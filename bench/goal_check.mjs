@@ -5,7 +5,7 @@
 //
 //   node bench/goal_check.mjs [sizes...]      e.g. node bench/goal_check.mjs 1000 100000
 //
-// Targets (issue 4): 1M within 2x of 1k natively (the check reads only what
+// Targets: 1M within 2x of 1k natively (the check reads only what
 // it needs through indexes), WASM within 1.5x of native.
 // The history is generated inside SQLite with a recursive CTE (python3's
 // sqlite3 module runs the SQL on the file `pulse` created), so generating a

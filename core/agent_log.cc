@@ -51,7 +51,7 @@ std::string AgentLogWorkspacePath(const std::string& workflow) { return "Workflo
 
 Status EnsureAgentLogSchema(Db& db) {
   static const std::vector<Migration> kMigrations = {
-      // The seed's table, exactly: a database its code made is adopted as is.
+      // The original table, exactly: a database made before versions is adopted as is.
       {1,
        "CREATE TABLE IF NOT EXISTS background_agent_log ("
        " workspace_path TEXT NOT NULL,"
@@ -68,7 +68,7 @@ Status EnsureAgentLogSchema(Db& db) {
        " completed_at TEXT NOT NULL DEFAULT '',"
        " updated_at TEXT NOT NULL,"
        " PRIMARY KEY (workspace_path, session_id, agent_id))"},
-      // Run correlation (the seed's "not fixed here") and the indexes behind
+      // Run correlation (pulse_run_id) and the indexes behind
       // show's filters and prune.
       {2,
        "ALTER TABLE background_agent_log ADD COLUMN pulse_run_id TEXT NOT NULL DEFAULT '';"

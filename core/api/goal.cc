@@ -85,7 +85,7 @@ Result<json> Check(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   bool record = false, facts = true;
   PULSE_RETURN_IF_ERROR(a.OptBool("record", &record));
-  // facts=false: the contract's v1 document alone (what the bench compares).
+  // facts=false: the v1 check document alone (what the bench compares).
   PULSE_RETURN_IF_ERROR(a.OptBool("facts", &facts));
   if (!facts) {
     PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), record));

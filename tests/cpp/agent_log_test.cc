@@ -86,7 +86,7 @@ std::vector<std::string> FilesUnder(const std::string& dir) {
   return out;
 }
 
-// ---- the seed's three tests ----
+// ---- the log's first three rules ----
 
 TEST(AgentLog, StartThenCompletionIsOneDurableRowOnDisk) {
   Fixture f;
@@ -320,7 +320,7 @@ TEST(AgentLog, RowsRunningLongerThanTheConfiguredAgeAreStuck) {
 
 // ---- schema ----
 
-// The seed's table exactly as its code created it, with no version record.
+// The original table exactly as it was first created, with no version record.
 constexpr const char* kSeedTable =
     "CREATE TABLE IF NOT EXISTS background_agent_log (\n"
     "\tworkspace_path TEXT NOT NULL,\n"
@@ -365,7 +365,7 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   EXPECT_EQ(rows[0].result, "changed");
   EXPECT_EQ(rows[0].pulse_run_id, "");
   EXPECT_EQ(rows[1].status, "running");
-  // The seed's running row completes in place, on the same key.
+  // The original running row completes in place, on the same key.
   db.reset();
   BackgroundAgentLog log(f.env, f.scope);
   ASSERT_TRUE(log.Completed(Done("s-old", "fixer")));

@@ -1,5 +1,5 @@
 // The Pulse tab's cards and formatting, rendered in Node from the agreed JSON
-// shapes (CONTRACT.md's `pulse check --json` example, COMMON.md's method
+// shapes (the `pulse check --json` example document, the API table's method
 // results). The browser suite (tests/browser/pulse_tab.test.mjs) renders the
 // same components from documents the real WASM core computes.
 import { test } from 'node:test';
@@ -21,7 +21,7 @@ const checkSqliteHeader = (head, size, name) => sqliteHeaderProblem(head, size, 
 
 const NOW = Date.parse('2026-10-07T12:00:00Z');
 
-// CONTRACT.md's example document, verbatim.
+// The example check document, verbatim.
 const CHECK = {
   workflow: 'substack',
   checked_at: '2026-10-07T12:00:00Z',
