@@ -532,6 +532,7 @@ int Serve(const ServeOptions& in) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  KeepFreedMemory();
   ServerEnv env(options.now_file);
   std::vector<std::string> names;
   std::optional<OwnerTokenSetup> owner;
