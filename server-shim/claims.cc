@@ -57,11 +57,13 @@ Result<std::string> WorkspaceClaimsPrefix(const std::string& workspace) {
 
 Result<std::unique_ptr<Claims>> Claims::Make(const ClaimsOptions& options) {
   PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> etcd, EtcdClient::ForUrl(options.url));
-  return std::unique_ptr<Claims>(new Claims(options, std::move(etcd)));
+  // A connection of its own: the keep-alive never waits behind the tick's claims.
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> keepalive, EtcdClient::ForUrl(options.url));
+  return std::unique_ptr<Claims>(new Claims(options, std::move(etcd), std::move(keepalive)));
 }
 
-Claims::Claims(ClaimsOptions options, std::unique_ptr<EtcdClient> etcd)
-    : options_(std::move(options)), etcd_(std::move(etcd)) {}
+Claims::Claims(ClaimsOptions options, std::unique_ptr<EtcdClient> etcd, std::unique_ptr<EtcdClient> keepalive)
+    : options_(std::move(options)), etcd_(std::move(etcd)), keepalive_(std::move(keepalive)) {}
 
 Claims::~Claims() { Stop(); }
 
@@ -103,7 +105,7 @@ void Claims::KeepAliveLoop() {
     if (lease.empty()) continue;
     l.unlock();
     const Clock::time_point sent = Clock::now();
-    Result<int64_t> ttl = etcd_->KeepAlive(lease);
+    Result<int64_t> ttl = keepalive_->KeepAlive(lease);
     l.lock();
     if (lease_ != lease) continue;
     if (!ttl.ok()) continue;  // the tick reports etcd being away; the lease runs out on its own
@@ -156,20 +158,36 @@ Status Claims::Refresh(const std::vector<std::string>& workflows, std::vector<Fe
 }
 
 // Up to the fair share: release what is over it (and claims of workflows
-// that are gone), then claim free workflows in name order.
+// that are gone), then claim free workflows. A batch is one transaction (one
+// fsync in etcd rather than one per workflow); a batch that finds one of its
+// workflows taken claims nothing, and the next tick reads the claims again.
+// Each instance starts its search at its own place in the list, so instances
+// starting together rarely reach for the same batch.
 void Claims::Rebalance(const std::vector<std::string>& workflows, size_t live, std::vector<Fence>* held,
                        const std::vector<std::string>& taken) {
+  constexpr size_t kBatch = 32;  // well under etcd's 128 operations per transaction
   const size_t share = (workflows.size() + live - 1) / live;
   const std::set<std::string> present(workflows.begin(), workflows.end());
   const std::string claims = options_.prefix + "claims/";
   std::sort(held->begin(), held->end(), [](const Fence& a, const Fence& b) { return a.workflow < b.workflow; });
-  for (size_t i = held->size(); i-- > 0;) {
-    const Fence& f = (*held)[i];
-    if (held->size() <= share && present.count(f.workflow)) continue;
-    Result<bool> gone = etcd_->DeleteIfCreatedAt(claims + f.workflow, f.revision);
-    if (!gone.ok()) return;
-    spdlog::debug("etcd: released {} (revision {})", f.workflow, f.revision);
-    held->erase(held->begin() + static_cast<std::ptrdiff_t>(i));
+  std::vector<Fence> keep, drop;
+  for (const Fence& f : *held) (present.count(f.workflow) ? keep : drop).push_back(f);
+  while (keep.size() > share) {
+    drop.push_back(keep.back());
+    keep.pop_back();
+  }
+  *held = keep;
+  for (size_t i = 0; i < drop.size(); i += kBatch) {
+    std::vector<std::pair<std::string, int64_t>> keys;
+    for (size_t j = i; j < std::min(drop.size(), i + kBatch); ++j) {
+      keys.push_back({claims + drop[j].workflow, drop[j].revision});
+    }
+    Result<bool> gone = etcd_->DeleteAllIfCreatedAt(keys);
+    if (!gone.ok() || !*gone) {
+      // Not released: still this instance's, so still ticked by it.
+      held->insert(held->end(), drop.begin() + static_cast<std::ptrdiff_t>(i), drop.end());
+      return;
+    }
   }
   std::string lease;
   {
@@ -177,12 +195,19 @@ void Claims::Rebalance(const std::vector<std::string>& workflows, size_t live, s
     lease = lease_;
   }
   const std::set<std::string> busy(taken.begin(), taken.end());
-  for (const std::string& wf : workflows) {
-    if (held->size() >= share) break;
-    if (busy.count(wf)) continue;
-    Result<std::optional<int64_t>> rev = etcd_->CreateIfAbsent(claims + wf, options_.instance, lease);
-    if (!rev.ok()) return;
-    if (*rev) held->push_back(Fence{wf, **rev, options_.instance});
+  std::vector<std::string> free;
+  const size_t start = workflows.empty() ? 0 : std::hash<std::string>{}(options_.instance) % workflows.size();
+  for (size_t k = 0; k < workflows.size(); ++k) {
+    const std::string& wf = workflows[(start + k) % workflows.size()];
+    if (!busy.count(wf)) free.push_back(wf);
+  }
+  for (size_t i = 0; i < free.size() && held->size() < share; i += kBatch) {
+    const size_t n = std::min({kBatch, share - held->size(), free.size() - i});
+    std::vector<std::string> keys;
+    for (size_t j = i; j < i + n; ++j) keys.push_back(claims + free[j]);
+    Result<std::optional<int64_t>> rev = etcd_->CreateAllIfAbsent(keys, options_.instance, lease);
+    if (!rev.ok() || !*rev) return;
+    for (size_t j = i; j < i + n; ++j) held->push_back(Fence{free[j], **rev, options_.instance});
   }
 }
 

@@ -2,7 +2,7 @@
 // share one workspace. Each instance holds an etcd lease and registers under
 // <prefix>instances/; it claims workflows by creating <prefix>claims/<name>
 // with its lease in a transaction that succeeds only when the key does not
-// exist (create_revision == 0), up to its fair share (the workflows divided
+// exist (create_revision == 0), in batches, up to its fair share (the workflows divided
 // by the live instances), and releases what is over it. A claim lasts while
 // the lease lives: an instance that dies stops keeping it alive and its keys
 // go with it after the TTL, for the others to claim. The claim's revision is
@@ -54,7 +54,7 @@ class Claims {
   const ClaimsOptions& options() const { return options_; }
 
  private:
-  Claims(ClaimsOptions options, std::unique_ptr<EtcdClient> etcd);
+  Claims(ClaimsOptions options, std::unique_ptr<EtcdClient> etcd, std::unique_ptr<EtcdClient> keepalive);
   Status EnsureLease();
   Status Refresh(const std::vector<std::string>& workflows, std::vector<Fence>* held);
   void Rebalance(const std::vector<std::string>& workflows, size_t live, std::vector<Fence>* held,
@@ -63,7 +63,8 @@ class Claims {
   void KeepAliveLoop();
 
   ClaimsOptions options_;
-  std::unique_ptr<EtcdClient> etcd_;
+  std::unique_ptr<EtcdClient> etcd_;       // the tick's calls
+  std::unique_ptr<EtcdClient> keepalive_;  // the keep-alive thread's
   std::mutex mu_;  // lease_ and valid_until_
   std::string lease_;
   std::chrono::steady_clock::time_point valid_until_{};

@@ -84,7 +84,8 @@ Result<std::string> Base64Decode(std::string_view text) {
 }
 
 Result<std::unique_ptr<EtcdClient>> EtcdClient::ForUrl(const std::string& url) {
-  const std::string bad = "--etcd \"" + url + "\": expected http://HOST:PORT (etcd's client URL, e.g. http://127.0.0.1:2379)";
+  const std::string bad =
+      "--etcd \"" + url + "\": expected http://HOST:PORT (etcd's client URL, e.g. http://127.0.0.1:2379)";
   const std::string scheme = "http://";
   if (url.compare(0, scheme.size(), scheme) != 0) return Status::InvalidArgument(bad);
   std::string rest = url.substr(scheme.size());
@@ -134,7 +135,9 @@ Result<json> EtcdClient::Post(const std::string& path, const json& body) {
 Result<std::string> EtcdClient::GrantLease(int64_t ttl, int64_t* granted) {
   PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/lease/grant", json{{"TTL", std::to_string(ttl)}}));
   std::string id = Text(doc, "ID");
-  if (id.empty() || id == "0") return Status::IoError("etcd at " + url_ + ": /v3/lease/grant: no lease ID in " + doc.dump());
+  if (id.empty() || id == "0") {
+    return Status::IoError("etcd at " + url_ + ": /v3/lease/grant: no lease ID in " + doc.dump());
+  }
   if (granted) *granted = Int(doc, "TTL");
   return id;
 }
@@ -151,32 +154,35 @@ Status EtcdClient::Revoke(const std::string& lease) {
 }
 
 Status EtcdClient::Put(const std::string& key, const std::string& value, const std::string& lease) {
-  return Post("/v3/kv/put", json{{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}}).status();
+  json body = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}};
+  return Post("/v3/kv/put", body).status();
 }
 
-Result<std::optional<int64_t>> EtcdClient::CreateIfAbsent(const std::string& key, const std::string& value,
-                                                          const std::string& lease) {
-  json body = {
-      {"compare", json::array({{{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"},
-                                {"create_revision", "0"}}})},
-      {"success", json::array({{{"request_put",
-                                 {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}}}}})},
-  };
-  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", body));
+Result<std::optional<int64_t>> EtcdClient::CreateAllIfAbsent(const std::vector<std::string>& keys,
+                                                             const std::string& value, const std::string& lease) {
+  json compare = json::array(), success = json::array();
+  for (const std::string& key : keys) {
+    compare.push_back(
+        {{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}});
+    success.push_back(
+        {{"request_put", {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}}}});
+  }
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", json{{"compare", compare}, {"success", success}}));
   if (!doc.value("succeeded", false)) return std::optional<int64_t>();
-  // The put is the transaction's only write: the header's revision is its own.
+  // The puts are the transaction's only writes: the header's revision is theirs.
   int64_t revision = Int(doc.value("header", json::object()), "revision");
   if (revision <= 0) return Status::IoError("etcd at " + url_ + ": /v3/kv/txn: no revision in " + doc.dump());
   return std::optional<int64_t>(revision);
 }
 
-Result<bool> EtcdClient::DeleteIfCreatedAt(const std::string& key, int64_t revision) {
-  json body = {
-      {"compare", json::array({{{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"},
-                                {"create_revision", std::to_string(revision)}}})},
-      {"success", json::array({{{"request_delete_range", {{"key", Base64Encode(key)}}}}})},
-  };
-  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", body));
+Result<bool> EtcdClient::DeleteAllIfCreatedAt(const std::vector<std::pair<std::string, int64_t>>& keys) {
+  json compare = json::array(), success = json::array();
+  for (const auto& [key, revision] : keys) {
+    compare.push_back({{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"},
+                       {"create_revision", std::to_string(revision)}});
+    success.push_back({{"request_delete_range", {{"key", Base64Encode(key)}}}});
+  }
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", json{{"compare", compare}, {"success", success}}));
   return doc.value("succeeded", false);
 }
 

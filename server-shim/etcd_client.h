@@ -47,12 +47,14 @@ class EtcdClient {
   Result<int64_t> KeepAlive(const std::string& lease);
   Status Revoke(const std::string& lease);
   Status Put(const std::string& key, const std::string& value, const std::string& lease);
-  // Puts the key only when it does not exist (create_revision == 0): the
-  // revision of that put, or nullopt when someone already holds the key.
-  Result<std::optional<int64_t>> CreateIfAbsent(const std::string& key, const std::string& value,
-                                                const std::string& lease);
-  // Deletes the key only while it is still the one created at `revision`.
-  Result<bool> DeleteIfCreatedAt(const std::string& key, int64_t revision);
+  // Puts every key, in one transaction, only when none of them exists
+  // (create_revision == 0 for each): the revision of those puts, or nullopt
+  // when someone already holds one of them (nothing is put then).
+  Result<std::optional<int64_t>> CreateAllIfAbsent(const std::vector<std::string>& keys, const std::string& value,
+                                                   const std::string& lease);
+  // Deletes every key, in one transaction, only while each is still the one
+  // created at its revision; false (nothing deleted) otherwise.
+  Result<bool> DeleteAllIfCreatedAt(const std::vector<std::pair<std::string, int64_t>>& keys);
   // Every key under `prefix`, in key order.
   Result<std::vector<EtcdKv>> RangePrefix(const std::string& prefix);
 

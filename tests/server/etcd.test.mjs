@@ -118,17 +118,17 @@ test('three instances on one etcd tick each of 300 workflows once at a time, thr
         const now = readTicks(ws);
         const by = new Map(names.map((n) => [n, 0]));
         for (const w of now) if (lastHolder(w)) by.set(lastHolder(w), by.get(lastHolder(w)) + 1);
-        return now.every((w) => w.ticks.length >= 3) && [...by.values()].every((c) => c === WORKFLOWS / 3) ? now : null;
+        return now.every((w) => w.ticks.length >= 2) && [...by.values()].every((c) => c === WORKFLOWS / 3) ? now : null;
       }, { what: 'the three instances to share the 300 workflows', timeoutMs: 60000, intervalMs: 500 });
       assertOneHolderAtATime(all);
-      all = await everyWorkflowTicked(ws, counts(all), 2, names, 'two more ticks of every workflow');
+      all = await everyWorkflowTicked(ws, counts(all), 1, names, 'one more tick of every workflow');
       assertOneHolderAtATime(all);
 
       // SIGKILL i1: its lease is no longer kept alive, its keys go after the
       // TTL and i2 and i3 take its workflows over.
       const killedAt = Date.now();
       await servers[0].stop('SIGKILL');
-      all = await everyWorkflowTicked(ws, counts(readTicks(ws)), 2, ['i2', 'i3'], 'i1\'s workflows to move to i2 and i3');
+      all = await everyWorkflowTicked(ws, counts(readTicks(ws)), 1, ['i2', 'i3'], 'i1\'s workflows to move to i2 and i3');
       console.log(`# i1's workflows ticked again by i2/i3 within ${Date.now() - killedAt} ms of the SIGKILL (lease TTL ${TTL} s)`);
       assertOneHolderAtATime(all);
 
@@ -139,7 +139,7 @@ test('three instances on one etcd tick each of 300 workflows once at a time, thr
         { what: 'the instances to report etcd away' });
       const duringOutage = counts(readTicks(ws));
       etcd = await startEtcd(tmp.dir, ports);
-      all = await everyWorkflowTicked(ws, duringOutage, 2, ['i2', 'i3'], 'every workflow ticked after the etcd restart');
+      all = await everyWorkflowTicked(ws, duringOutage, 1, ['i2', 'i3'], 'every workflow ticked after the etcd restart');
       assertOneHolderAtATime(all);
       for (const s of servers.slice(1)) assert.match(s.stdout + s.stderr, /etcd at http:\S+ answers again/);
 
@@ -148,11 +148,9 @@ test('three instances on one etcd tick each of 300 workflows once at a time, thr
       assert.ok(all.every((w) => w.ticks.length < 2000), 'tick rows stay under the kept 2,000 per workflow');
       console.log(`# ${rows} tick rows over ${WORKFLOWS} workflows checked`);
     } finally {
-      for (const s of servers) {
-        await s.stop('SIGTERM').catch(() => {});
-      }
+      await Promise.all(servers.map((s) => s.stop('SIGTERM').catch(() => {})));
       await etcd.stop().catch(() => {});
-      tmp.cleanup();
+      try { tmp.cleanup(); } catch (e) { console.log(`# cleanup: ${e.message}`); }
     }
   });
 
