@@ -97,7 +97,7 @@ async function everyWorkflowTicked(ws, before, n, live, what) {
       return fresh.length >= n && fresh.every((t) => live.includes(t.instance));
     });
     return ok ? all : null;
-  }, { what, timeoutMs: 60000, intervalMs: 500 });
+  }, { what, timeoutMs: 60000, intervalMs: 1500 });
 }
 
 test('three instances on one etcd tick each of 300 workflows once at a time, through a kill and an etcd restart',
@@ -119,7 +119,7 @@ test('three instances on one etcd tick each of 300 workflows once at a time, thr
         const by = new Map(names.map((n) => [n, 0]));
         for (const w of now) if (lastHolder(w)) by.set(lastHolder(w), by.get(lastHolder(w)) + 1);
         return now.every((w) => w.ticks.length >= 2) && [...by.values()].every((c) => c === WORKFLOWS / 3) ? now : null;
-      }, { what: 'the three instances to share the 300 workflows', timeoutMs: 60000, intervalMs: 500 });
+      }, { what: 'the three instances to share the 300 workflows', timeoutMs: 60000, intervalMs: 1500 });
       assertOneHolderAtATime(all);
       all = await everyWorkflowTicked(ws, counts(all), 1, names, 'one more tick of every workflow');
       assertOneHolderAtATime(all);
