@@ -26,6 +26,18 @@ std::string NextToExecutable(const std::string& rel) {
   return real;
 }
 
+// Several servers on one workspace: the claims in etcd (claims.h).
+void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--etcd", opt.etcd,
+                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
+                  "several servers can share one workspace; default: this server ticks every workflow");
+  sub->add_option("--etcd-ttl", opt.etcd_ttl,
+                  "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
+      ->check(CLI::Range(2, 3600));
+  sub->add_option("--etcd-prefix", opt.etcd_prefix, "etcd key prefix (default /pulse/<workspace id>/)");
+  sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
@@ -91,22 +103,13 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
                   "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
       ->allow_extra_args(false);
-  sub->add_option("--etcd", opt.etcd,
-                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
-                  "several servers can share one workspace; default: this server ticks every workflow");
-  sub->add_option("--etcd-ttl", opt.etcd_ttl,
-                  "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
-      ->check(CLI::Range(2, 3600));
-  sub->add_option("--etcd-prefix", opt.etcd_prefix, "etcd key prefix (default /pulse/<workspace id>/)");
-  sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
+  AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
-    if (!o.etcd.empty()) {
-      Result<std::unique_ptr<serve::EtcdClient>> etcd = serve::EtcdClient::ForUrl(o.etcd);
-      if (!etcd.ok()) {
-        state.exit_code = Fail(etcd.status());
-        return;
-      }
+    // A URL that cannot be etcd's is bad usage, before anything is served.
+    if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
+      state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());
+      return;
     }
     char real[PATH_MAX];
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
