@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
 #include "core/json_limits.h"
 #include "core/time_util.h"
 

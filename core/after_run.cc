@@ -1,5 +1,6 @@
 #include "core/after_run.h"
 
+#include "core/db_rows.h"
 #include "core/json_limits.h"
 #include "core/schema.h"
 #include "core/sha256.h"

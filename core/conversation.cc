@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
 #include "core/schema.h"
 #include "core/sha256.h"
 #include "core/time_util.h"

@@ -8,7 +8,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "core/status.h"
 
@@ -66,18 +65,6 @@ class Statement {
   Db* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
 };
-
-// Every row `st` gives, each made by `read(st)`: the one loop that reads a
-// query's rows into a list.
-template <typename Read>
-auto ReadRows(Statement& st, Read read) -> Result<std::vector<decltype(read(st))>> {
-  std::vector<decltype(read(st))> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) return out;
-    out.push_back(read(st));
-  }
-}
 
 struct OpenOptions {
   bool create = true;        // create the file when missing

@@ -1,5 +1,6 @@
 #include "core/run_failures.h"
 
+#include "core/db_rows.h"
 #include "core/fact_snapshot.h"
 #include "core/goal_facts.h"
 #include "core/json_limits.h"
