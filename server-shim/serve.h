@@ -28,6 +28,7 @@
 #include "core/env.h"
 #include "core/status.h"
 #include "core/workspace.h"
+#include "server-shim/tick_due.h"
 
 namespace pulse::serve {
 
@@ -122,6 +123,7 @@ struct TurnTicket {
 
 class Scheduler;
 class OutboxDeliverer;
+
 
 class TurnManager {
  public:
@@ -263,6 +265,7 @@ class OutboxDeliverer {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
+  DueIndex quiet_;  // workflows with nothing to deliver
 };
 
 // ---- the scheduler tick ----
@@ -276,9 +279,12 @@ class Scheduler {
   // One pass over every workflow (also what each tick does).
   void TickOnce();
   int64_t ticks() const { return ticks_; }
+  // What the last pass visited and passed over (tick_due.h).
+  TickStats last_stats();
 
  private:
   std::atomic<int64_t> ticks_{0};
+  std::atomic<bool> ticking_{false};
   Env* env_;
   const ServeOptions& options_;
   TurnManager* turns_;
@@ -287,6 +293,8 @@ class Scheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::unique_ptr<DueIndex> due_;  // workflows the tick may pass over (tick_due.h)
+  TickStats last_stats_;
 };
 
 // ---- QA and the failed-run safety net (qa_run.cc) ----

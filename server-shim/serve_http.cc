@@ -334,7 +334,7 @@ void App::InstallService(HttpServer& s) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
-                             {"ticks", scheduler_->ticks()}, {"sandbox", SandboxDescription()},
+                             {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())}, {"sandbox", SandboxDescription()},
                              {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {

@@ -12,13 +12,15 @@
 #include "core/time_util.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
+#include "server-shim/tick_due.h"
 
 namespace pulse::serve {
 
 using nlohmann::json;
 
 Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer)
-    : env_(env), options_(options), turns_(turns), deliverer_(deliverer) {}
+    : env_(env), options_(options), turns_(turns), deliverer_(deliverer),
+      due_(std::make_unique<DueIndex>(options.workspace)) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -34,6 +36,13 @@ void Scheduler::Start() {
       if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
     }
   });
+}
+
+TickStats Scheduler::last_stats() {
+  std::lock_guard<std::mutex> l(mu_);
+  TickStats s = last_stats_;
+  s.running = ticking_;
+  return s;
 }
 
 void Scheduler::Stop() {
@@ -107,16 +116,30 @@ void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
 }  // namespace
 
 void Scheduler::TickOnce() {
+  const auto started = std::chrono::steady_clock::now();
+  ticking_ = true;
+  struct Ended {
+    std::atomic<bool>& flag;
+    ~Ended() { flag = false; }
+  } ended{ticking_};
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) {
     spdlog::error("tick: {}", names.status().message());
     return;
   }
+  due_->Retain(*names);
+  TickStats stats;
+  stats.workflows = static_cast<int64_t>(names->size());
   for (const std::string& wf : *names) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) return;
     }
+    // Passed over when nothing it reads moved and no rule's time came
+    // (tick_due.h); declared first so it ends after the database closed.
+    TickVisit visit(*due_, *env_, options_, *turns_, wf);
+    ++(visit.skip() ? stats.skipped : stats.visited);
+    if (visit.skip()) continue;
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
     if (!oc.ok()) {
       spdlog::warn("tick: {}: {}", wf, oc.status().message());
@@ -175,8 +198,14 @@ void Scheduler::TickOnce() {
     if (!deliverer_) DeliverOutbox(**oc);
     // Apply messages go to the Builder chat, not to the channels.
     DeliverApplyMessages(ctx);
+    visit.Done(ctx);
   }
   if (deliverer_) deliverer_->Wake();
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    last_stats_ = stats;
+  }
   ++ticks_;
 }
 
