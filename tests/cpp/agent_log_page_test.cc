@@ -3,6 +3,7 @@
 // page is a walk down an index (EXPLAIN QUERY PLAN: an index, no sort).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -122,7 +123,8 @@ TEST(AgentLogPage, CursorWalksEveryMatchingRowOnceNewestFirst) {
       std::vector<AgentLogRow> walked = Walk(*db, q, limit, &pages);
       // The same rows as the whole read, each once, in reverse order.
       EXPECT_EQ(Ids(walked, false), Ids(*all, true)) << "limit " << limit;
-      std::set<std::string> once(Ids(walked, false).begin(), Ids(walked, false).end());
+      const std::vector<std::string> ids = Ids(walked, false);
+      const std::set<std::string> once(ids.begin(), ids.end());
       EXPECT_EQ(once.size(), walked.size());
       EXPECT_EQ(pages, std::max<int64_t>(1, (static_cast<int64_t>(all->size()) + limit - 1) / limit));
     }

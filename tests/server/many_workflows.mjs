@@ -63,7 +63,7 @@ function buildTemplate(ws, runs) {
   for (let d = 0; d < 5; d++) {
     const at = iso(readingsFrom + d * 6 * DAY);
     must(['observe', ...common, '--metric', 'readers', '--value', String(120 + d * 10), '--at', at,
-      '--source', 'bench', '--now', at]);
+      '--source', 'manual', '--now', at]);
   }
   for (let q = 0; q < 3; q++) {
     const created = must(['decision', 'create', ...common, '--question', `Which topic next (${q})?`,
