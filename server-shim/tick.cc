@@ -113,15 +113,29 @@ void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
   }
 }
 
+// The daily goal check, when the core says it is due.
+void StartCheckIfDue(TurnManager& turns, ApiContext& ctx, const std::string& wf, const CheckLoad& load) {
+  Result<CheckDue> due = TurnCheckDue(ctx, load);
+  if (!due.ok()) {
+    spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
+    return;
+  }
+  if (!due->due) return;
+  TurnRequest req;
+  req.workflow = wf;
+  req.kind = "goal_check";
+  req.trigger = "tick";
+  req.input = {{"report_only", due->report_only}, {"due_reason", due->reason}};
+  Result<TurnTicket> t = turns.Submit(req);
+  if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
+}
+
 }  // namespace
 
 void Scheduler::TickOnce() {
   const auto started = std::chrono::steady_clock::now();
-  ticking_ = true;
-  struct Ended {
-    std::atomic<bool>& flag;
-    ~Ended() { flag = false; }
-  } ended{ticking_};
+  ticking_ = true;  // until the pass ends, however it ends
+  struct Ended { std::atomic<bool>& flag; ~Ended() { flag = false; } } ended{ticking_};
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) {
     spdlog::error("tick: {}", names.status().message());
@@ -158,19 +172,7 @@ void Scheduler::TickOnce() {
     const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
     const bool pass_started =
         !turns_->ActiveOn(wf) && pulse_running < options_.max_checks && StartPassIfDue(*env_, *turns_, ctx, wf);
-    CheckLoad load{turns_->ActiveOn(wf), pulse_running, options_.max_checks};
-    Result<CheckDue> due = pass_started ? Result<CheckDue>(CheckDue{}) : TurnCheckDue(ctx, load);
-    if (!due.ok()) {
-      spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
-    } else if (due->due) {
-      TurnRequest req;
-      req.workflow = wf;
-      req.kind = "goal_check";
-      req.trigger = "tick";
-      req.input = {{"report_only", due->report_only}, {"due_reason", due->reason}};
-      Result<TurnTicket> t = turns_->Submit(req);
-      if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
-    }
+    if (!pass_started) StartCheckIfDue(*turns_, ctx, wf, CheckLoad{turns_->ActiveOn(wf), pulse_running, options_.max_checks});
 
     // 1b. The failed-run safety net (a workflow with a goal: one short
     // run_failed turn per new failed run), then a QA fix run for the oldest
