@@ -10,6 +10,7 @@
 #include "core/goal_facts.h"
 #include "core/pass.h"
 #include "core/time_util.h"
+#include "server-shim/claims.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick_due.h"
@@ -25,6 +26,7 @@ Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, 
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
+  if (!options_.etcd.empty()) claims_ = StartClaims(options_);
   thread_ = std::thread([this] {
     for (;;) {
       try {
@@ -52,6 +54,7 @@ void Scheduler::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (claims_) claims_->Stop();
 }
 
 namespace {
@@ -142,9 +145,10 @@ void Scheduler::TickOnce() {
     return;
   }
   due_->Retain(*names);
+  const std::vector<std::string> mine = claims_ ? Claimed(*names) : *names;
   TickStats stats;
-  stats.workflows = static_cast<int64_t>(names->size());
-  for (const std::string& wf : *names) {
+  stats.workflows = static_cast<int64_t>(mine.size());
+  for (const std::string& wf : mine) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) return;
@@ -154,12 +158,16 @@ void Scheduler::TickOnce() {
     TickVisit visit(*due_, *env_, options_, *turns_, wf);
     ++(visit.skip() ? stats.skipped : stats.visited);
     if (visit.skip()) continue;
+    // With --etcd every write below, and in the turns started here, carries
+    // this instance's claim on the workflow (fence.h).
+    FenceScope fence(FenceFor(wf));
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
     if (!oc.ok()) {
       spdlog::warn("tick: {}: {}", wf, oc.status().message());
       continue;
     }
     ApiContext& ctx = (*oc)->ctx;
+    if (claims_ && !BeginFencedTick(wf, *ctx.db)) continue;
 
     // 1. The daily goal check, when the core says it is due. Older runs from
     // schedule-runs.json come in first, as for `pulse check`, so the check
