@@ -133,6 +133,13 @@ void StartCheckIfDue(TurnManager& turns, ApiContext& ctx, const std::string& wf,
   if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
 }
 
+// The pass's figures for /api/health, with its time.
+void StoreStats(std::mutex& mu, TickStats* into, TickStats stats, std::chrono::steady_clock::time_point started) {
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::lock_guard<std::mutex> l(mu);
+  *into = stats;
+}
+
 }  // namespace
 
 void Scheduler::TickOnce() {
@@ -211,11 +218,7 @@ void Scheduler::TickOnce() {
     visit.Done(ctx);
   }
   if (deliverer_) deliverer_->Wake();
-  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    last_stats_ = stats;
-  }
+  StoreStats(mu_, &last_stats_, stats, started);
   ++ticks_;
 }
 
