@@ -87,6 +87,18 @@ void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
   else if (*sent) spdlog::info("tick: {}: the goal is measured again (outbox {})", wf, **sent);
 }
 
+// A turn the tick starts; a refusal (busy, shutting down) is logged.
+bool SubmitTickTurn(TurnManager& turns, const std::string& wf, const char* kind, json input) {
+  TurnRequest req;
+  req.workflow = wf;
+  req.kind = kind;
+  req.trigger = "tick";
+  req.input = std::move(input);
+  Result<TurnTicket> t = turns.Submit(req);
+  if (!t.ok()) spdlog::warn("tick: {}: {} not started: {}", wf, kind, t.status().message());
+  return t.ok();
+}
+
 // The full Pulse pass, when its schedule or a fast request makes it due.
 bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::string& wf) {
   Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env.NowSeconds());
@@ -95,14 +107,7 @@ bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::st
     return false;
   }
   if (!pass->due) return false;
-  TurnRequest req;
-  req.workflow = wf;
-  req.kind = "pass";
-  req.trigger = "tick";
-  req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
-  Result<TurnTicket> t = turns.Submit(req);
-  if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
-  return t.ok();
+  return SubmitTickTurn(turns, wf, "pass", {{"pass_kind", pass->kind}, {"due_reason", pass->reason}});
 }
 
 // Focus areas past their end date expire (an edit of workflow.json that
@@ -123,14 +128,9 @@ void StartCheckIfDue(TurnManager& turns, ApiContext& ctx, const std::string& wf,
     spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
     return;
   }
-  if (!due->due) return;
-  TurnRequest req;
-  req.workflow = wf;
-  req.kind = "goal_check";
-  req.trigger = "tick";
-  req.input = {{"report_only", due->report_only}, {"due_reason", due->reason}};
-  Result<TurnTicket> t = turns.Submit(req);
-  if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
+  if (due->due) {
+    (void)SubmitTickTurn(turns, wf, "goal_check", {{"report_only", due->report_only}, {"due_reason", due->reason}});
+  }
 }
 
 // The pass's figures for /api/health, with its time.
