@@ -196,8 +196,8 @@ Result<std::string> RouteOf(Statement& q, const std::string& run_id) {
 
 Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
   Spend& s = f->spend;
-  PULSE_ASSIGN_OR_RETURN(int64_t any, db.QueryInt64("SELECT count(*) FROM (SELECT 1 FROM pulse_fact_costs LIMIT 1)"));
-  s.has_ledger = any > 0;
+  PULSE_ASSIGN_OR_RETURN(Statement any, db.Prepare("SELECT 1 FROM pulse_fact_costs LIMIT 1"));
+  PULSE_ASSIGN_OR_RETURN(s.has_ledger, any.Step());
   PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - kSpendWindowSeconds, f->now, &s.last_7_days_micros,
                                      &s.events_last_7_days));
   PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - 2 * kSpendWindowSeconds, f->now - kSpendWindowSeconds,
@@ -237,6 +237,7 @@ Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
   // their order below).
   std::sort(spikes.begin(), spikes.end(), [](const RunCost& x, const RunCost& y) { return x.id < y.id; });
   const std::string goal_route = config.primary_metric ? config.primary_metric->route : "";
+  if (spikes.empty()) return Status::OK();
   PULSE_ASSIGN_OR_RETURN(Statement route, db.Prepare(
       std::string(kRunsCte) + "SELECT route FROM runs WHERE run_id = ? AND route != '' LIMIT 1"));
   for (const RunCost& r : spikes) {

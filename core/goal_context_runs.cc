@@ -26,7 +26,12 @@ namespace {
 // for most). The answers are the union's: every comparison is on the bytes
 // as stored, as SQLite's were.
 
-std::string_view View(const Statement& q, int col) { return StoredText(q, col); }
+// A column's bytes as stored, valid until the next Step.
+inline std::string_view View(const Statement& q, int col) {
+  const unsigned char* t = sqlite3_column_text(q.handle(), col);
+  if (!t) return {};
+  return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(q.handle(), col))};
+}
 
 // Binds the bytes as stored (Statement::Bind repairs text on its way in;
 // these are compared with stored bytes).
@@ -74,6 +79,12 @@ std::string_view ScheduleOf(std::string_view schedule_id, std::string_view trigg
 // its pulse_fact_runs row of the same time without a query.
 class RunKeys {
  public:
+  // Room for a few weeks of runs up front: growing by doubling cost more
+  // than the reads themselves.
+  RunKeys() {
+    text_.reserve(1 << 17);
+    keys_.reserve(4096);
+  }
   void Add(std::string_view at, std::string_view id) {
     keys_.push_back({static_cast<uint32_t>(text_.size()), static_cast<uint32_t>(at.size()),
                      static_cast<uint32_t>(id.size())});
@@ -301,11 +312,7 @@ class RunScan {
 
 }  // namespace
 
-std::string_view StoredText(const Statement& q, int col) {
-  const unsigned char* t = sqlite3_column_text(q.handle(), col);
-  if (!t) return {};
-  return {reinterpret_cast<const char*>(t), static_cast<size_t>(sqlite3_column_bytes(q.handle(), col))};
-}
+std::string_view StoredText(const Statement& q, int col) { return View(q, col); }
 
 void AddLoginHints(const std::string& run_id, int64_t at, const char* where, const std::string& text,
                    std::vector<LoginHint>* out) {
