@@ -11,11 +11,15 @@
 // check) on the same server, and the goal-status figures are also given as
 // ratios to it.
 //
+// --mix: the clients mix goal-status, agent-log and decisions reads (one of
+// each in turn) instead of goal-status alone; the figures are also given per
+// route.
+//
 // --wrong-token also runs the clients against POST /mcp with a session token
 // no workflow knows (answered 401 from the server's token index, with no
 // database opened) and gives its figures as ratios to the reference.
 //
-//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference] [--wrong-token]
+//   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference] [--mix] [--wrong-token]
 import http from 'node:http';
 import { join } from 'node:path';
 import { makeTempDir, startServer, buildSubstack, buildHealthy, setNow, request } from '../tests/server/helpers.mjs';
@@ -40,15 +44,15 @@ let day = Date.parse('2026-10-07T12:00:00Z');
 setNow(nowFile, new Date(day).toISOString().replace('.000Z', 'Z'));
 const server = await startServer(ws, ['--tick-seconds', '0.1', '--now-file', nowFile, '--threads', String(THREADS)]);
 const REFERENCE = argv.includes('--reference');
-let url = new URL(`${server.url}api/workflows/substack/goal-status`);
 const agent = new http.Agent({ keepAlive: KEEP_ALIVE, maxSockets: CLIENTS });
 
 const WRONG_TOKEN = argv.includes('--wrong-token');
+const MIX = argv.includes('--mix');
 const MCP_BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 // One request to `url`: a GET (expects 200), or for /mcp a POST with a wrong
 // session token (expects 401).
-function get() {
+function get(url) {
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const mcpCall = url.pathname === '/mcp';
@@ -87,49 +91,59 @@ const talker = (async () => {
   return sent;
 })();
 
-// One phase: CLIENTS clients issuing REQUESTS requests in all.
-async function phase(target) {
-  url = target;
+// One phase: CLIENTS clients issuing REQUESTS requests in all, to the
+// targets in turn.
+async function phase(...targets) {
   const latencies = [];
+  const byTarget = targets.map(() => []);
   let errors = 0;
   let issued = 0;
   const errorSamples = new Set();
   const t0 = Date.now();
   async function client() {
     while (issued < REQUESTS && Date.now() - t0 < MAX_SECONDS * 1000) {
-      issued++;
-      const r = await get();
+      const i = issued++ % targets.length;
+      const r = await get(targets[i]);
       latencies.push(r.ms);
+      byTarget[i].push(r.ms);
       if (!r.ok) { errors++; if (r.error) errorSamples.add(r.error); }
     }
   }
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (Date.now() - t0) / 1000;
   latencies.sort((x, y) => x - y);
-  const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
   const mean = latencies.reduce((x, y) => x + y, 0) / latencies.length;
-  return { latencies, errors, errorSamples, elapsed, rps: latencies.length / elapsed, p50: pct(50), p99: pct(99), mean };
+  const routes = targets.map((t, i) => {
+    const xs = byTarget[i].sort((x, y) => x - y);
+    return { path: t.pathname, n: xs.length, p50: pct(xs, 50), p99: pct(xs, 99) };
+  });
+  return { latencies, errors, errorSamples, elapsed, rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), mean, routes };
 }
 
 const reference = REFERENCE ? await phase(new URL(`${server.url}api/health`)) : null;
-const main = await phase(new URL(`${server.url}api/workflows/substack/goal-status`));
+const wfUrl = (p) => new URL(`${server.url}api/workflows/substack/${p}`);
+const main = MIX ? await phase(wfUrl('goal-status'), wfUrl('agent-log'), wfUrl('decisions')) : await phase(wfUrl('goal-status'));
 const wrong = WRONG_TOKEN ? await phase(new URL(`${server.url}mcp`)) : null;
 const { latencies, errors, errorSamples, elapsed } = main;
 writing = false;
 clearInterval(clock);
 const messages = await talker;
 
+const reads = (await request(`${server.url}api/health`)).body.reads;
 const log = await request(`${server.url}api/workflows/substack/agent-log`);
 const checks = log.body.rows.filter((r) => r.kind === 'goal_check').length;
 const replies = log.body.rows.filter((r) => r.kind === 'ask_pulse').length;
 await server.stop();
 tmp.cleanup();
 
-console.log(`pulse serve bench: ${CLIENTS} concurrent loopback clients, GET goal-status, ${KEEP_ALIVE ? 'keep-alive' : 'a connection per request'}, ${THREADS} server threads`);
+console.log(`pulse serve bench: ${CLIENTS} concurrent loopback clients, GET ${MIX ? 'goal-status, agent-log, decisions in turn' : 'goal-status'}, ${KEEP_ALIVE ? 'keep-alive' : 'a connection per request'}, ${THREADS} server threads`);
 console.log(`  requests   ${latencies.length} in ${elapsed.toFixed(2)} s = ${(latencies.length / elapsed).toFixed(0)} req/s`);
 console.log(`  latency    p50 ${main.p50.toFixed(1)} ms, p99 ${main.p99.toFixed(1)} ms, mean ${main.mean.toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms`);
+if (MIX) for (const r of main.routes) console.log(`  route      ${r.path}: ${r.n} requests, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
 console.log(`  errors     ${errors}${errorSamples.size ? ` (${[...errorSamples].slice(0, 3).join('; ')})` : ''}`);
 console.log(`  writes     ${checks} goal-check turns by the tick, ${messages} messages to Pulse (${replies} turns) during the run`);
+if (reads) console.log(`  reads      ${reads.status_recomputes} goal statuses computed, ${reads.status_hits} from memory; ${reads.opens} connections opened, ${reads.reuses} reused`);
 if (reference) {
   const r = reference;
   console.log(`  reference  GET /api/health, same clients: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, mean ${r.mean.toFixed(1)} ms, errors ${r.errors}`);

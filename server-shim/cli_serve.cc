@@ -64,6 +64,11 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
   sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
+  sub->add_option("--pool-size", opt.pool_size, "read connections kept open, all workflows together (default 64)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--pool-idle-seconds", opt.pool_idle_seconds,
+                  "seconds a kept read connection may stay unused before it is closed (default 30)")
+      ->check(CLI::Range(0.1, 86400.0));
   sub->add_option("--shutdown-grace", opt.shutdown_grace,
                   "seconds a running runner gets after SIGTERM before it is killed (default 5)")
       ->check(CLI::Range(0.0, 3600.0));

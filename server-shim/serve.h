@@ -52,6 +52,8 @@ struct ServeOptions {
   int max_waiting = 32;          // accepted turns waiting for a slot before 429
   size_t max_body = 1 << 20;     // request bodies over this get 413
   int threads = 32;              // HTTP worker threads
+  size_t pool_size = 64;         // read connections kept open, all workflows together (db_pool.h)
+  double pool_idle_seconds = 30; // a kept read connection idle this long is closed
   double shutdown_grace = 5;     // seconds a runner may go on after SIGTERM before it is killed
   std::vector<std::string> allowed_hosts;        // --allowed-host: Host names served besides loopback's
   int max_connections = 2048;                    // connections open at once, all clients

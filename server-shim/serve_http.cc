@@ -18,10 +18,8 @@
 #include <thread>
 
 #include "agent/agent_api.h"
-#include "core/api/review.h"
 #include "core/autonomy.h"
 #include "core/db_stats.h"
-#include "core/goal_check.h"
 #include "core/sha256.h"
 #include "core/time_util.h"
 #include "agent/pulse_tools.h"
@@ -30,6 +28,7 @@
 #include "server-shim/mcp.h"
 #include "server-shim/rest_routes.h"
 #include "server-shim/owner_token.h"
+#include "server-shim/pooled_reads.h"
 #include "server-shim/sandbox.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
@@ -49,7 +48,8 @@ class App {
   App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
       SlackService* slack)
       : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
-        tokens_(options.workspace) {}
+        tokens_(options.workspace),
+        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
 
   void Install(HttpServer& s);
 
@@ -65,14 +65,15 @@ class App {
     }
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env, options_.workspace, workflow);
     if (!oc.ok()) {
-      if (oc.status().code() == Code::kNotFound) {
-        ReplyError(res, 404, "workflow \"" + workflow + "\" does not exist in this workspace");
-      } else {
-        ReplyStatus(res, oc.status());
-      }
+      ReplyOpenError(res, workflow, oc.status());
       return nullptr;
     }
     return std::move(oc).value();
+  }
+
+  void ReplyOpenError(httplib::Response& res, const std::string& workflow, const Status& status) {
+    if (status.code() != Code::kNotFound) return ReplyStatus(res, status);
+    ReplyError(res, 404, "workflow \"" + workflow + "\" does not exist in this workspace");
   }
 
   bool IsOwner(const httplib::Request& req) { return owner_->Matches(BearerToken(req)); }
@@ -119,10 +120,25 @@ class App {
     ReplyJson(res, 200, wrap ? json{{"result", *out}} : *out);
   }
 
+  // A read method on a kept connection (pooled_reads.h), at the request's
+  // clock; its answer, under "result" when `wrap`.
+  void PooledRead(const httplib::Request& req, httplib::Response& res, const std::string& method, const json& args,
+                  bool wrap) {
+    std::unique_ptr<FixedClockEnv> clock;
+    if (!RequestClock(req, res, &clock)) return;
+    const std::string workflow = req.matches[1];
+    Status valid = ValidateWorkflowName(workflow);
+    if (!valid.ok()) return ReplyError(res, 400, valid.message());
+    bool open_failed = false;
+    Result<json> out = reads_.Call(clock ? *clock : *env_, workflow, method, args, &open_failed);
+    if (!out.ok()) return open_failed ? ReplyOpenError(res, workflow, out.status()) : ReplyStatus(res, out.status());
+    ReplyJson(res, 200, wrap ? json{{"result", *out}} : *out);
+  }
+
   // GET handler calling one API method with `args`.
   void Read(const httplib::Request& req, httplib::Response& res, const char* method, const json& args) {
     if (!AllowRead(req, res)) return;
-    CallMethod(req, res, method, args);
+    PooledRead(req, res, method, args, /*wrap=*/false);
   }
 
   // The workflow whose database knows `token`; with `session_id` (the tool
@@ -154,6 +170,7 @@ class App {
   std::mutex cache_mu_;
   std::map<std::string, std::string> token_workflow_;  // session token -> workflow
   SessionTokenIndex tokens_;
+  PooledReads reads_;
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
@@ -227,10 +244,10 @@ void App::GenericCall(const httplib::Request& req, httplib::Response& res) {
   if (!ParseJsonObjectBody(req, res, &args)) return;
   if (m->AccessFor(args) == Access::kRead) {
     if (!AllowRead(req, res)) return;
-  } else {
-    if (!RequireOwner(req, res)) return;
-    args.erase("session");
+    return PooledRead(req, res, method, args, /*wrap=*/true);
   }
+  if (!RequireOwner(req, res)) return;
+  args.erase("session");
   CallMethod(req, res, method, args, /*wrap=*/true);
 }
 
@@ -335,7 +352,8 @@ void App::InstallService(HttpServer& s) {
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"sandbox", SandboxDescription()},
-                             {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()}});
+                             {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()},
+                             {"reads", reads_.Health()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -343,30 +361,9 @@ void App::InstallService(HttpServer& s) {
   });
   s.Get("/api/workflows", [this](const httplib::Request& req, httplib::Response& res) {
     if (!AllowRead(req, res)) return;
-    Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
-    if (!names.ok()) return ReplyStatus(res, names.status());
-    json list = json::array();
-    for (const std::string& wf : *names) {
-      json item = {{"name", wf}};
-      Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
-      if (!oc.ok()) {
-        item["error"] = oc.status().message();
-      } else {
-        const ApiContext& ctx = (*oc)->ctx;
-        item["has_goal"] = ctx.config.HasGoal();
-        item["schedules_paused"] = ctx.config.AllSchedulesPaused();
-        item["workflow_review"] = LatestReviewJson(ctx);
-        Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, env_->NowSeconds(), false);
-        if (check.ok()) {
-          item["status"] = GoalStatusName(check->status);
-          item["goal_status"] = check->ToJson();
-        } else {
-          item["error"] = check.status().message();
-        }
-      }
-      list.push_back(item);
-    }
-    ReplyJson(res, 200, json{{"workflows", list}});
+    Result<json> list = reads_.WorkflowList();
+    if (!list.ok()) return ReplyStatus(res, list.status());
+    ReplyJson(res, 200, *list);
   });
 }
 
@@ -535,6 +532,7 @@ int Serve(const ServeOptions& in) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
 
+  KeepFreedMemory();
   ServerEnv env(options.now_file);
   std::vector<std::string> names;
   std::optional<OwnerTokenSetup> owner;

@@ -1,0 +1,47 @@
+// The read routes' side of `pulse serve`: every GET under
+// /api/workflows/<wf>, the generic route's reads and the workflow list run
+// on a kept connection (db_pool.h), and the goal status, alone or in the
+// list, comes from the status cache while its inputs are unchanged
+// (status_cache.h). Writes never come here.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/env.h"
+#include "server-shim/db_pool.h"
+#include "server-shim/status_cache.h"
+
+namespace pulse::serve {
+
+class PooledReads {
+ public:
+  PooledReads(Env* env, const std::string& workspace, DbPoolOptions options)
+      : env_(env), workspace_(workspace), pool_(env, workspace, options), status_(&pool_) {}
+
+  // One read method on `workflow` at `env`'s clock. *open_failed: the
+  // workflow could not be opened (NotFound: it does not exist).
+  Result<nlohmann::json> Call(Env& env, const std::string& workflow, const std::string& method,
+                              const nlohmann::json& args, bool* open_failed);
+  // GET /api/workflows: each workflow's name, goal, pause, latest review and
+  // goal check (or the error that stopped them).
+  Result<nlohmann::json> WorkflowList();
+  // What /api/health shows of the pool and the cache.
+  nlohmann::json Health() const;
+
+ private:
+  Env* env_;
+  std::string workspace_;
+  DbPool pool_;
+  StatusCache status_;
+};
+
+// Keeps freed memory in the process instead of handing it back after each
+// request: a goal check's SQLite statements allocate and free page caches of
+// ~100 KiB, and glibc trimming them with madvise made every request fault the
+// pages in again and flush the TLB of every core (a quarter of the server's
+// time in a profile of goal-status reads). Called once, before serving.
+void KeepFreedMemory();
+
+}  // namespace pulse::serve
