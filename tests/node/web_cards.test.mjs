@@ -150,6 +150,14 @@ test('the agent log groups by session oldest first and marks running and stuck r
   const stuckOnly = text(html`<${AgentLogCard} doc=${{ rows }} nowMs=${NOW} filters=${{ stuckOnly: true }} onFilter=${() => {}} />`);
   assert.match(stuckOnly, /Fixer/);
   assert.doesNotMatch(stuckOnly, /Gate/);
+  // A page of a longer log (the core gave next_cursor): the card says so and
+  // offers the page before; the last page offers nothing more.
+  const paged = text(html`<${AgentLogCard} doc=${{ rows, next_cursor: '2026-10-06T09:00:00Z/1' }} nowMs=${NOW}
+    filters=${{}} onFilter=${() => {}} onOlder=${() => {}} />`);
+  assert.match(paged, /newest 3 rows · 1 running/);
+  assert.match(paged, /Showing the newest 3 rows; older rows match too\.\s*Show older/);
+  const last = text(html`<${AgentLogCard} doc=${{ rows, next_cursor: null }} nowMs=${NOW} filters=${{}} onFilter=${() => {}} />`);
+  assert.doesNotMatch(last, /Show older/);
 });
 
 test('goal memory renders headings and bullets as text, never as HTML', () => {

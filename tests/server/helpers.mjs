@@ -54,7 +54,7 @@ export function rotateOwnerToken(workspace) {
 // URL and the owner-token line ("pulse: open ...") has followed it; the owner
 // token is the one that line shows (a new workspace), or the one this process
 // saw before for the workspace.
-export async function startServer(workspace, extra = [], { env } = {}) {
+export async function startServer(workspace, extra = [], { env, startTimeoutMs = 20000 } = {}) {
   const proc = spawn(PULSE_BIN, ['serve', '--workspace', workspace, '--port', '0', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(env || {}) },
   });
@@ -63,7 +63,7 @@ export async function startServer(workspace, extra = [], { env } = {}) {
   proc.stderr.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), startTimeoutMs);
     proc.stdout.on('data', (d) => {
       stdout += d;
       const m = stdout.match(/^pulse: serving (http:\/\/\S+)\n/);
