@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <climits>
+#include <cstdint>
 
 #include "core/json_limits.h"
 #include "core/one_line.h"
@@ -63,10 +66,14 @@ std::string NextId(const std::vector<FocusArea>& areas) {
   int64_t max = 0;
   for (const FocusArea& a : areas) {
     if (a.id.rfind("fa-", 0) != 0) continue;
-    try {
-      max = std::max<int64_t>(max, std::stoll(a.id.substr(3)));
-    } catch (...) {
-    }
+    // Stored ids are read back from workflow files anyone can edit; no
+    // exception may escape (the WebAssembly build cannot catch one), so a
+    // malformed or oversized number is simply not counted.
+    int64_t n = 0;
+    const char* first = a.id.data() + 3;
+    const char* last = a.id.data() + a.id.size();
+    auto [end, ec] = std::from_chars(first, last, n);
+    if (ec == std::errc() && end == last && n < INT64_MAX) max = std::max(max, n);
   }
   return "fa-" + std::to_string(max + 1);
 }

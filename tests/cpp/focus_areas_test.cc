@@ -218,5 +218,20 @@ TEST_F(FocusService, ExpireByTheTick) {
   EXPECT_EQ(testing::ReadFileOrDie(w_->paths.workflow_json), text) << "nothing to expire writes nothing";
 }
 
+TEST(FocusAreas, NewIdsSkipMalformedAndOversizedStoredIds) {
+  std::vector<FocusArea> areas(4);
+  areas[0].id = "fa-x";
+  areas[1].id = "fa-99999999999999999999";
+  areas[2].id = "fa-3";
+  areas[3].id = "fa-9223372036854775807";
+  for (FocusArea& a : areas) {
+    a.title = a.id;
+    a.status = FocusStatus::kDone;
+  }
+  Result<std::string> id = ApplyFocusChange(areas, Propose("Another", "2026-11-01"), kNow);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, "fa-4");
+}
+
 }  // namespace
 }  // namespace pulse
