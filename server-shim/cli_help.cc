@@ -49,6 +49,7 @@ const std::map<std::string, std::string>& Examples() {
       {"memory consolidate", "pulse memory consolidate --workspace ws --workflow substack"},
       {"memory save", "pulse memory save --workspace ws --workflow substack --file goal.md"},
       {"serve", "pulse serve --workspace ws --port 8080"},
+      {"ticks", "pulse ticks --workspace ws --workflow substack --limit 5"},
       {"token", "pulse token rotate --workspace ws"},
       {"token rotate", "pulse token rotate --workspace ws"},
       {"facts", "pulse facts --workspace ws --workflow substack --json"},

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "server-shim/cli.h"
+#include "server-shim/etcd_client.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -23,6 +24,18 @@ std::string NextToExecutable(const std::string& rel) {
   char real[PATH_MAX];
   if (!::realpath(candidate.c_str(), real)) return "";
   return real;
+}
+
+// Several servers on one workspace: the claims in etcd (claims.h).
+void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--etcd", opt.etcd,
+                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
+                  "several servers can share one workspace; default: this server ticks every workflow");
+  sub->add_option("--etcd-ttl", opt.etcd_ttl,
+                  "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
+      ->check(CLI::Range(2, 3600));
+  sub->add_option("--etcd-prefix", opt.etcd_prefix, "etcd key prefix (default /pulse/<workspace id>/)");
+  sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
 }
 
 void Setup(CLI::App& app, State& state) {
@@ -90,8 +103,14 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
                   "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
       ->allow_extra_args(false);
+  AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    // A URL that cannot be etcd's is bad usage, before anything is served.
+    if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
+      state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());
+      return;
+    }
     char real[PATH_MAX];
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
     if (o.web_root.empty()) o.web_root = NextToExecutable("../../web");

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -61,6 +62,10 @@ struct ServeOptions {
   double header_timeout = 10;                    // seconds for a request header to arrive in full
   std::vector<std::string> sandbox_allow_write;  // --sandbox-allow-write: more paths runners may write
   std::vector<std::string> sandbox_allow_read;   // --sandbox-allow-read: more paths runners may read
+  std::string etcd;              // --etcd URL: tick only the workflows this instance claims there (claims.h)
+  std::string etcd_prefix;       // keys under it; empty: /pulse/<workspace id>/
+  std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
+  int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
 };
 
 // One workflow opened for one request or turn: its own connection.
@@ -124,6 +129,8 @@ struct TurnTicket {
 
 class Scheduler;
 class OutboxDeliverer;
+class Claims;
+struct Fence;
 
 class TurnManager {
  public:
@@ -280,7 +287,14 @@ class Scheduler {
   int64_t ticks() const { return ticks_; }
 
  private:
+  // With --etcd: the workflows this instance claims this tick, each ticked
+  // under its claim's fence; nothing while etcd has not confirmed the lease.
+  std::vector<std::string> Claimed(const std::vector<std::string>& all);
+  std::optional<Fence> FenceFor(const std::string& wf) const;
+  bool BeginFencedTick(const std::string& wf, Db& db);
   std::atomic<int64_t> ticks_{0};
+  std::unique_ptr<Claims> claims_;
+  std::map<std::string, int64_t> revisions_;  // this tick's claims (tick thread only)
   Env* env_;
   const ServeOptions& options_;
   TurnManager* turns_;

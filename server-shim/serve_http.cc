@@ -571,7 +571,7 @@ int Serve(const ServeOptions& in) {
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog();
-  for (const std::string& wf : names) turns.RecoverInterrupted(wf);
+  if (options.etcd.empty()) for (const std::string& wf : names) turns.RecoverInterrupted(wf);  // --etcd: rows may be another instance's
 
   deliverer.Start();
   slack.Start();

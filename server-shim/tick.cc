@@ -10,6 +10,7 @@
 #include "core/goal_facts.h"
 #include "core/pass.h"
 #include "core/time_util.h"
+#include "server-shim/claims.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 
@@ -23,6 +24,7 @@ Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, 
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
+  if (!options_.etcd.empty()) claims_ = StartClaims(options_);
   thread_ = std::thread([this] {
     for (;;) {
       try {
@@ -43,6 +45,7 @@ void Scheduler::Stop() {
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (claims_) claims_->Stop();
 }
 
 namespace {
@@ -112,17 +115,21 @@ void Scheduler::TickOnce() {
     spdlog::error("tick: {}", names.status().message());
     return;
   }
-  for (const std::string& wf : *names) {
+  for (const std::string& wf : claims_ ? Claimed(*names) : *names) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) return;
     }
+    // With --etcd every write below, and in the turns started here, carries
+    // this instance's claim on the workflow (fence.h).
+    FenceScope fence(FenceFor(wf));
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
     if (!oc.ok()) {
       spdlog::warn("tick: {}: {}", wf, oc.status().message());
       continue;
     }
     ApiContext& ctx = (*oc)->ctx;
+    if (claims_ && !BeginFencedTick(wf, *ctx.db)) continue;
 
     // 1. The daily goal check, when the core says it is due. Older runs from
     // schedule-runs.json come in first, as for `pulse check`, so the check

@@ -20,6 +20,7 @@
 #include "core/review_conversation.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
+#include "server-shim/fence.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -30,6 +31,9 @@ Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& worksp
   auto oc = std::make_unique<OpenCtx>();
   PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
   oc->ctx = ServerContext(oc->w, env);
+  // Inside a fenced tick (or a turn it started) the connection refuses
+  // writes once a newer claim holds the workflow.
+  PULSE_RETURN_IF_ERROR(ApplyCurrentFence(*oc->w.db, workflow));
   return oc;
 }
 
@@ -203,7 +207,10 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   Reap();
   ++waiting_;
   active_workflows_.insert(request.workflow);
-  threads_.emplace_back([this, t, request] { Run(t, request); });
+  threads_.emplace_back([this, t, request, fence = CurrentFence()] {
+    FenceScope scope(fence);
+    Run(t, request);
+  });
   return t;
 }
 
