@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
+#include "core/json_limits.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -33,7 +35,7 @@ OutboxMessage MessageRow(const Statement& st) {
   m.kind = st.Text(1);
   m.title = st.Text(2);
   m.text = st.Text(3);
-  m.payload = json::parse(st.Text(4), nullptr, false);
+  m.payload = ParseJsonOrDiscarded(st.Text(4));
   if (m.payload.is_discarded()) m.payload = json::object();
   m.pulse_run_id = st.Text(5);
   m.created_at = st.Time(6).value_or(0);
@@ -67,12 +69,7 @@ Result<std::vector<OutboxMessage>> ListOutbox(Db& db, const OutboxQuery& q) {
   st.Bind(":kind", q.kind);
   st.Bind(":run", q.pulse_run_id);
   st.Bind(":limit", static_cast<int64_t>(q.limit > 0 ? q.limit : 200));
-  std::vector<OutboxMessage> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(MessageRow(st));
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<OutboxMessage> out, ReadRows(st, MessageRow));
   for (OutboxMessage& m : out) {
     PULSE_ASSIGN_OR_RETURN(m.deliveries, DeliveriesOf(db, m.id));
   }
@@ -145,12 +142,7 @@ Result<std::vector<OutboxMessage>> UnplannedOutbox(Db& db, int limit) {
       "SELECT id FROM pulse_outbox o WHERE delivered_at = '' AND kind <> 'apply_message' AND NOT EXISTS"
       " (SELECT 1 FROM pulse_outbox_delivery d WHERE d.message_id = o.id) ORDER BY id LIMIT ?"));
   st.Bind(1, static_cast<int64_t>(limit));
-  std::vector<int64_t> ids;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    ids.push_back(st.Int64(0));
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, ReadRows(st, [](const Statement& row) { return row.Int64(0); }));
   std::vector<OutboxMessage> out;
   for (int64_t id : ids) {
     PULSE_ASSIGN_OR_RETURN(std::optional<OutboxMessage> m, OutboxMessageById(db, id));
@@ -179,12 +171,7 @@ Result<std::vector<DueDelivery>> DueDeliveries(Db& db, int64_t now, int limit) {
       "SELECT message_id FROM pulse_outbox_delivery WHERE state = 'queued'"
       " OR (state = 'retrying' AND next_attempt_at <= ?) GROUP BY message_id ORDER BY message_id LIMIT ?"));
   st.Bind(1, FormatTime(now)).Bind(2, static_cast<int64_t>(limit));
-  std::vector<int64_t> ids;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    ids.push_back(st.Int64(0));
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, ReadRows(st, [](const Statement& row) { return row.Int64(0); }));
   std::vector<DueDelivery> out;
   for (int64_t id : ids) {
     PULSE_ASSIGN_OR_RETURN(std::optional<OutboxMessage> m, OutboxMessageById(db, id));

@@ -1,8 +1,9 @@
-// Bench for the background-agent log (issue 3): events per second and µs per
+// Bench for the background-agent log: events per second and µs per
 // event for start+completion pairs, natively and in WASM, each against a
 // plain prepared-statement upsert loop on the same SQLite in the same run.
 //
-//   node bench/agent_log.mjs [--pairs N]     (after scripts/build.sh)
+//   node bench/agent_log.mjs [--pairs N]     (after scripts/build.sh;
+//   PULSE_WASM_DIR=DIR measures the module in DIR instead, for an A/B)
 //
 // Native: build/native/agent_log_bench, the BackgroundAgentLog recorder and
 // the plain loop interleaved in chunks, each on its own real WAL database
@@ -20,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const NATIVE = join(ROOT, 'build', 'native');
-const WASM = join(ROOT, 'build', 'wasm');
+const WASM = process.env.PULSE_WASM_DIR || join(ROOT, 'build', 'wasm');
 const argPairs = process.argv.indexOf('--pairs');
 const PAIRS = argPairs > 0 ? Number(process.argv[argPairs + 1]) : 5000;
 

@@ -10,16 +10,13 @@
 //   node bench/facts.mjs [runs] [events]      default 100000 1000000
 //
 // Target: facts add at most 20 ms to a goal check.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { PULSE_BIN, loadPulseModule } from '../tests/node/helpers.mjs';
 import { openDbInModule, closeDbInModule, callInModule } from '../tests/node/goal_db.mjs';
+import { BENCH_NOW as NOW, benchWorkflow, median, ms, run } from './common.mjs';
 
 const RUNS = Number(process.argv[2]) || 100000;
 const EVENTS = Number(process.argv[3]) || 1000000;
-const NOW = '2026-10-07T12:00:00Z';
 const NOW_S = Date.parse(NOW) / 1000;
 const YEAR = 365 * 86400;
 const REPEAT = 21;
@@ -30,10 +27,7 @@ const WORKFLOW = {
   schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true }],
 };
 
-const fillSql = `
-PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;
-BEGIN;
-WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ${RUNS})
+const fillSql = `WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ${RUNS})
 INSERT INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error, route,
   primary_route, completed, primary_reading, origin, recorded_at)
 SELECT printf('r-%08d', k), 'daily', 'schedule:daily',
@@ -56,19 +50,8 @@ FROM i;
 WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < 20000)
 INSERT INTO pulse_fact_changelog(at, tool, reason, steps_json, who, session)
 SELECT strftime('%Y-%m-%dT%H:%M:%SZ', ${NOW_S} - ${YEAR} + k * ${Math.floor(YEAR / 20000)}, 'unixepoch'),
-  'update_step', 'change ' || k, '["s-' || (k % 9) || '"]', 'ana', 'b-1' FROM i;
-COMMIT;
-PRAGMA wal_checkpoint(TRUNCATE);
-ANALYZE;
-`;
+  'update_step', 'change ' || k, '["s-' || (k % 9) || '"]', 'ana', 'b-1' FROM i;`;
 
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
-  return r.stdout;
-}
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const ms = (ns) => Number(ns) / 1e6;
 function timed(fn) {
   const times = [];
   let out;
@@ -96,19 +79,10 @@ function timedPair(a, b) {
   return [{ median: median(ta), min: Math.min(...ta), out: outA }, { median: median(tb), min: Math.min(...tb), out: outB }];
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'pulse-bench-facts-'));
+const { dir, dbPath, checkArgs: args, infoArgs } = benchWorkflow('pulse-bench-facts-', WORKFLOW, fillSql);
 try {
-  const wfDir = join(dir, 'Workflow', 'bench');
-  mkdirSync(wfDir, { recursive: true });
-  writeFileSync(join(wfDir, 'workflow.json'), JSON.stringify(WORKFLOW));
-  const args = ['check', '--workspace', dir, '--workflow', 'bench', '--now', NOW, '--json'];
-  run(PULSE_BIN, args);
-  const dbPath = join(wfDir, 'db', 'db.sqlite');
-  run('python3', ['-c', 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1], isolation_level=None)\nc.executescript(sys.stdin.read())\nc.close()', dbPath],
-    { input: fillSql });
-  spawnSync('sync');
   const native = timed(() => JSON.parse(run(PULSE_BIN, args)));
-  const nativeInfo = timed(() => run(PULSE_BIN, ['info', '--workspace', dir, '--workflow', 'bench', '--json']));
+  const nativeInfo = timed(() => run(PULSE_BIN, infoArgs));
   const Module = await loadPulseModule();
   const db = openDbInModule(Module, dbPath);
   try {

@@ -5,21 +5,18 @@
 //
 //   node bench/goal_check.mjs [sizes...]      e.g. node bench/goal_check.mjs 1000 100000
 //
-// Targets (issue 4): 1M within 2x of 1k natively (the check reads only what
+// Targets: 1M within 2x of 1k natively (the check reads only what
 // it needs through indexes), WASM within 1.5x of native.
 // The history is generated inside SQLite with a recursive CTE (python3's
 // sqlite3 module runs the SQL on the file `pulse` created), so generating a
 // million runs takes seconds, not minutes.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
 import { PULSE_BIN, loadPulseModule } from '../tests/node/helpers.mjs';
 import { openDbInModule, closeDbInModule, callInModule } from '../tests/node/goal_db.mjs';
+import { BENCH_NOW as NOW, benchWorkflow, median, ms, run } from './common.mjs';
 
 const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const sizes = SIZES.length ? SIZES : [1000, 100000, 1000000];
-const NOW = '2026-10-07T12:00:00Z';
 const NOW_S = Date.parse(NOW) / 1000;
 const REPEAT = 15;
 
@@ -34,10 +31,7 @@ const WORKFLOW = {
 // 17th failed; one reading per run: by the run itself on the goal's route,
 // from the builder chat or by hand otherwise.
 function fillSql(n) {
-  return `
-PRAGMA journal_mode=WAL; PRAGMA synchronous=OFF;
-BEGIN;
-WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ${n})
+  return `WITH RECURSIVE i(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM i WHERE k + 1 < ${n})
 INSERT INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error, route,
   primary_route, completed, primary_reading, origin, recorded_at)
 SELECT printf('r-%08d', k), 'daily', 'schedule:daily',
@@ -53,45 +47,14 @@ SELECT 'subscribers', k,
   strftime('%Y-%m-%dT%H:%M:%SZ', ${NOW_S} - 3600 - (${n} - k) * 600 + 120, 'unixepoch'),
   CASE WHEN k % 4 = 0 THEN 'workflow_run' WHEN k % 2 = 1 THEN 'builder_chat' ELSE 'manual' END,
   CASE WHEN k % 4 = 0 THEN printf('r-%08d', k) ELSE '' END, '${NOW}'
-FROM i;
-COMMIT;
-PRAGMA wal_checkpoint(TRUNCATE);
-ANALYZE;
-`;
+FROM i;`;
 }
-
-function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: exit ${r.status}\n${r.stderr}`);
-  return r.stdout;
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
-function ms(ns) { return Number(ns) / 1e6; }
 
 const Module = await loadPulseModule();
 const results = [];
 for (const n of sizes) {
-  const dir = mkdtempSync(join(tmpdir(), 'pulse-bench-goal-'));
+  const { dir, dbPath, checkArgs: args, infoArgs, genMs } = benchWorkflow('pulse-bench-goal-', WORKFLOW, fillSql(n));
   try {
-    const wfDir = join(dir, 'Workflow', 'bench');
-    mkdirSync(wfDir, { recursive: true });
-    writeFileSync(join(wfDir, 'workflow.json'), JSON.stringify(WORKFLOW));
-    const args = ['check', '--workspace', dir, '--workflow', 'bench', '--now', NOW, '--json'];
-    run(PULSE_BIN, args); // creates db/db.sqlite with its schema
-    const dbPath = join(wfDir, 'db', 'db.sqlite');
-    const t0 = process.hrtime.bigint();
-    run('python3', ['-c', 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1], isolation_level=None)\nc.executescript(sys.stdin.read())\nc.close()', dbPath],
-      { input: fillSql(n) });
-    const genMs = ms(process.hrtime.bigint() - t0);
-    // Let the generated file reach the disk first, so the kernel's write-back
-    // of hundreds of MB does not land inside the timings.
-    spawnSync('sync');
-
     const nativeTimes = [];
     let nativeDoc;
     for (let i = 0; i < REPEAT; ++i) {
@@ -102,7 +65,6 @@ for (const n of sizes) {
 
     // The same process opening the same workflow without checking: what
     // the native figure spends on start-up, not on the check.
-    const infoArgs = ['info', '--workspace', dir, '--workflow', 'bench', '--json'];
     const infoTimes = [];
     for (let i = 0; i < REPEAT; ++i) {
       const s = process.hrtime.bigint();

@@ -31,7 +31,9 @@ const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
 // The module's link, repeated with a symbol map into `dir`.
 function linkWithSymbolMap(dir) {
   const lines = execFileSync('ninja', ['-C', BUILD, '-t', 'commands', 'pulse_wasm'], { encoding: 'utf8', env, maxBuffer: 1 << 26 }).trim().split('\n');
-  const link = lines[lines.length - 1];
+  // The link alone, without the POST_BUILD wasm-opt run that follows it
+  // (wasm/CMakeLists.txt), which would renumber the functions.
+  const link = lines[lines.length - 1].split(' && ').filter((part) => !/wasm-opt/.test(part)).join(' && ');
   if (!/ -o pulse\.mjs /.test(link)) throw new Error(`unexpected link command: ${link.slice(0, 200)}`);
   execSync(link.replace(' -o pulse.mjs ', ` --emit-symbol-map -o ${join(dir, 'pulse.mjs')} `), { cwd: BUILD, env, stdio: 'inherit' });
   return { wasm: readFileSync(join(dir, 'pulse.wasm')), symbols: readFileSync(join(dir, 'pulse.mjs.symbols'), 'utf8') };

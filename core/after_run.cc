@@ -1,5 +1,7 @@
 #include "core/after_run.h"
 
+#include "core/db_rows.h"
+#include "core/json_limits.h"
 #include "core/schema.h"
 #include "core/sha256.h"
 #include "core/time_util.h"
@@ -244,7 +246,7 @@ Result<std::vector<HousekeepingRequest>> ListHousekeeping(Db& db, const std::str
     HousekeepingRequest r;
     r.id = st.Int64(0);
     r.run_id = st.Text(1);
-    json actions = json::parse(st.Text(2), nullptr, false);
+    json actions = ParseJsonOrDiscarded(st.Text(2));
     if (actions.is_array()) {
       for (const json& a : actions) if (a.is_string()) r.actions.push_back(a.get<std::string>());
     }
@@ -311,13 +313,7 @@ Result<std::optional<RunSummaryRecord>> LoadRunSummary(Db& db, const std::string
 Result<std::vector<RunSummaryRecord>> ListRunSummaries(Db& db, int limit) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSummaryColumns) + " ORDER BY at DESC, run_id DESC LIMIT ?"));
   st.Bind(1, static_cast<int64_t>(limit));
-  std::vector<RunSummaryRecord> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadSummary(st));
-  }
-  return out;
+  return ReadRows(st, ReadSummary);
 }
 
 }  // namespace pulse

@@ -1,5 +1,6 @@
 #include "core/asks.h"
 
+#include "core/db_rows.h"
 #include "core/json_limits.h"
 #include "core/schema.h"
 #include "core/sha256.h"
@@ -444,13 +445,7 @@ Result<std::vector<AskRecord>> Asks::List(std::optional<AskDirection> direction,
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kAskColumns +
                                                   " FROM pulse_asks WHERE (?1 = '' OR direction = ?1) ORDER BY id DESC LIMIT ?2"));
   st.Bind(1, direction ? AskDirectionName(*direction) : "").Bind(2, int64_t{limit});
-  std::vector<AskRecord> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadAsk(st));
-  }
-  return out;
+  return ReadRows(st, ReadAsk);
 }
 
 Result<std::vector<AskRecord>> Asks::BuilderAnswersSince(int64_t since, int limit) {

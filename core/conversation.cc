@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
 #include "core/schema.h"
 #include "core/sha256.h"
 #include "core/time_util.h"
@@ -339,12 +340,7 @@ Result<std::vector<ConversationTurn>> Conversation::Transcript(int generation, i
                                                   " FROM pulse_conversation_turns WHERE generation = ?1"
                                                   " AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3"));
   st.Bind(1, static_cast<int64_t>(generation)).Bind(2, before_id).Bind(3, limit > 0 ? int64_t{limit} : int64_t{-1});
-  std::vector<ConversationTurn> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadTurn(st));
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<ConversationTurn> out, ReadRows(st, ReadTurn));
   std::reverse(out.begin(), out.end());
   return out;
 }
@@ -357,12 +353,7 @@ Result<std::vector<ConversationTurn>> Conversation::ReplayTranscript(int generat
                                                   " FROM pulse_conversation_turns WHERE generation = ?1 AND id < ?2"
                                                   " AND turn IN ('charter', 'generation') ORDER BY id"));
   st.Bind(1, static_cast<int64_t>(generation)).Bind(2, tail.front().id);
-  std::vector<ConversationTurn> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(ReadTurn(st));
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<ConversationTurn> out, ReadRows(st, ReadTurn));
   out.insert(out.end(), tail.begin(), tail.end());
   return out;
 }

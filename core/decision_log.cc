@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/decisions.h"
+#include "core/json_limits.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -27,7 +28,7 @@ Decision ReadDecision(const Statement& q) {
   Decision d;
   d.id = q.Int64(0);
   d.question = q.Text(1);
-  json opts = json::parse(q.Text(2), nullptr, false);
+  json opts = ParseJsonOrDiscarded(q.Text(2));
   if (opts.is_array()) {
     for (const json& o : opts) {
       if (o.is_string()) d.options.push_back(o.get<std::string>());

@@ -273,7 +273,10 @@ std::optional<Alarm> NotCompletedAlarm(const PrimaryMetric& m, const GoalFacts& 
   a.kind = AlarmKind::kGoalWorkNotCompleted;
   json by_route = json::object();
   std::vector<std::pair<std::string, int64_t>> ordered(f.runs_since_by_route.begin(), f.runs_since_by_route.end());
-  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+  // Most runs first; routes with as many runs keep the map's name order.
+  std::sort(ordered.begin(), ordered.end(), [](const auto& x, const auto& y) {
+    return x.second != y.second ? x.second > y.second : x.first < y.first;
+  });
   std::string parts;
   for (const auto& [route, n] : ordered) {
     by_route[route] = n;

@@ -165,11 +165,13 @@ std::set<size_t> ChooseDrops(const std::vector<Located>& entries, const std::vec
   for (size_t i = 0; i < entries.size(); ++i) {
     if (pulse[i] && !drop.count(i)) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  // Entries of the same kind and date keep the file's order.
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     bool oa = Lower(entries[a].entry.source) == "owner answer";
     bool ob = Lower(entries[b].entry.source) == "owner answer";
     if (oa != ob) return !oa;
-    return entries[a].entry.date < entries[b].entry.date;
+    if (entries[a].entry.date != entries[b].entry.date) return entries[a].entry.date < entries[b].entry.date;
+    return a < b;
   });
   for (size_t i : order) {
     if (remaining <= kGoalMemoryMaxEntries) break;

@@ -105,4 +105,11 @@ Result<json> ParseJsonBounded(std::string_view text, const std::string& what, in
                                  (sax.reason().empty() ? "not JSON" : sax.reason()));
 }
 
+json ParseJsonOrDiscarded(std::string_view text) {
+  CapturingSax sax;
+  bool ok = json::sax_parse(text.begin(), text.end(), &sax, json::input_format_t::json, /*strict=*/true);
+  if (ok && sax.reason().empty()) return std::move(sax.doc());
+  return json(json::value_t::discarded);
+}
+
 }  // namespace pulse

@@ -31,4 +31,10 @@ inline constexpr int kMaxJsonDepth = 64;
 [[nodiscard]] Result<nlohmann::json> ParseJsonBounded(std::string_view text, const std::string& what,
                                                       int max_depth = kMaxJsonDepth);
 
+// json::parse(text, nullptr, false) for text Pulse wrote itself (a stored
+// column, a span of a checked document): the discarded value when it is not
+// JSON. It goes through the same parser as ParseJsonBounded, so the WASM
+// module carries one JSON parser, not one per kind of input.
+nlohmann::json ParseJsonOrDiscarded(std::string_view text);
+
 }  // namespace pulse

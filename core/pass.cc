@@ -1,6 +1,7 @@
 #include "core/pass.h"
 
 #include "core/cron.h"
+#include "core/json_limits.h"
 #include "core/pulse_requests.h"
 #include "core/schema.h"
 #include "core/time_util.h"
@@ -134,7 +135,7 @@ Result<std::vector<PassRecord>> ListPasses(Db& db, int limit) {
     PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
     if (!row) break;
     PassRecord p{st.Int64(0), st.Text(1), st.Text(2), st.Text(3), st.Text(4), st.Text(5), st.Text(6), st.Text(7), {}, {}};
-    json steps = json::parse(st.Text(8), nullptr, false);
+    json steps = ParseJsonOrDiscarded(st.Text(8));
     if (steps.is_array()) {
       for (const json& s : steps) {
         if (!s.is_object()) continue;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 #include "core/utf8.h"
@@ -111,13 +112,7 @@ Status MarkModuleDue(Db& db, const ModuleDue& due, int64_t now) {
 Result<std::vector<ModuleDue>> ListModuleDue(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT module, rule, reason, since FROM pulse_module_due ORDER BY since, module, rule"));
-  std::vector<ModuleDue> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    out.push_back(ModuleDue{q.Text(0), q.Text(1), q.Text(2), q.Text(3)});
-  }
-  return out;
+  return ReadRows(q, [](const Statement& q) { return ModuleDue{q.Text(0), q.Text(1), q.Text(2), q.Text(3)}; });
 }
 
 Result<std::vector<WorklistRow>> WriteGateWorklist(Db& db, int64_t pass_id, bool has_goal, int64_t now) {
@@ -210,13 +205,7 @@ Result<std::vector<WorklistRow>> ReadWorklist(Db& db, int64_t pass_id) {
       "SELECT pass_id, module, due, reason, state, detail, closed_at FROM pulse_pass_worklist WHERE pass_id = ?"
       " ORDER BY position"));
   q.Bind(1, pass_id);
-  std::vector<WorklistRow> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    out.push_back(ReadRow(q));
-  }
-  return out;
+  return ReadRows(q, ReadRow);
 }
 
 }  // namespace pulse

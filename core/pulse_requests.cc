@@ -1,5 +1,6 @@
 #include "core/pulse_requests.h"
 
+#include "core/json_limits.h"
 #include "core/one_line.h"
 #include "core/schema.h"
 #include "core/time_util.h"
@@ -29,7 +30,7 @@ PulseRequest Row(const Statement& q) {
   r.taken_at = q.Text(7);
   r.taken_by = q.Text(8);
   r.result = q.Text(9);
-  r.detail = json::parse(q.Text(10), nullptr, false);
+  r.detail = ParseJsonOrDiscarded(q.Text(10));
   if (!r.detail.is_object()) r.detail = json::object();
   return r;
 }

@@ -1,5 +1,6 @@
 #include "core/run_failures.h"
 
+#include "core/db_rows.h"
 #include "core/fact_snapshot.h"
 #include "core/goal_facts.h"
 #include "core/json_limits.h"
@@ -137,13 +138,7 @@ Result<std::vector<FailedRunSeen>> ListSeenFailedRuns(Db& db, int limit) {
       "SELECT run_id, finished_at, status, error, route, concerns_json, seen_at, pulse_run_id, outcome"
       " FROM pulse_run_failures ORDER BY seen_at DESC, run_id LIMIT ?"));
   q.Bind(1, static_cast<int64_t>(limit));
-  std::vector<FailedRunSeen> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    out.push_back(ReadSeen(q));
-  }
-  return out;
+  return ReadRows(q, ReadSeen);
 }
 
 std::string DescribeFailedRun(const FailedRunSeen& run) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/db_rows.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -61,13 +62,7 @@ Status SlackStore::Unbind(const std::string& team, const std::string& channel, c
 Result<std::vector<SlackBinding>> SlackStore::Bindings() {
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
       "SELECT team, channel, thread, bound_by, alias, bound_at FROM pulse_slack_bindings ORDER BY bound_at, channel"));
-  std::vector<SlackBinding> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(SlackBinding{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Int64(4) != 0, st.Time(5).value_or(0)});
-  }
-  return out;
+  return ReadRows(st, [](const Statement& st) { return SlackBinding{st.Text(0), st.Text(1), st.Text(2), st.Text(3), st.Int64(4) != 0, st.Time(5).value_or(0)}; });
 }
 
 Result<bool> SlackStore::Seen(const std::string& event_id, const SlackMessage& m) {
@@ -111,12 +106,7 @@ Result<std::vector<SlackThreadLine>> SlackStore::ThreadLines(const std::string& 
       "SELECT at, CASE WHEN who = '' THEN user ELSE who END, text FROM pulse_slack_messages"
       " WHERE team = ? AND channel = ? AND thread = ? AND ts != ? ORDER BY id DESC LIMIT ?"));
   st.Bind(1, team).Bind(2, channel).Bind(3, thread).Bind(4, except_ts).Bind(5, static_cast<int64_t>(limit));
-  std::vector<SlackThreadLine> out;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    out.push_back(SlackThreadLine{st.Text(0), st.Text(1), st.Text(2)});
-  }
+  PULSE_ASSIGN_OR_RETURN(std::vector<SlackThreadLine> out, ReadRows(st, [](const Statement& st) { return SlackThreadLine{st.Text(0), st.Text(1), st.Text(2)}; }));
   std::reverse(out.begin(), out.end());
   return out;
 }

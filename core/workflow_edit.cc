@@ -67,7 +67,7 @@ class SpanScanner {
       Member m;
       m.key_begin = i;
       size_t key_end = StringEnd(i);
-      m.key = json::parse(s_.substr(i, key_end - i)).get<std::string>();
+      m.key = ParseJsonOrDiscarded(std::string_view(s_).substr(i, key_end - i)).get<std::string>();
       i = SkipWs(key_end);
       i = SkipWs(i + 1);  // ':'
       m.value_begin = i;

@@ -362,27 +362,35 @@ export class OpfsPool {
     const what = `the file for copy "${name}"`;
     this.api.validateDatabaseBytes(bytes, what);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
+    await this.storeCopy(name, bytes, async (sah) => {
+      for (let at = 0; at < bytes.length; at += CHUNK) {
+        const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
+        if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
+        if (onProgress) onProgress(at + part.length, bytes.length);
+      }
+    });
+    return { name, size: bytes.length };
+  }
+
+  // Writes copy `name` into a free pool file and only then names it:
+  // `write(sah)` puts the bytes after an empty header, so until the header
+  // names them a crash or a failure leaves the old copy as it was. `head` is
+  // the file's first 100 bytes: a WAL-mode file is switched to rollback mode
+  // (WAL needs shared memory this VFS does not have). A journal left by the
+  // old copy must never be played back onto the new one, so it goes first.
+  async storeCopy(name, head, write) {
     await this.ensureFree(1);
     const path = `/${name}`;
     const slot = this.free.pop();
     try {
-      // The data goes in under an empty header: until the header names it,
-      // a crash leaves the old copy as it was.
       slot.sah.truncate(HEADER_SIZE);
-      for (let at = 0; at < bytes.length; at += CHUNK) {
-        const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
-        if (slot.sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
-        if (onProgress) onProgress(at + part.length, bytes.length);
-      }
-      // WAL needs shared memory this VFS does not have: rollback mode.
-      const mode = new Uint8Array([1, 1]);
-      if (bytes[18] === 2 || bytes[19] === 2) slot.sah.write(mode, { at: HEADER_SIZE + 18 });
+      await write(slot.sah);
+      if (head[18] === 2 || head[19] === 2) slot.sah.write(new Uint8Array([1, 1]), { at: HEADER_SIZE + 18 });
       slot.sah.flush();
     } catch (e) {
       this.clearSlot(slot);
       throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
     }
-    // A journal left by the old copy must never be played back onto the new one.
     const journal = this.byPath.get(`${path}-journal`);
     if (journal) this.clearSlot(journal);
     const old = this.byPath.get(path);
@@ -390,7 +398,6 @@ export class OpfsPool {
     slot.sah.flush();
     this.byPath.set(path, slot);
     if (old) this.clearSlot(old);
-    return { name, size: bytes.length };
   }
 
   // Stores a File or Blob as copy `name` by streaming it into a pool slot:
@@ -418,18 +425,14 @@ export class OpfsPool {
     if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
     if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
-    await this.ensureFree(1);
-    const path = `/${name}`;
-    const slot = this.free.pop();
-    try {
-      slot.sah.truncate(HEADER_SIZE);
+    await this.storeCopy(name, head, async (sah) => {
       const reader = file.stream().getReader();
       let at = 0;
       let reported = 0;
       for (;;) {
         const { value, done } = await reader.read();
         if (done) break;
-        if (slot.sah.write(value, { at: HEADER_SIZE + at }) !== value.length) throw new Error('short write');
+        if (sah.write(value, { at: HEADER_SIZE + at }) !== value.length) throw new Error('short write');
         at += value.length;
         // Chunks are small (64 KB): report each 1% only, not flood the page.
         if (onProgress && (at - reported >= size / 100 || at === size)) {
@@ -438,18 +441,7 @@ export class OpfsPool {
         }
       }
       if (at !== size) throw new Error(`read ${at} of ${size} bytes: the file changed while it was read`);
-      // WAL needs shared memory this VFS does not have: rollback mode.
-      if (head[18] === 2 || head[19] === 2) slot.sah.write(new Uint8Array([1, 1]), { at: HEADER_SIZE + 18 });
-      slot.sah.flush();
-    } catch (e) {
-      this.clearSlot(slot);
-      throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
-    }
-    const journal = this.byPath.get(`${path}-journal`);
-    if (journal) this.clearSlot(journal);
-    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB, Date.now());
-    slot.sah.flush();
-    this.byPath.set(path, slot);
+    });
     try {
       await this.openDb(name);
     } catch (e) {

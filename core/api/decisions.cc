@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "core/json_limits.h"
 #include "core/time_util.h"
 
 namespace pulse {
@@ -149,7 +150,7 @@ json DecisionViewJson(const DecisionView& v) {
   if (d.outcome) out["outcome"] = json{{"result", *d.outcome}, {"recorded_at", OptTimeJson(d.outcome_at)}};
   json events = json::array();
   for (const DecisionEvent& e : v.events) {
-    json detail = json::parse(e.detail, nullptr, false);
+    json detail = ParseJsonOrDiscarded(e.detail);
     if (detail.is_discarded()) detail = json::object();
     // What the decision stands in for lives in its creation event: lifted
     // out so the owner reads it with the question.

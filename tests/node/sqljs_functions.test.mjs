@@ -168,3 +168,22 @@ test('bytes that are not a database: our message, with SQLite\'s words', () => {
     return true;
   });
 });
+
+test('the default VFS keeps everything in memory: the clock and randomness work, a file name is refused', () => {
+  const db = new SQL.Database();
+  try {
+    const now = Date.parse(one(db, "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"));
+    assert.ok(Math.abs(now - Date.now()) < 60000, `SQLite's clock says ${new Date(now).toISOString()}`);
+    const blobs = db.exec('SELECT hex(randomblob(16)), hex(randomblob(16))')[0].values[0];
+    assert.match(blobs[0], /^[0-9A-F]{32}$/);
+    assert.notEqual(blobs[0], blobs[1]);
+    db.run("ATTACH ':memory:' AS scratch");
+    db.run('CREATE TABLE scratch.t(x); INSERT INTO scratch.t VALUES (1)');
+    assert.equal(one(db, 'SELECT count(*) FROM scratch.t'), 1);
+    assert.throws(() => db.run("ATTACH 'other.db' AS other"), /unable to open database/);
+    assert.throws(() => db.run("VACUUM INTO 'copy.db'"), /unable to open database/);
+    assert.equal(one(db, 'SELECT 1'), 1);
+  } finally {
+    db.close();
+  }
+});
