@@ -90,7 +90,7 @@ Result<json> AskPulseTool(ApiContext& ctx, const ToolSession& session, const jso
   for (const char* key : {"message", "thread_id", "thread", "call_id", "wait_seconds"}) {
     if (args.contains(key)) call[key] = args[key];
   }
-  // The seed's spelling of the words: "question" stands for "message".
+  // Callers also write "question" for "message": both are taken.
   if (!call.contains("message") && args.contains("question")) call["message"] = args["question"];
   PULSE_ASSIGN_OR_RETURN(AskCall ask, ReadAskCall(Args("ask_pulse", call)));
   const AskPulseWaiter* waiter = g_ask_waiter.load();

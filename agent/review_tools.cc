@@ -36,9 +36,11 @@ Result<json> RecordWorkflowReview(ApiContext& ctx, const std::string& session, c
     if (!list->is_array()) return a.Error("broken", "must be a list of {step, reason}");
     if (list->size() > 200) return a.Error("broken", "lists more than 200 steps");
     for (const json& b : *list) {
-      if (!b.is_object()) return a.Error("broken", "every entry must be {step, reason}");
+      if (!b.is_object()) return a.Error("broken", "has an entry that is not {step, reason}");
       BrokenStep step{JStr(b, "step"), JStr(b, "reason")};
-      if (step.step.size() > 200 || step.reason.size() > 2000) return a.Error("broken", "an entry is too long");
+      if (step.step.size() > 200 || step.reason.size() > 2000) {
+        return a.Error("broken", "has an entry that is too long");
+      }
       broken.push_back(std::move(step));
     }
   }

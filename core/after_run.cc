@@ -54,7 +54,7 @@ Status MigrateAfterRunDoc(json& doc, AfterRunMigration* report) {
     legacy_full = legacy_full || mode == "full";
     auto after = s.find("after_run");
     if (after == s.end() || !after->is_object()) {
-      if (mode.empty()) continue;  // nothing chosen: the contract's default holds
+      if (mode.empty()) continue;  // nothing chosen: the platform's default holds
       s["after_run"] = AfterRunToJson(AfterRunForPulseMode(mode));
       r.migrated.push_back(id);
       // "full" stays "full" (it reads as all three on), so it is in step.

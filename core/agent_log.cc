@@ -1,7 +1,9 @@
 #include "core/agent_log.h"
+#include "core/agent_log_page.h"
 
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "core/schema.h"
@@ -50,8 +52,18 @@ bool IsStuck(const AgentLogRow& r, int64_t cutoff) {
 std::string AgentLogWorkspacePath(const std::string& workflow) { return "Workflow/" + workflow; }
 
 Status EnsureAgentLogSchema(Db& db) {
+  static const std::string kPageIndexes = [] {
+    const std::pair<const char*, const char*> kIndexes[] = {
+        {"by_time", ""}, {"by_status_time", "status, "}, {"by_session_time", "session_id, "}, {"by_run_time", "pulse_run_id, "}};
+    std::string sql;
+    for (const auto& [name, cols] : kIndexes) {
+      sql += std::string("CREATE INDEX IF NOT EXISTS background_agent_log_") + name + " ON background_agent_log(" + cols +
+             kSortKey + ");";
+    }
+    return sql;
+  }();
   static const std::vector<Migration> kMigrations = {
-      // The seed's table, exactly: a database its code made is adopted as is.
+      // The original table, exactly: a database made before versions is adopted as is.
       {1,
        "CREATE TABLE IF NOT EXISTS background_agent_log ("
        " workspace_path TEXT NOT NULL,"
@@ -68,7 +80,7 @@ Status EnsureAgentLogSchema(Db& db) {
        " completed_at TEXT NOT NULL DEFAULT '',"
        " updated_at TEXT NOT NULL,"
        " PRIMARY KEY (workspace_path, session_id, agent_id))"},
-      // Run correlation (the seed's "not fixed here") and the indexes behind
+      // Run correlation (pulse_run_id) and the indexes behind
       // show's filters and prune.
       {2,
        "ALTER TABLE background_agent_log ADD COLUMN pulse_run_id TEXT NOT NULL DEFAULT '';"
@@ -77,6 +89,10 @@ Status EnsureAgentLogSchema(Db& db) {
        "CREATE INDEX IF NOT EXISTS background_agent_log_by_status ON background_agent_log(status, started_at);"
        "CREATE INDEX IF NOT EXISTS background_agent_log_by_start ON background_agent_log(started_at);"
        "CREATE INDEX IF NOT EXISTS background_agent_log_by_completion ON background_agent_log(completed_at);"},
+      // Pages newest first (ReadAgentLogPage): the sort key itself, and
+      // each equality filter followed by it, so a filtered page is a walk
+      // down one index with no sort.
+      {3, kPageIndexes.c_str()},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -168,37 +184,53 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
 
 // ---- reading ----
 
-Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, int64_t now) {
+namespace {
+
+// The filters asked for, and only those, so SQLite can use the index that
+// matches each; `sql` ends in a WHERE clause.
+void AddFilters(const AgentLogQuery& q, std::string* sql) {
+  if (q.session_id) *sql += " AND session_id = :session";
+  if (q.pulse_run_id) *sql += " AND pulse_run_id = :run";
+  if (q.status) {
+    if (*q.status == "stuck") {
+      *sql += " AND status = 'running' AND started_at <> '' AND started_at <= :cutoff";
+    } else {
+      *sql += " AND status = :status";
+    }
+  }
+  if (q.since) {
+    *sql += q.include_running ? " AND (started_at >= :since OR completed_at >= :since OR status = 'running')"
+                              : " AND (started_at >= :since OR completed_at >= :since)";
+  }
+}
+
+void BindFilters(const AgentLogQuery& q, int64_t cutoff, Statement* st) {
+  if (q.session_id) st->Bind(":session", *q.session_id);
+  if (q.pulse_run_id) st->Bind(":run", *q.pulse_run_id);
+  if (q.status) {
+    st->Bind(":status", *q.status);
+    st->Bind(":cutoff", FormatTime(cutoff));
+  }
+  if (q.since) st->Bind(":since", FormatTime(*q.since));
+}
+
+Result<int64_t> StuckCutoff(const AgentLogQuery& q, int64_t now) {
   if (q.stuck_after_minutes < 0) {
     return Status::InvalidArgument("stuck_after_minutes must be 0 or more, not " +
                                    std::to_string(q.stuck_after_minutes));
   }
-  const int64_t cutoff = now - q.stuck_after_minutes * 60;
-  // Only the filters asked for go into the SQL, so SQLite can use the index
-  // that matches each.
+  return now - q.stuck_after_minutes * 60;
+}
+
+}  // namespace
+
+Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(const int64_t cutoff, StuckCutoff(q, now));
   std::string sql = std::string("SELECT ") + kColumns + " FROM background_agent_log WHERE 1";
-  if (q.session_id) sql += " AND session_id = :session";
-  if (q.pulse_run_id) sql += " AND pulse_run_id = :run";
-  if (q.status) {
-    if (*q.status == "stuck") {
-      sql += " AND status = 'running' AND started_at <> '' AND started_at <= :cutoff";
-    } else {
-      sql += " AND status = :status";
-    }
-  }
-  if (q.since) {
-    sql += q.include_running ? " AND (started_at >= :since OR completed_at >= :since OR status = 'running')"
-                             : " AND (started_at >= :since OR completed_at >= :since)";
-  }
+  AddFilters(q, &sql);
   sql += std::string(" ORDER BY ") + kSortKey + ", rowid";
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
-  if (q.session_id) st.Bind(":session", *q.session_id);
-  if (q.pulse_run_id) st.Bind(":run", *q.pulse_run_id);
-  if (q.status) {
-    st.Bind(":status", *q.status);
-    st.Bind(":cutoff", FormatTime(cutoff));
-  }
-  if (q.since) st.Bind(":since", FormatTime(*q.since));
+  BindFilters(q, cutoff, &st);
   std::vector<AgentLogRow> rows;
   for (;;) {
     PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
@@ -208,6 +240,103 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+// ---- pages ----
+
+namespace {
+
+// A cursor is a row's place: its sort key and rowid ("<time>/<rowid>").
+struct Cursor {
+  std::string key;
+  int64_t rowid = 0;
+};
+
+Result<Cursor> ParseCursor(const std::string& text) {
+  const size_t slash = text.rfind('/');
+  Cursor c;
+  if (slash != std::string::npos && slash > 0 && slash + 1 < text.size()) {
+    c.key = text.substr(0, slash);
+    const std::string id = text.substr(slash + 1);
+    char* end = nullptr;
+    c.rowid = std::strtoll(id.c_str(), &end, 10);
+    if (end && *end == '\0' && c.rowid > 0 && ParseTime(c.key).ok()) return c;
+  }
+  return Status::InvalidArgument("cursor \"" + text.substr(0, 80) +
+                                 "\" is not one this log gave (pass next_cursor from the previous page)");
+}
+
+// The oldest sort key a row matching `since` can have: a row that started
+// before `since` matches when it completed after it (or, with
+// include_running, while it runs). With it as a lower bound the newest-first
+// walk ends where matches can no longer be, instead of at the log's start.
+Result<std::string> LowerBound(Db& db, const AgentLogQuery& q) {
+  std::string lower = FormatTime(*q.since);
+  std::string sql = std::string("SELECT MIN(") + kSortKey + ") FROM background_agent_log WHERE completed_at >= :since";
+  if (q.include_running) {
+    sql += std::string(" UNION ALL SELECT MIN(") + kSortKey + ") FROM background_agent_log WHERE status = 'running'";
+  }
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  st.Bind(":since", lower);
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) break;
+    if (!st.IsNull(0) && st.Text(0) < lower) lower = st.Text(0);
+  }
+  return lower;
+}
+
+}  // namespace
+
+std::string AgentLogPageSql(const AgentLogQuery& q, bool after_cursor) {
+  const std::string key = kSortKey;
+  std::string sql = "SELECT " + std::string(kColumns) + ", " + key + ", rowid FROM background_agent_log WHERE 1";
+  AddFilters(q, &sql);
+  if (q.since) sql += " AND " + key + " >= :lower";
+  if (after_cursor) sql += " AND (" + key + ", rowid) < (:after_key, :after_id)";
+  return sql + " ORDER BY " + key + " DESC, rowid DESC LIMIT :limit";
+}
+
+Result<AgentLogPage> ReadAgentLogPage(Db& db, const AgentLogQuery& q, int64_t limit, const std::string& cursor,
+                                      int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(const int64_t cutoff, StuckCutoff(q, now));
+  if (limit < 1 || limit > kMaxAgentLogPage) {
+    return Status::InvalidArgument("limit must be 1 to " + std::to_string(kMaxAgentLogPage) + ", not " +
+                                   std::to_string(limit));
+  }
+  std::optional<Cursor> after;
+  if (!cursor.empty()) {
+    PULSE_ASSIGN_OR_RETURN(Cursor c, ParseCursor(cursor));
+    after = c;
+  }
+  std::string lower;
+  if (q.since) {
+    PULSE_ASSIGN_OR_RETURN(lower, LowerBound(db, q));
+  }
+  const std::string sql = AgentLogPageSql(q, after.has_value());
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  BindFilters(q, cutoff, &st);
+  if (q.since) st.Bind(":lower", lower);
+  if (after) {
+    st.Bind(":after_key", after->key);
+    st.Bind(":after_id", after->rowid);
+  }
+  st.Bind(":limit", limit + 1);  // one more says whether another page follows
+  AgentLogPage page;
+  std::string last;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) break;
+    if (static_cast<int64_t>(page.rows.size()) == limit) {
+      page.next_cursor = last;
+      break;
+    }
+    AgentLogRow r = RowFrom(st);
+    r.stuck = IsStuck(r, cutoff);
+    page.rows.push_back(std::move(r));
+    last = st.Text(14) + "/" + std::to_string(st.Int64(15));
+  }
+  return page;
 }
 
 // ---- retention ----

@@ -80,8 +80,8 @@ struct AgentLogRow {
 // the same natively and in the browser and survives moving the workspace.
 std::string AgentLogWorkspacePath(const std::string& workflow);
 
-// Versioned, idempotent: v1 is the seed's table exactly (so a database made
-// by the seed's code is adopted as is), v2 adds pulse_run_id and the indexes.
+// Versioned, idempotent: v1 is the original table exactly (so a database made
+// before versions is adopted as is), v2 adds pulse_run_id and the indexes.
 Status EnsureAgentLogSchema(Db& db);
 
 // Validates the required fields (InvalidArgument naming the field).

@@ -25,11 +25,17 @@ std::string TrimBlanks(const std::string& s) {
 // marks around it gone); other lines come back trimmed.
 std::string StripMarks(std::string line) {
   line = TrimBlanks(line);
-  while (!line.empty() && (line[0] == '-' || line[0] == '*' || line[0] == '>' || line[0] == '_' || line[0] == '`' ||
-                           line[0] == ' ')) {
-    line.erase(0, 1);
+  // The marks before the key, a bullet among them ("• **Decision:**").
+  for (;;) {
+    if (!line.empty() && (line[0] == '-' || line[0] == '*' || line[0] == '>' || line[0] == '_' || line[0] == '`' ||
+                          line[0] == ' ')) {
+      line.erase(0, 1);
+    } else if (line.rfind("\xE2\x80\xA2", 0) == 0) {
+      line.erase(0, 3);
+    } else {
+      break;
+    }
   }
-  if (line.rfind("\xE2\x80\xA2", 0) == 0) line = TrimBlanks(line.substr(3));  // a bullet
   size_t colon = line.find(':');
   if (colon == std::string::npos || colon > 20) return line;
   std::string key = Lower(line.substr(0, colon));

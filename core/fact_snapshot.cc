@@ -163,6 +163,10 @@ Status EnsureFactsSchema(Db& db) {
        " seen_at TEXT NOT NULL);"},
       {3, kFactAggregatesSql},
   };
+  // Migration 3 indexes the goal's run facts (goal_run_facts), so those
+  // tables come first: a database holding only the facts is still one the
+  // snapshot can fill. Cheap when nothing is due.
+  PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   return ApplyMigrations(db, "facts", kMigrations);
 }
 

@@ -32,13 +32,13 @@ std::string Times(int64_t n) {
   return std::to_string(n) + " times";
 }
 
-// "one failed growth run", "3 failed growth runs": the seed's wording.
+// "one failed growth run", "3 failed growth runs": the owner's wording.
 std::string CountWord(int64_t n) {
   static const char* kWords[] = {"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"};
   return n >= 0 && n <= 10 ? kWords[n] : std::to_string(n);
 }
 
-// The work a route stands for, in the seed's words: growth_funnel -> growth.
+// The work a route stands for, in the owner's words: growth_funnel -> growth.
 std::string WorkName(const std::string& route) {
   size_t cut = route.find('_');
   return cut == std::string::npos ? route : route.substr(0, cut);

@@ -1,5 +1,5 @@
 // GoalCheck: the goal status, the key number and the silence alarms
-// (CONTRACT.md `pulse check --json`).
+// (`pulse check --json`, docs/goal.md).
 //
 // The check is split in two so the rule is testable without SQL:
 //  - GatherGoalFacts reads only what the rule needs, each through an index
@@ -82,7 +82,7 @@ struct GoalCheck {
   bool pause_reported = false;
 
   bool HasAlarm(AlarmKind kind) const;
-  // Exactly the contract's `pulse check --json` document.
+  // Exactly the `pulse check --json` document (docs/goal.md).
   nlohmann::json ToJson() const;
 };
 
@@ -90,7 +90,7 @@ struct GoalCheck {
 GoalCheck EvaluateGoalCheck(const std::string& workflow, const WorkflowConfig& config, const GoalFacts& facts,
                             int64_t now);
 
-// The status rule (CONTRACT.md), separated for its own tests. `any_alarm`
+// The status rule (docs/goal.md), separated for its own tests. `any_alarm`
 // excludes not_measured, which decides the status on its own.
 struct StatusInputs {
   bool measured_by_run_recently = false;

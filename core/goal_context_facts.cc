@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/asks.h"
+#include "core/goal_context_runs.h"
 #include "core/goal_facts.h"
 #include "core/json_limits.h"
 #include "core/pulse_requests.h"
@@ -184,10 +185,10 @@ Status SpendBetween(Db& db, int64_t from, int64_t to, int64_t* micros, int64_t* 
   return Status::OK();
 }
 
-// The route a run took, from whichever record has it.
-Result<std::string> RouteOf(Db& db, const std::string& run_id) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      std::string(kRunsCte) + "SELECT route FROM runs WHERE run_id = ? AND route != '' LIMIT 1"));
+// The route a run took, from whichever record has it (`q` selects it from
+// the runs of kRunsCte).
+Result<std::string> RouteOf(Statement& q, const std::string& run_id) {
+  q.Reset();
   q.Bind(1, run_id);
   PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
   return row ? q.Text(0) : std::string();
@@ -195,8 +196,8 @@ Result<std::string> RouteOf(Db& db, const std::string& run_id) {
 
 Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
   Spend& s = f->spend;
-  PULSE_ASSIGN_OR_RETURN(int64_t any, db.QueryInt64("SELECT count(*) FROM (SELECT 1 FROM pulse_fact_costs LIMIT 1)"));
-  s.has_ledger = any > 0;
+  PULSE_ASSIGN_OR_RETURN(Statement any, db.Prepare("SELECT 1 FROM pulse_fact_costs LIMIT 1"));
+  PULSE_ASSIGN_OR_RETURN(s.has_ledger, any.Step());
   PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - kSpendWindowSeconds, f->now, &s.last_7_days_micros,
                                      &s.events_last_7_days));
   PULSE_RETURN_IF_ERROR(SpendBetween(db, f->now - 2 * kSpendWindowSeconds, f->now - kSpendWindowSeconds,
@@ -215,142 +216,40 @@ Status ReadSpend(Db& db, const WorkflowConfig& config, ContextFacts* f) {
       " WHERE r.last_at > ?1 AND r.first_at <= ?2 AND NOT (r.first_at > ?1 AND r.last_at <= ?2)"
       " GROUP BY c.run_id"));
   q.Bind(1, FormatTime(f->now - kMedianWindowSeconds)).Bind(2, FormatTime(f->now));
+  // Every run counts for the median; only the ones whose last event falls
+  // in the window can be spikes, so only they are kept.
+  const std::string since = FormatTime(f->since);
   struct RunCost { std::string id; int64_t micros; std::string last; };
-  std::vector<RunCost> runs;
+  std::vector<RunCost> candidates;
+  std::vector<int64_t> totals;
   while (true) {
     PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
     if (!row) break;
-    runs.push_back({q.Text(0), q.Int64(1), q.Text(2)});
+    totals.push_back(q.Int64(1));
+    if (StoredText(q, 2) > std::string_view(since)) candidates.push_back({q.Text(0), q.Int64(1), q.Text(2)});
+  }
+  f->cost_median = {static_cast<int64_t>(totals.size()), TwiceMedian(std::move(totals))};
+  std::vector<RunCost> spikes;
+  for (RunCost& r : candidates) {
+    if (IsCostSpike(r.micros, f->cost_median.median_micros_x2)) spikes.push_back(std::move(r));
   }
   // By run id, as one GROUP BY over the rows listed them (equal spikes keep
   // their order below).
-  std::sort(runs.begin(), runs.end(), [](const RunCost& x, const RunCost& y) { return x.id < y.id; });
-  std::vector<int64_t> totals;
-  for (const RunCost& r : runs) totals.push_back(r.micros);
-  f->cost_median = {static_cast<int64_t>(runs.size()), TwiceMedian(totals)};
+  std::sort(spikes.begin(), spikes.end(), [](const RunCost& x, const RunCost& y) { return x.id < y.id; });
   const std::string goal_route = config.primary_metric ? config.primary_metric->route : "";
-  const std::string since = FormatTime(f->since);
-  for (const RunCost& r : runs) {
-    if (r.last <= since || !IsCostSpike(r.micros, f->cost_median.median_micros_x2)) continue;
+  if (spikes.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(Statement route, db.Prepare(
+      std::string(kRunsCte) + "SELECT route FROM runs WHERE run_id = ? AND route != '' LIMIT 1"));
+  for (const RunCost& r : spikes) {
     CostSpike spike{r.id, r.micros, f->cost_median.median_micros_x2, 0, "", false};
     PULSE_ASSIGN_OR_RETURN(spike.last_at, TimeOf(r.last));
-    PULSE_ASSIGN_OR_RETURN(spike.route, RouteOf(db, r.id));
+    PULSE_ASSIGN_OR_RETURN(spike.route, RouteOf(route, r.id));
     spike.goal_route = !goal_route.empty() && spike.route == goal_route;
     f->cost_spikes.push_back(std::move(spike));
   }
   std::sort(f->cost_spikes.begin(), f->cost_spikes.end(),
             [](const CostSpike& a, const CostSpike& b) { return a.usd_micros > b.usd_micros; });
   if (f->cost_spikes.size() > kFactsListMax) f->cost_spikes.resize(kFactsListMax);
-  return Status::OK();
-}
-
-// After ReadRuns: the runs since the last check are the ones it counted.
-Status ReadErrorRate(Db& db, ContextFacts* f) {
-  ErrorRate& e = f->error_rate;
-  e.runs = f->run_health.runs;
-  e.failed = f->run_health.failed;
-  if (e.runs > 0) e.share = static_cast<double>(e.failed) / static_cast<double>(e.runs);
-  // The 14 whole UTC days before today; days without a run have no share.
-  int64_t today = StartOfDay(f->now);
-  // The runs of kRunsCte, read from the covering indexes (three columns).
-  PULSE_ASSIGN_OR_RETURN(Statement daily, db.Prepare(
-      "SELECT day, count(*), sum(failed) FROM ("
-      " SELECT substr(finished_at, 1, 10) AS day, status != 'completed' AS failed FROM pulse_fact_runs"
-      "  WHERE finished_at >= ?1 AND finished_at < ?2"
-      " UNION ALL"
-      " SELECT substr(finished_at, 1, 10), status != 'completed' FROM goal_run_facts g"
-      "  WHERE finished_at >= ?1 AND finished_at < ?2"
-      "  AND NOT EXISTS (SELECT 1 FROM pulse_fact_runs f WHERE f.run_id = g.run_id))"
-      " GROUP BY day"));
-  daily.Bind(1, FormatTime(today - kMedianWindowSeconds)).Bind(2, FormatTime(today));
-  std::vector<double> shares;
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool d, daily.Step());
-    if (!d) break;
-    shares.push_back(static_cast<double>(daily.Int64(2)) / static_cast<double>(daily.Int64(1)));
-  }
-  e.days_with_runs = static_cast<int64_t>(shares.size());
-  e.median_daily_share = MedianShare(shares);
-  e.spike = IsErrorRateSpike(e.runs, e.failed, e.median_daily_share);
-  return Status::OK();
-}
-
-void AddHints(const std::string& run_id, int64_t at, const char* where, const std::string& text,
-              std::vector<LoginHint>* out) {
-  size_t pos = 0;
-  while (pos <= text.size() && out->size() < kFactsListMax) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, std::min<size_t>(end - pos, 400));
-    for (LoginMatch& m : MatchLoginHints(line)) {
-      out->push_back({run_id, at, where, m.pattern, m.matched, line});
-      break;  // one hint per line: the first pattern names it
-    }
-    pos = end + 1;
-  }
-}
-
-Status ReadRuns(Db& db, const WorkflowConfig& config, ContextFacts* f) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      std::string(kRunsCte) + "SELECT run_id, finished_at, status, error, route, concerns_json FROM runs"
-                              " WHERE finished_at > ? AND finished_at <= ? ORDER BY finished_at DESC, run_id"));
-  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
-  const std::string goal_route = config.primary_metric ? config.primary_metric->route : "";
-  RunHealth& h = f->run_health;
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    std::string run_id = q.Text(0), status = q.Text(2), error = q.Text(3), route = q.Text(4);
-    PULSE_ASSIGN_OR_RETURN(int64_t at, TimeOf(q.Text(1)));
-    ++h.runs;
-    if (status == "completed") ++h.completed;
-    else ++h.failed;
-    if (status != "completed" && h.failed_runs.size() < kFactsListMax) {
-      h.failed_runs.push_back({run_id, at, status, error.substr(0, 600), route, !goal_route.empty() && route == goal_route});
-    }
-    if (!error.empty()) AddHints(run_id, at, "error", error, &f->login_hints);
-    // Most runs have no CONCERNS: lines; their "[]" needs no parse.
-    const std::string concerns_json = q.Text(5);
-    if (concerns_json == "[]") continue;
-    Result<json> concerns = ParseJsonBounded(concerns_json, "pulse_fact_runs.concerns_json", 4);
-    if (!concerns.ok() || !concerns->is_array()) continue;
-    for (const json& c : *concerns) {
-      if (!c.is_string()) continue;
-      std::string line = c.get<std::string>();
-      if (h.concerns.size() < kFactsListMax) h.concerns.push_back({run_id, line.substr(0, 600)});
-      AddHints(run_id, at, "concerns", line, &f->login_hints);
-    }
-  }
-  return Status::OK();
-}
-
-// Each configured schedule's runs since the last check, then schedules
-// only the runs name.
-Status ReadScheduleHealth(Db& db, const WorkflowConfig& config, ContextFacts* f) {
-  std::vector<ScheduleHealth>& out = f->run_health.schedules;
-  for (const Schedule& s : config.schedules) out.push_back(ScheduleHealth{s.id, s.enabled, 0, 0, 0, "", 0});
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT CASE WHEN schedule_id != '' THEN schedule_id WHEN trigger LIKE 'schedule:%' THEN substr(trigger, 10)"
-      " ELSE '' END AS sid, status, finished_at FROM goal_run_facts WHERE finished_at > ? AND finished_at <= ?"
-      " ORDER BY finished_at, run_id"));
-  q.Bind(1, FormatTime(f->since)).Bind(2, FormatTime(f->now));
-  while (true) {
-    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-    if (!row) break;
-    std::string id = q.Text(0);
-    if (id.empty()) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const ScheduleHealth& h) { return h.id == id; });
-    if (it == out.end()) {
-      if (out.size() >= kFactsListMax) continue;
-      out.push_back(ScheduleHealth{id, false, 0, 0, 0, "", 0});
-      it = out.end() - 1;
-    }
-    ++it->runs;
-    if (q.Text(1) == "completed") ++it->completed;
-    else ++it->failed;
-    it->last_status = q.Text(1);
-    PULSE_ASSIGN_OR_RETURN(it->last_finished_at, TimeOf(q.Text(2)));
-  }
   return Status::OK();
 }
 
@@ -397,9 +296,7 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   PULSE_RETURN_IF_ERROR(ReadPlanChanges(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadOwnerAnswers(db, &f));
   PULSE_RETURN_IF_ERROR(ReadSpend(db, config, &f));
-  PULSE_RETURN_IF_ERROR(ReadRuns(db, config, &f));
-  PULSE_RETURN_IF_ERROR(ReadErrorRate(db, &f));
-  PULSE_RETURN_IF_ERROR(ReadScheduleHealth(db, config, &f));
+  PULSE_RETURN_IF_ERROR(ReadRunFacts(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadRunProblems(db, &f));
   PULSE_ASSIGN_OR_RETURN(std::vector<AskRecord> asks, Asks(db, "").BuilderAnswersSince(f.since, kFactsListMax));
   for (const AskRecord& a : asks) {

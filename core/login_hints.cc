@@ -5,6 +5,7 @@
 // differently are missed; docs/goal.md says so.
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,13 @@ bool FindExpiredLogin(const std::string& low, size_t* start, size_t* end) {
 std::vector<LoginMatch> MatchLoginHints(const std::string& line) {
   std::vector<LoginMatch> out;
   const std::string low = Lower(line);
+  // Every pattern below needs one of these in the line: most lines (a
+  // timeout, a failed step) are passed over without the word scans.
+  static const char* kNeeded[] = {"401", "403", "unauth", "invalid_grant", "expired", "reauth", "re-auth", "again", "mcp"};
+  if (std::none_of(std::begin(kNeeded), std::end(kNeeded),
+                   [&](const char* w) { return low.find(w) != std::string::npos; })) {
+    return out;
+  }
   auto add = [&](const char* pattern, size_t pos, size_t len) {
     out.push_back({pattern, line.substr(pos, len)});
   };

@@ -19,7 +19,7 @@ Result<int64_t> ParseTime(std::string_view text);
 std::string FormatTime(int64_t seconds);
 // "2026-10-07"
 std::string FormatDate(int64_t seconds);
-// "17 Sep" (the seed's short form in alarm messages)
+// "17 Sep" (the short form in alarm messages)
 std::string FormatShortDay(int64_t seconds);
 // Normalises any accepted form to FormatTime's; InvalidArgument naming `what`.
 Result<std::string> NormalizeTime(std::string_view text, std::string_view what);

@@ -44,7 +44,7 @@ Result<TurnKind> ParseTurnKind(const std::string& text) {
     if (c == '-' || c == ' ') c = '_';
     t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   }
-  if (t == "strategic_review") return TurnKind::kGoalWork;  // the seed's name for the Goal Work turn
+  if (t == "strategic_review") return TurnKind::kGoalWork;  // the older name of the Goal Work turn
   for (TurnKind k : AllTurnKinds()) {
     if (t == TurnKindName(k)) return k;
   }

@@ -1,5 +1,5 @@
-// WorkflowConfig: the keys of workflow.json that Pulse reads (CONTRACT.md).
-// Missing optional keys take the contract's defaults; unknown keys are kept in
+// WorkflowConfig: the keys of workflow.json that Pulse reads.
+// Missing optional keys take the platform's defaults; unknown keys are kept in
 // `raw` and otherwise ignored.
 #pragma once
 

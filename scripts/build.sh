@@ -26,7 +26,8 @@ test -x build/native/pulse
 # The Pulse tab's browser libraries, copied from node_modules into web/vendor/.
 node scripts/vendor-web.mjs
 
-# Emscripten (TOOLCHAIN.md pitfalls 1 and 3).
+# Emscripten: em++ finds its node modules through NODE_PATH, and the emulator
+# is plain node (emcmake's default adds a flag Node 20 rejects).
 export NODE_PATH=/usr/share/nodejs
 if [ ! -f build/wasm/build.ninja ]; then
   emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \

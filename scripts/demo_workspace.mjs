@@ -1,5 +1,5 @@
 // Generates the demo workspace `scripts/run.sh` serves: "substack", in the
-// seed's situation (PLAT-697: the subscriber goal unmeasured by any run for
+// Substack case (the subscriber goal unmeasured by any run for
 // 20 days while runs went on, a builder-chat reading today, schedules paused;
 // plus a run interrupted this morning and a QA request, which its Pulse
 // handles: one run_failed turn, fix runs, results in its conversation),
@@ -9,9 +9,9 @@
 // written through the real `pulse` command line (observe, finalize-run).
 //
 // Substack comes from the goal module's fixture (tests/fixtures/
-// make_substack.mjs), which replays the seed's rows as of 2026-10-07; the
+// make_substack.mjs), which replays the case's rows as of 2026-10-07; the
 // demo's clock then stands at that day (DIR/.pulse/demo-now, which run.sh
-// passes as --now-file), so the Pulse tab reads the seed's own sentences.
+// passes as --now-file), so the Pulse tab reads the case's own sentences.
 // Without the fixture, an equivalent history is generated relative to now.
 //
 //   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
@@ -39,7 +39,7 @@ const HOUR = 3600e3;
 const DAY = 24 * HOUR;
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'make_substack.mjs');
 const fixture = existsSync(FIXTURE) ? await import(FIXTURE) : null;
-// The demo's "now": the seed's day with the fixture, this hour without.
+// The demo's "now": the case's day with the fixture, this hour without.
 const anchor = fixture ? Date.parse(fixture.SUBSTACK_CHECK_AT) : Math.floor(Date.now() / HOUR) * HOUR;
 const at = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 const daysAgo = (d, hour = 9) => anchor - d * DAY - (new Date(anchor).getUTCHours() - hour) * HOUR;
@@ -83,7 +83,7 @@ function observe(name, metric, value, atMs, source, runId) {
 
 let id;
 
-// ---- substack: the seed's situation ----
+// ---- substack: the Substack case ----
 if (fixture) {
   const tmp = mkdtempSync(join(tmpdir(), 'pulse-demo-'));
   try {
@@ -325,5 +325,5 @@ async function writeLedger(path, rows) {
   if (r.status !== 0) console.error(`demo: no cost ledger (build/wasm is not built and sqlite3 failed: ${r.stderr || r.error})`);
 }
 
-console.log(`demo: workspace ready in ${dir} (substack: the seed's situation; digest: healthy; inbox: the goal check's context facts)` +
+console.log(`demo: workspace ready in ${dir} (substack: the Substack case; digest: healthy; inbox: the goal check's context facts)` +
   (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

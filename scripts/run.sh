@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds, generates a demo workspace
 # (once; PULSE_DEMO_FRESH=1 makes a new one) and serves it with `pulse serve`,
-# so the Pulse tab shows a real workflow in the seed's situation and a healthy
+# so the Pulse tab shows a real workflow in the Substack case and a healthy
 # one. Environment: PULSE_WORKSPACE (serve this workspace instead of the
 # demo), PULSE_DEMO_WORKSPACE (where the demo goes; default demo-workspace/),
 # PULSE_HOST (default 127.0.0.1), PULSE_PORT (default 8080), PULSE_RUNNER
@@ -22,7 +22,7 @@ fi
 
 ARGS=(serve --workspace "$WS" --host "${PULSE_HOST:-127.0.0.1}" --port "${PULSE_PORT:-8080}")
 if [ -n "${PULSE_RUNNER:-}" ]; then ARGS+=(--runner "$PULSE_RUNNER"); fi
-# The demo built from the seed's fixture runs on the seed's day.
+# The demo built from the Substack fixture runs on the fixture's day.
 if [ -f "$WS/.pulse/demo-now" ]; then ARGS+=(--now-file "$WS/.pulse/demo-now"); fi
 echo "run: serving $WS — open the URL below in a browser; Ctrl-C stops the server"
 # The owner token is shown once, when the workspace first gets one.

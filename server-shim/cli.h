@@ -1,6 +1,6 @@
 // The `pulse` command line: each subcommand lives in its own cli_*.cc and
 // registers itself with PULSE_REGISTER_COMMAND, so files do not depend on
-// each other. Exit status (CONTRACT.md): 0 success, 1 the command ran and
+// each other. Exit status (docs/cli.md): 0 success, 1 the command ran and
 // found a problem it reports, 2 bad usage or bad input.
 #pragma once
 

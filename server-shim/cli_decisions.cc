@@ -1,5 +1,5 @@
 // `pulse decision create|recommend|answer|outcome|list|apply-defaults` and
-// `pulse memory show|add|consolidate|save` (CONTRACT.md). Each calls the same
+// `pulse memory show|add|consolidate|save` (docs/decisions.md). Each calls the same
 // API method the server and the browser use; no rule lives here.
 #include <iostream>
 #include <optional>

@@ -26,7 +26,7 @@ void PrintArea(const json& a) {
 
 void PrintAreas(State& state, const json& doc) {
   if (state.globals.json) {
-    // The contract's list document: {"focus_areas": [{id, title, status, end_date, check, lesson}, ...]}.
+    // The list document (docs/focus-areas.md): {"focus_areas": [{id, title, status, end_date, check, lesson}, ...]}.
     PrintJson(json{{"focus_areas", doc["focus_areas"]}});
     return;
   }

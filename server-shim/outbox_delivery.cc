@@ -96,7 +96,8 @@ void DeliverOutbox(OpenCtx& oc) {
   }
 }
 
-OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options) : env_(env), options_(options) {}
+OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
+    : env_(env), options_(options), quiet_(options.workspace) {}
 
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
@@ -145,9 +146,21 @@ void OutboxDeliverer::DeliverAllOnce() {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) return;
     }
-    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
-    if (oc.ok()) DeliverOutbox(**oc);
+    // Passed over while its database and workflow.json stay as a visit
+    // that left nothing to plan or retry found them.
+    const int64_t now = env_->NowSeconds();
+    if (quiet_.Quiet(wf, now)) continue;
+    const WorkflowStamp before = StampWorkflow(options_.workspace, wf);
+    bool quiet = false;
+    {
+      Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
+      if (!oc.ok()) continue;
+      DeliverOutbox(**oc);
+      quiet = OutboxQuiet((*oc)->ctx);
+    }
+    if (quiet) quiet_.MarkQuiet(wf, before, now, INT64_MAX);
   }
+  quiet_.Retain(*names);
 }
 
 }  // namespace pulse::serve

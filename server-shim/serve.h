@@ -29,6 +29,7 @@
 #include "core/env.h"
 #include "core/status.h"
 #include "core/workspace.h"
+#include "server-shim/tick_due.h"
 
 namespace pulse::serve {
 
@@ -272,6 +273,7 @@ class OutboxDeliverer {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
+  DueIndex quiet_;  // workflows with nothing to deliver
 };
 
 // ---- the scheduler tick ----
@@ -285,6 +287,8 @@ class Scheduler {
   // One pass over every workflow (also what each tick does).
   void TickOnce();
   int64_t ticks() const { return ticks_; }
+  // What the last pass visited and passed over (tick_due.h).
+  TickStats last_stats();
 
  private:
   // With --etcd: the workflows this instance claims this tick, each ticked
@@ -293,6 +297,7 @@ class Scheduler {
   std::optional<Fence> FenceFor(const std::string& wf) const;
   bool BeginFencedTick(const std::string& wf, Db& db);
   std::atomic<int64_t> ticks_{0};
+  std::atomic<bool> ticking_{false};
   std::unique_ptr<Claims> claims_;
   std::map<std::string, int64_t> revisions_;  // this tick's claims (tick thread only)
   Env* env_;
@@ -303,6 +308,8 @@ class Scheduler {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::unique_ptr<DueIndex> due_;  // workflows the tick may pass over (tick_due.h)
+  TickStats last_stats_;
 };
 
 // ---- QA and the failed-run safety net (qa_run.cc) ----

@@ -341,9 +341,9 @@ void App::InstallService(HttpServer& s) {
     Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
-                             {"ticks", scheduler_->ticks()}, {"sandbox", SandboxDescription()},
-                             {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()},
-                             {"reads", reads_.Health()}});
+                             {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
+                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
+                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;

@@ -13,13 +13,15 @@
 #include "server-shim/claims.h"
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
+#include "server-shim/tick_due.h"
 
 namespace pulse::serve {
 
 using nlohmann::json;
 
 Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer)
-    : env_(env), options_(options), turns_(turns), deliverer_(deliverer) {}
+    : env_(env), options_(options), turns_(turns), deliverer_(deliverer),
+      due_(std::make_unique<DueIndex>(options.workspace)) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
@@ -36,6 +38,13 @@ void Scheduler::Start() {
       if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
     }
   });
+}
+
+TickStats Scheduler::last_stats() {
+  std::lock_guard<std::mutex> l(mu_);
+  TickStats s = last_stats_;
+  s.running = ticking_;
+  return s;
 }
 
 void Scheduler::Stop() {
@@ -78,6 +87,18 @@ void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
   else if (*sent) spdlog::info("tick: {}: the goal is measured again (outbox {})", wf, **sent);
 }
 
+// A turn the tick starts; a refusal (busy, shutting down) is logged.
+bool SubmitTickTurn(TurnManager& turns, const std::string& wf, const char* kind, json input) {
+  TurnRequest req;
+  req.workflow = wf;
+  req.kind = kind;
+  req.trigger = "tick";
+  req.input = std::move(input);
+  Result<TurnTicket> t = turns.Submit(req);
+  if (!t.ok()) spdlog::warn("tick: {}: {} not started: {}", wf, kind, t.status().message());
+  return t.ok();
+}
+
 // The full Pulse pass, when its schedule or a fast request makes it due.
 bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::string& wf) {
   Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env.NowSeconds());
@@ -86,14 +107,7 @@ bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::st
     return false;
   }
   if (!pass->due) return false;
-  TurnRequest req;
-  req.workflow = wf;
-  req.kind = "pass";
-  req.trigger = "tick";
-  req.input = {{"pass_kind", pass->kind}, {"due_reason", pass->reason}};
-  Result<TurnTicket> t = turns.Submit(req);
-  if (!t.ok()) spdlog::warn("tick: {}: pass not started: {}", wf, t.status().message());
-  return t.ok();
+  return SubmitTickTurn(turns, wf, "pass", {{"pass_kind", pass->kind}, {"due_reason", pass->reason}});
 }
 
 // Focus areas past their end date expire (an edit of workflow.json that
@@ -107,19 +121,50 @@ void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
   }
 }
 
+// The daily goal check, when the core says it is due.
+void StartCheckIfDue(TurnManager& turns, ApiContext& ctx, const std::string& wf, const CheckLoad& load) {
+  Result<CheckDue> due = TurnCheckDue(ctx, load);
+  if (!due.ok()) {
+    spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
+    return;
+  }
+  if (due->due) {
+    (void)SubmitTickTurn(turns, wf, "goal_check", {{"report_only", due->report_only}, {"due_reason", due->reason}});
+  }
+}
+
+// The pass's figures for /api/health, with its time.
+void StoreStats(std::mutex& mu, TickStats* into, TickStats stats, std::chrono::steady_clock::time_point started) {
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::lock_guard<std::mutex> l(mu);
+  *into = stats;
+}
+
 }  // namespace
 
 void Scheduler::TickOnce() {
+  const auto started = std::chrono::steady_clock::now();
+  ticking_ = true;  // until the pass ends, however it ends
+  struct Ended { std::atomic<bool>& flag; ~Ended() { flag = false; } } ended{ticking_};
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) {
     spdlog::error("tick: {}", names.status().message());
     return;
   }
-  for (const std::string& wf : claims_ ? Claimed(*names) : *names) {
+  due_->Retain(*names);
+  const std::vector<std::string> mine = claims_ ? Claimed(*names) : *names;
+  TickStats stats;
+  stats.workflows = static_cast<int64_t>(mine.size());
+  for (const std::string& wf : mine) {
     {
       std::lock_guard<std::mutex> l(mu_);
       if (stop_) return;
     }
+    // Passed over when nothing it reads moved and no rule's time came
+    // (tick_due.h); declared first so it ends after the database closed.
+    TickVisit visit(*due_, *env_, options_, *turns_, wf);
+    ++(visit.skip() ? stats.skipped : stats.visited);
+    if (visit.skip()) continue;
     // With --etcd every write below, and in the turns started here, carries
     // this instance's claim on the workflow (fence.h).
     FenceScope fence(FenceFor(wf));
@@ -142,19 +187,7 @@ void Scheduler::TickOnce() {
     const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
     const bool pass_started =
         !turns_->ActiveOn(wf) && pulse_running < options_.max_checks && StartPassIfDue(*env_, *turns_, ctx, wf);
-    CheckLoad load{turns_->ActiveOn(wf), pulse_running, options_.max_checks};
-    Result<CheckDue> due = pass_started ? Result<CheckDue>(CheckDue{}) : TurnCheckDue(ctx, load);
-    if (!due.ok()) {
-      spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
-    } else if (due->due) {
-      TurnRequest req;
-      req.workflow = wf;
-      req.kind = "goal_check";
-      req.trigger = "tick";
-      req.input = {{"report_only", due->report_only}, {"due_reason", due->reason}};
-      Result<TurnTicket> t = turns_->Submit(req);
-      if (!t.ok()) spdlog::warn("tick: {}: goal check not started: {}", wf, t.status().message());
-    }
+    if (!pass_started) StartCheckIfDue(*turns_, ctx, wf, CheckLoad{turns_->ActiveOn(wf), pulse_running, options_.max_checks});
 
     // 1b. The failed-run safety net (a workflow with a goal: one short
     // run_failed turn per new failed run), then a QA fix run for the oldest
@@ -182,8 +215,10 @@ void Scheduler::TickOnce() {
     if (!deliverer_) DeliverOutbox(**oc);
     // Apply messages go to the Builder chat, not to the channels.
     DeliverApplyMessages(ctx);
+    visit.Done(ctx);
   }
   if (deliverer_) deliverer_->Wake();
+  StoreStats(mu_, &last_stats_, stats, started);
   ++ticks_;
 }
 

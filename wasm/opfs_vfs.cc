@@ -3,7 +3,7 @@
 // (wasm/opfs-pool.mjs), the design of SQLite's opfs-sahpool. Every file
 // operation is a synchronous call into that pool through EM_JS, so no
 // ASYNCIFY and no COOP/COEP headers are needed; it only works in a dedicated
-// Worker, where sync access handles exist (TOOLCHAIN.md pitfall 11).
+// Worker, where sync access handles exist.
 //
 // One connection per database copy: locking is a no-op because the pool is
 // held exclusively by one worker (another tab cannot open the handles).
@@ -120,7 +120,8 @@ int Randomness(sqlite3_vfs*, int n, char* out) {
 
 int Sleep(sqlite3_vfs*, int microseconds) { return microseconds; }
 
-// iVersion 2 with xCurrentTimeInt64 (TOOLCHAIN.md pitfall 7): Julian day in ms.
+// iVersion 2 with xCurrentTimeInt64 (SQLITE_OMIT_DEPRECATED leaves xCurrentTime
+// null, and datetime() would crash): Julian day in ms.
 int CurrentTimeInt64(sqlite3_vfs*, sqlite3_int64* out) {
   *out = static_cast<sqlite3_int64>(emscripten_date_now()) + 210866760000000LL;
   return SQLITE_OK;

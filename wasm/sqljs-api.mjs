@@ -3,7 +3,7 @@
 // sql.js does), and the Pulse facade over the core's API table.
 //
 //   const SQL = await initPulse();                       // browser/worker
-//   const SQL = await initPulse({ wasmBinary });         // Node (pitfall 4)
+//   const SQL = await initPulse({ wasmBinary });         // Node (it cannot fetch a file path)
 //   const db = new SQL.Database();  new SQL.Pulse(db).call(...)
 //
 // As with sql.js's initSqlJs, the result is the Emscripten module itself

@@ -9,7 +9,7 @@
 //
 // Browser: new Worker(new URL('sqljs-worker.mjs', base), { type: 'module' })
 // serves itself. Node (worker_threads): serveSqlJsWorker(parentPort, init),
-// with an init that passes wasmBinary (TOOLCHAIN.md pitfall 4).
+// with an init that passes wasmBinary (Node cannot fetch a file path).
 import { initPulse } from './sqljs-api.mjs';
 
 export function serveSqlJsWorker(port, init = () => initPulse()) {

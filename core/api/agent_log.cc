@@ -4,6 +4,8 @@
 
 #include "core/api/agent_log.h"
 
+#include "core/agent_log_page.h"
+
 #include "core/api/api.h"
 #include "core/api/facts.h"
 #include "core/evidence.h"
@@ -127,7 +129,23 @@ Result<json> Show(ApiContext& ctx, const Args& a) {
   if (!run.empty()) q.pulse_run_id = run;
   if (!status.empty()) q.status = status;
   q.stuck_after_minutes = stuck.value_or(ConfiguredStuckAfter(ctx.config));
+  std::optional<int64_t> limit;
+  PULSE_RETURN_IF_ERROR(a.OptInt("limit", 1, kMaxAgentLogPage, &limit));
+  std::string cursor;
+  PULSE_RETURN_IF_ERROR(a.OptString("cursor", &cursor));
+  if (!cursor.empty() && !limit) return a.Error("cursor", "needs limit (a cursor walks pages of limit rows)");
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(*ctx.db));
+  if (limit) {
+    // Pages newest first; the whole log oldest first stays the answer
+    // without a limit.
+    Result<AgentLogPage> page = ReadAgentLogPage(*ctx.db, q, *limit, cursor, ctx.env->NowSeconds());
+    if (!page.ok()) return page.status().WithContext(a.where());
+    json out = AgentLogShowJson(page->rows, q.stuck_after_minutes);
+    out["order"] = "newest_first";
+    out["limit"] = *limit;
+    out["next_cursor"] = page->next_cursor.empty() ? json(nullptr) : json(page->next_cursor);
+    return out;
+  }
   PULSE_ASSIGN_OR_RETURN(std::vector<AgentLogRow> rows, ReadAgentLog(*ctx.db, q, ctx.env->NowSeconds()));
   return AgentLogShowJson(rows, q.stuck_after_minutes);
 }
@@ -252,7 +270,8 @@ void AddAgentLogApi(ApiRegistry& r) {
   r.Add("agent_log.started", Started, Access::kServer, "records a background agent's start (one row per agent; best-effort)");
   r.Add("agent_log.completed", Completed, Access::kServer, "records a background agent's completion on the same row (best-effort)");
   r.Add("agent_log.record", Record, Access::kOwner, "records many started/completed events in one call (best-effort per event)");
-  r.Add("agent_log.show", Show, Access::kRead, "the background-agent log, oldest first, by session, pulse_run_id, status, since");
+  r.Add("agent_log.show", Show, Access::kRead, "the background-agent log, oldest first, by session, pulse_run_id, status, since; with limit (and "
+        "cursor: the previous page's next_cursor) one page, newest first");
   r.Add("agent_log.prune", Prune, Access::kOwner,
         "opt-in retention: deletes finished rows older than N days, keeping the newest per session and every row "
         "the goal check's evidence points to (kept, with why)");

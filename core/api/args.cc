@@ -78,8 +78,9 @@ Status Args::Int(const char* key, int64_t lo, int64_t hi, int64_t* out) const {
   }
   if (!n) return Error(key, "must be a whole number");
   if (*n < lo || *n > hi) {
-    return Error(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " +
-                          std::to_string(*n));
+    // The value as the caller wrote it: a number past int64 is held at its
+    // end only to fail this check.
+    return Error(key, "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", not " + v->dump());
   }
   *out = *n;
   return Status::OK();

@@ -18,7 +18,7 @@ nlohmann::json ContextFactsJson(const ContextFacts& facts);
 // first; the browser computes from the database alone.
 Result<ContextFacts> ContextFactsNow(ApiContext& ctx);
 
-// The goal check document (CONTRACT.md) with `facts` and `needs_reauth`:
+// The goal check document (docs/goal.md) with `facts` and `needs_reauth`:
 // the same for `pulse check --json`, the goal-status route, get_pulse_state
 // and a turn's context. Facts are gathered before a recorded check is
 // stored, so they run from the previous recorded check.

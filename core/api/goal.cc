@@ -30,7 +30,9 @@ Result<json> Observe(ApiContext& ctx, const Args& a) {
   obs.at = at ? *at : ctx.env->NowSeconds();
   std::string source;
   PULSE_RETURN_IF_ERROR(a.String("source", &source));
-  PULSE_ASSIGN_OR_RETURN(obs.source, ParseReadingSource(source));
+  Result<ReadingSource> parsed = ParseReadingSource(source);
+  if (!parsed.ok()) return a.Fail(parsed.status().message());  // named by the method, as every edge error is
+  obs.source = *parsed;
   PULSE_RETURN_IF_ERROR(a.OptString("run_id", &obs.run_id));
   PULSE_RETURN_IF_ERROR(RecordObservation(*ctx.db, ctx.config, obs, ctx.env->NowSeconds()));
   bool primary = ctx.config.primary_metric && ctx.config.primary_metric->name == obs.metric;
@@ -83,7 +85,7 @@ Result<json> Check(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
   bool record = false, facts = true;
   PULSE_RETURN_IF_ERROR(a.OptBool("record", &record));
-  // facts=false: the contract's v1 document alone (what the bench compares).
+  // facts=false: the v1 check document alone (what the bench compares).
   PULSE_RETURN_IF_ERROR(a.OptBool("facts", &facts));
   if (!facts) {
     PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), record));

@@ -1,4 +1,4 @@
-// The Pulse tab's test database: the Substack fixture (seed 002's case, built
+// The Pulse tab's test database: the Substack fixture (the Substack case, built
 // by tests/fixtures/make_substack.mjs with the real `pulse` program), plus
 // what the tab's other cards need, made with the same real CLI at fixed
 // times: pending decisions with Pulse's recommendations, one answered
@@ -11,7 +11,7 @@ import { ROOT, PULSE_BIN } from '../node/helpers.mjs';
 export const FIXTURE_NOW = '2026-10-07T12:00:00Z';
 export const MAKE_SUBSTACK = join(ROOT, 'tests', 'fixtures', 'make_substack.mjs');
 
-// The seed's sentences (002_7a45cbbbd1d09242.txt, "Verification"), as the
+// The case's alarm sentences, word for word, as the
 // goal check writes them.
 export const SEED_ALARMS = [
   'not measured by a workflow run for 20 days (last reading 17 Sep)',

@@ -86,7 +86,7 @@ std::vector<std::string> FilesUnder(const std::string& dir) {
   return out;
 }
 
-// ---- the seed's three tests ----
+// ---- the log's first three rules ----
 
 TEST(AgentLog, StartThenCompletionIsOneDurableRowOnDisk) {
   Fixture f;
@@ -320,7 +320,7 @@ TEST(AgentLog, RowsRunningLongerThanTheConfiguredAgeAreStuck) {
 
 // ---- schema ----
 
-// The seed's table exactly as its code created it, with no version record.
+// The original table exactly as it was first created, with no version record.
 constexpr const char* kSeedTable =
     "CREATE TABLE IF NOT EXISTS background_agent_log (\n"
     "\tworkspace_path TEXT NOT NULL,\n"
@@ -354,18 +354,18 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 2);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
                             " WHERE name = 'pulse_run_id'"), 1);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 5);
+                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 9);
   auto rows = ReadAll(*db);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].agent_id, "gate");
   EXPECT_EQ(rows[0].result, "changed");
   EXPECT_EQ(rows[0].pulse_run_id, "");
   EXPECT_EQ(rows[1].status, "running");
-  // The seed's running row completes in place, on the same key.
+  // The original running row completes in place, on the same key.
   db.reset();
   BackgroundAgentLog log(f.env, f.scope);
   ASSERT_TRUE(log.Completed(Done("s-old", "fixer")));
@@ -373,7 +373,7 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   rows = ReadAll(*again);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 2);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {

@@ -1,5 +1,5 @@
-// The API edge: each method's access as registered, and the one argument
-// reader's wording.
+// The API edge: each method's access as registered, and the one error
+// document every edge sends (the argument reader: api_args_test).
 #include "core/api/api.h"
 
 #include <gtest/gtest.h>
@@ -37,51 +37,6 @@ TEST(ApiAccess, TheCoreTableIsTheServerTableWithoutTheAgent) {
   EXPECT_EQ(CoreApi().Find("turn.rules"), nullptr);
   EXPECT_EQ(CoreApi().Find("outbox.add"), nullptr);
   EXPECT_NE(ServerApi().Find("turn.rules"), nullptr);
-}
-
-TEST(ApiArgs, OneWordingForEveryMethod) {
-  json doc = {{"n", "x"}, {"s", 3}, {"t", "yesterday"}, {"id", 2.5}, {"list", {"a", 1}}, {"blank", "  "}};
-  Args a("some.method", doc);
-  std::string s;
-  EXPECT_EQ(a.String("missing", &s).message(), "some.method: \"missing\" is required");
-  EXPECT_EQ(a.String("s", &s).message(), "some.method: \"s\" must be a string");
-  EXPECT_EQ(a.Text("blank", &s).message(), "some.method: \"blank\" is empty");
-  bool b = false;
-  EXPECT_EQ(a.OptBool("n", &b).message(), "some.method: \"n\" must be true or false");
-  int n = 0;
-  EXPECT_EQ(a.OptInt("n", 0, 10, &n).message(), "some.method: \"n\" must be a whole number");
-  EXPECT_EQ(a.OptInt("s", 5, 10, &n).message(), "some.method: \"s\" must be between 5 and 10, not 3");
-  std::optional<int64_t> t;
-  EXPECT_EQ(a.OptTime("t", &t).message(),
-            "some.method: \"t\" is not an RFC 3339 time in the format: 2026-10-07T09:00:00Z (got \"yesterday\")");
-  int64_t id = 0;
-  EXPECT_EQ(a.Id("id", &id).message(), "some.method: \"id\" must be a whole number: 2.5 is not a decision id");
-  std::vector<std::string> list;
-  EXPECT_EQ(a.OptStringList("list", &list).message(), "some.method: \"list\" must be a list of strings");
-  // Absent and null are the same; optional readers leave the output alone.
-  s = "kept";
-  EXPECT_TRUE(a.OptString("missing", &s).ok());
-  EXPECT_EQ(s, "kept");
-}
-
-TEST(ApiArgs, ReadsWhatIsThere) {
-  json doc = {{"s", "x"}, {"n", 7}, {"f", 7.0}, {"id", "42"}, {"t", "2026-10-07T09:00:00Z"}, {"null", nullptr}};
-  Args a("m", doc);
-  std::string s;
-  ASSERT_TRUE(a.String("s", &s).ok());
-  EXPECT_EQ(s, "x");
-  int64_t n = 0;
-  ASSERT_TRUE(a.Int("n", 0, 10, &n).ok());
-  EXPECT_EQ(n, 7);
-  ASSERT_TRUE(a.Int("f", 0, 10, &n).ok());
-  EXPECT_EQ(n, 7);
-  ASSERT_TRUE(a.Id("id", &n).ok());
-  EXPECT_EQ(n, 42);
-  std::optional<int64_t> t;
-  ASSERT_TRUE(a.OptTime("t", &t).ok());
-  EXPECT_TRUE(t.has_value());
-  EXPECT_FALSE(a.Has("null"));
-  EXPECT_EQ(a.String("null", &s).message(), "m: \"null\" is required");
 }
 
 TEST(ApiErrors, OneShapeAtEveryEdge) {

@@ -31,35 +31,6 @@ class AsksTest : public ::testing::Test {
   int64_t now_ = T("2026-10-07T09:00:00Z");
 };
 
-TEST(DecisionLines, ReadsDecisionQuestionAndOwnerNeededWithMarks) {
-  DecisionLines d = ParseDecisionLines(
-      "Subscribers are not measured.\n- **Decision:** add a record step because no run measures it\n"
-      "owner_needed: no (within change=auto)\n");
-  ASSERT_TRUE(d.decided());
-  EXPECT_EQ(*d.decision, "add a record step because no run measures it");
-  EXPECT_FALSE(*d.owner_needed);
-  EXPECT_EQ(d.owner_needed_why, "within change=auto");
-
-  DecisionLines q = ParseDecisionLines("I need one fact.\nquestion: does step-3 write subscribers.json?");
-  EXPECT_FALSE(q.decided());
-  EXPECT_EQ(*q.question, "does step-3 write subscribers.json?");
-
-  // A decision without its owner_needed line is not a decision.
-  EXPECT_FALSE(ParseDecisionLines("decision: do it").decided());
-  EXPECT_FALSE(ParseDecisionLines("decision: do it\nowner_needed: maybe").decided());
-  DecisionLines yes = ParseDecisionLines("decision: raise the budget\nOwner needed: yes - spending");
-  ASSERT_TRUE(yes.decided());
-  EXPECT_TRUE(*yes.owner_needed);
-  EXPECT_EQ(yes.owner_needed_why, "spending");
-  EXPECT_FALSE(ParseDecisionLines("no lines at all").question.has_value());
-}
-
-TEST(DecisionLines, DoneLineSplitsOnBecause) {
-  EXPECT_EQ(DoneLine("add a record step because no run measures subscribers."),
-            "Pulse recommended add a record step because no run measures subscribers; done.");
-  EXPECT_EQ(DoneLine("resume the schedules"), "Pulse recommended resume the schedules because …; done.");
-}
-
 TEST_F(AsksTest, ThreadAsksBackThenDecidesAndCloses) {
   Asks asks(*db_, "substack");
   Result<AskRecord> r1 = asks.OpenAskPulse(Ask(), now_);

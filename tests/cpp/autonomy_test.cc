@@ -1,6 +1,6 @@
 // The autonomy guard against the rules Pulse was given for its turns. The
 // expected outcomes come from
-// ExpectedAllowed below, written from the seed's text with its own tool
+// ExpectedAllowed below, written from the autonomy rules' own text (docs/autonomy.md) with its own tool
 // lists; it never calls the implementation's classification.
 #include <gtest/gtest.h>
 
@@ -23,9 +23,9 @@ using nlohmann::json;
 using testing::T;
 using testing::TempDir;
 
-// ------------------------------------------------ the seed's rules, restated
+// ------------------------------------------------ the autonomy rules, restated
 
-// What a call is, by the seed's text (not by the catalog).
+// What a call is, by the rules' text (not by the catalog).
 enum class Kind {
   kRun,            // "Run at ask refuses execute_step, run_full_workflow, ..."
   kChange,         // "Change at ask refuses the Builder plan tools, update_step_config, ..."
@@ -126,7 +126,7 @@ bool IsPulseTurnName(TurnKind t) {
          t == TurnKind::kAskPulse || t == TurnKind::kRunFailed;
 }
 
-// The seed's holds, turn by turn:
+// The rules' holds, turn by turn:
 // - goal_check, goal_work (+ receipt), ask_pulse: the workflow's pulse.autonomy;
 // - run_failed: Run, Outward, Change held; builder_question: all three at ask;
 // - builder_fix: Change only (no run, no send);
@@ -270,7 +270,7 @@ TEST(AutonomyGuard, RefusalWordingNamesToolClassLevelAndTurn) {
   EXPECT_NE(d.reason.find("schedules are all paused: report-only"), std::string::npos) << d.reason;
 }
 
-// The seed's TestGoalWorkAutonomyIsEnforcedAtToolDispatch, over a real
+// Goal Work's autonomy enforced at tool dispatch, over a real
 // database and real sessions: change=ask refuses update_step, change=auto
 // allows it, directly and through the token-checked dispatch path.
 TEST(AutonomyGuard, GoalWorkAutonomyIsEnforcedAtToolDispatch) {

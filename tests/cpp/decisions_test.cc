@@ -63,7 +63,7 @@ int64_t Create(Workflow& wf) {
   return out["id"].get<int64_t>();
 }
 
-// The seed's TestGoalLeadRecommendsAndOnlyTheOwnerAnswers.
+// Pulse recommends; only the owner answers.
 TEST(Decisions, GoalLeadRecommendsAndOnlyTheOwnerAnswers) {
   Workflow wf;
   int64_t id = Create(wf);

@@ -368,6 +368,52 @@ TEST(GoalContextFacts, ErrorRateFromRunsAgainstTheDailyMedian) {
             "Needs re-auth: re-connect what run n-1 uses (http_401 in its error: \"401\").");
 }
 
+// A run is its run.json row when it has one (wherever that row's time
+// falls), else the after-run hook's row: counted once, in the window and in
+// the daily shares; a schedule counts every after-run row.
+TEST(GoalContextFacts, EachRunCountsOnceFromRunJsonOrTheAfterRunRow) {
+  FactsFixture fx;
+  for (int d = 1; d <= 4; ++d) {
+    std::string at = "2026-10-0" + std::to_string(d) + "T09:00:00Z";
+    fx.g().Run("h-" + std::to_string(d), "publish_review", at, at, d == 2 ? "failed" : "completed");
+  }
+  fx.g().Run("g-1", "growth_funnel", "2026-10-06T08:00:00Z", "2026-10-06T08:05:00Z", "failed");
+  ASSERT_TRUE(fx.g().db().Exec("UPDATE goal_run_facts SET error = 'HTTP 403 from the API' WHERE run_id = 'g-1'").ok());
+  fx.g().Run("g-2", "research", "2026-10-06T09:00:00Z", "2026-10-06T09:05:00Z");
+  fx.g().Run("j-1", "research", "2026-10-06T09:50:00Z", "2026-10-06T10:00:00Z");
+  // g-2's run.json finished long before the window; j-1's says it failed.
+  fx.Write("runs/iteration-1/default/run.json",
+           R"({"run_id": "g-2", "started_at": "2026-09-01T00:00:00Z", "finished_at": "2026-09-01T00:10:00Z",
+               "status": "failed", "error": "step fetch: 401"})");
+  fx.Write("runs/iteration-2/default/run.json",
+           R"({"run_id": "j-1", "started_at": "2026-10-06T09:50:00Z", "finished_at": "2026-10-06T10:00:00Z",
+               "status": "failed", "error": "step write: timeout"})");
+  fx.Snapshot();
+  json f = fx.FactsJson();
+  const json& h = f["run_health"];
+  EXPECT_EQ(h["runs"], 6);
+  EXPECT_EQ(h["failed"], 3);
+  ASSERT_EQ(h["failed_runs"].size(), 3u) << h.dump(2);
+  EXPECT_EQ(h["failed_runs"][0]["run_id"], "j-1");
+  EXPECT_EQ(h["failed_runs"][0]["error"], "step write: timeout");
+  EXPECT_EQ(h["failed_runs"][1]["run_id"], "g-1");
+  EXPECT_EQ(h["failed_runs"][1]["error"], "HTTP 403 from the API");
+  EXPECT_EQ(h["failed_runs"][1]["route"], "growth_funnel");
+  EXPECT_TRUE(h["failed_runs"][1]["goal_route"].get<bool>());
+  EXPECT_EQ(h["failed_runs"][2]["run_id"], "h-2");
+  ASSERT_EQ(f["login_hints"].size(), 1u) << f["login_hints"].dump(2);
+  EXPECT_EQ(f["login_hints"][0]["run_id"], "g-1");
+  EXPECT_EQ(f["login_hints"][0]["pattern"], "http_403");
+  // Days 1 to 4 and 6 (g-1 and j-1 failed; g-2 counts on 1 Sep, outside).
+  const json& e = f["error_rate"];
+  EXPECT_EQ(e["days_with_runs"], 5);
+  EXPECT_EQ(e["median_daily_share"], 0.0);
+  ASSERT_FALSE(h["schedules"].empty());
+  EXPECT_EQ(h["schedules"][0]["id"], "daily");
+  EXPECT_EQ(h["schedules"][0]["runs"], 7);
+  EXPECT_EQ(h["schedules"][0]["failed"], 2);
+}
+
 // Each labelled pattern: lines it must match, and two near misses of its
 // own that must match nothing at all (a hint raises "needs re-auth").
 struct PatternCases {

@@ -1,5 +1,5 @@
 // `pulse decision …` and `pulse memory …` end to end: the real native binary
-// against a temp workspace (CONTRACT.md's command line and exit statuses).
+// against a temp workspace (the command line and exit statuses of docs/decisions.md).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

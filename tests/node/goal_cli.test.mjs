@@ -1,5 +1,5 @@
 // The goal commands through the real `pulse` binary on a temp copy of the
-// Substack fixture (seed 002's case), and the same check in the real WASM
+// Substack fixture (the Substack case), and the same check in the real WASM
 // module over the same database file: the browser must compute exactly what
 // the server does.
 import { test } from 'node:test';
@@ -18,7 +18,7 @@ function pulse(args) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-// The contract's v1 document: a check also carries the context facts and
+// The v1 check document: a check also carries the context facts and
 // needs_reauth (v2; their own tests are facts_cli.test.mjs), set aside here.
 function contract(doc) {
   if (doc && doc.checked_at !== undefined) {

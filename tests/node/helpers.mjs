@@ -10,7 +10,7 @@ export const PULSE_BIN = process.env.PULSE_BIN || join(ROOT, 'build', 'native', 
 
 let modulePromise;
 // The real module, loaded once per test file (Node passes the bytes: it
-// cannot fetch a file path, TOOLCHAIN.md pitfall 4).
+// cannot fetch a file path).
 export function loadPulseModule() {
   if (!modulePromise) {
     modulePromise = import(pathToFileURL(join(WASM_DIR, 'pulse.mjs')).href).then((m) =>

@@ -1,4 +1,4 @@
-// run_health on the Substack fixture (the seed's rows, replayed by the real
+// run_health on the Substack fixture (the case's rows, replayed by the real
 // CLI): the failed growth run with its error and CONCERNS: line, the open
 // issue count (open QA requests), each schedule's runs, and run folders
 // whose run.json is malformed or missing, named, while the command still

@@ -1,5 +1,5 @@
 // The Pulse tab's cards and formatting, rendered in Node from the agreed JSON
-// shapes (CONTRACT.md's `pulse check --json` example, COMMON.md's method
+// shapes (the `pulse check --json` example document, the API table's method
 // results). The browser suite (tests/browser/pulse_tab.test.mjs) renders the
 // same components from documents the real WASM core computes.
 import { test } from 'node:test';
@@ -21,7 +21,7 @@ const checkSqliteHeader = (head, size, name) => sqliteHeaderProblem(head, size, 
 
 const NOW = Date.parse('2026-10-07T12:00:00Z');
 
-// CONTRACT.md's example document, verbatim.
+// The example check document, verbatim.
 const CHECK = {
   workflow: 'substack',
   checked_at: '2026-10-07T12:00:00Z',
@@ -150,6 +150,14 @@ test('the agent log groups by session oldest first and marks running and stuck r
   const stuckOnly = text(html`<${AgentLogCard} doc=${{ rows }} nowMs=${NOW} filters=${{ stuckOnly: true }} onFilter=${() => {}} />`);
   assert.match(stuckOnly, /Fixer/);
   assert.doesNotMatch(stuckOnly, /Gate/);
+  // A page of a longer log (the core gave next_cursor): the card says so and
+  // offers the page before; the last page offers nothing more.
+  const paged = text(html`<${AgentLogCard} doc=${{ rows, next_cursor: '2026-10-06T09:00:00Z/1' }} nowMs=${NOW}
+    filters=${{}} onFilter=${() => {}} onOlder=${() => {}} />`);
+  assert.match(paged, /newest 3 rows · 1 running/);
+  assert.match(paged, /Showing the newest 3 rows; older rows match too\.\s*Show older/);
+  const last = text(html`<${AgentLogCard} doc=${{ rows, next_cursor: null }} nowMs=${NOW} filters=${{}} onFilter=${() => {}} />`);
+  assert.doesNotMatch(last, /Show older/);
 });
 
 test('goal memory renders headings and bullets as text, never as HTML', () => {

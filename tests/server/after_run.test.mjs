@@ -69,7 +69,7 @@ test('TestPulseModeMigratesToAfterRunOptions', { timeout: 60000 }, () => {
   // after_run present: it wins, and pulse_mode is kept in step with it
   assert.deepEqual(by.chosen.after_run, none);
   assert.equal(by.chosen.pulse_mode, 'off');
-  // neither: untouched (the contract's default, all three on, applies)
+  // neither: untouched (the platform's default, all three on, applies)
   assert.deepEqual(by.plain, LEGACY.schedules[4]);
   assert.deepEqual(doc.unknown_key, LEGACY.unknown_key);
 

@@ -1,6 +1,6 @@
 // The main job's demo workspace (scripts/demo_workspace.mjs, what run.sh
 // serves): served by the real `pulse serve`, the first tick shows Substack
-// in the seed's situation — not measured, its alarms, Pulse's one decision
+// in the Substack case — not measured, its alarms, Pulse's one decision
 // and summary — and the healthy workflow on track.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

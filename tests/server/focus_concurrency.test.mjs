@@ -1,4 +1,4 @@
-// The seed's risk, closed: focus areas live in workflow.json, which the
+// A known risk, closed: focus areas live in workflow.json, which the
 // Builder saves too. Another process rewrites workflow.json in a loop (each
 // save adds its number to builder_saves, swapping the file in the way
 // docs/focus-areas.md describes) while Pulse proposes, tracks and closes

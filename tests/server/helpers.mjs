@@ -54,7 +54,7 @@ export function rotateOwnerToken(workspace) {
 // URL and the owner-token line ("pulse: open ...") has followed it; the owner
 // token is the one that line shows (a new workspace), or the one this process
 // saw before for the workspace.
-export async function startServer(workspace, extra = [], { env } = {}) {
+export async function startServer(workspace, extra = [], { env, startTimeoutMs = 20000 } = {}) {
   const proc = spawn(PULSE_BIN, ['serve', '--workspace', workspace, '--port', '0', ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(env || {}) },
   });
@@ -63,7 +63,7 @@ export async function startServer(workspace, extra = [], { env } = {}) {
   proc.stderr.on('data', (d) => { stderr += d; });
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 20000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), startTimeoutMs);
     proc.stdout.on('data', (d) => {
       stdout += d;
       const m = stdout.match(/^pulse: serving (http:\/\/\S+)\n/);
@@ -139,7 +139,7 @@ export const HEALTHY_CONFIG = {
   schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true }],
 };
 
-// One finished run through the contract's after-run hook (pulse finalize-run).
+// One finished run through the platform's after-run hook (pulse finalize-run).
 export function addRun(ws, workflow, run, route) {
   const dir = join(ws, 'Workflow', workflow, 'runs', `iteration-${run.run_id}`, 'default');
   mkdirSync(dir, { recursive: true });
@@ -157,7 +157,7 @@ export function observe(ws, workflow, metric, value, at, source, runId) {
   if (r.status !== 0) throw new Error(`observe: ${r.stderr}`);
 }
 
-// A workflow in the seed's situation as of 2026-10-07: last measured by a run
+// A workflow in the Substack case as of 2026-10-07: last measured by a run
 // on 17 Sep, growth runs since without a reading, a builder-chat reading on
 // 7 Oct. Its goal check is not on track.
 export function buildSubstack(ws, workflow = 'substack', config = SUBSTACK_CONFIG) {

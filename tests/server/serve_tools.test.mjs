@@ -1,4 +1,4 @@
-// The guarded tool route and MCP against the real server. The seed's test:
+// The guarded tool route and MCP against the real server. The rule under test:
 // with change=ask, update_step is refused both through the core call
 // (`pulse guard`) and over POST /s/<session>/tools/custom/<tool>; with
 // change=auto both allow it. The session comes from the URL and its token,

@@ -85,17 +85,20 @@ function emptyText(readCount, f) {
   return `No background agent ran ${period}.`;
 }
 
-export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) {
+export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, onOlder }) {
   const rows = doc && Array.isArray(doc.rows) ? doc.rows : [];
   const f = filters || {};
   const matching = f.stuckOnly ? rows.filter((r) => r.stuck) : rows;
-  // A page shows at most the newest MAX_AGENT_ROWS rows (still oldest first).
-  const shown = matching.length > MAX_AGENT_ROWS ? matching.slice(matching.length - MAX_AGENT_ROWS) : matching;
+  // The core reads a page at a time (newest first); a log read in one piece
+  // (an older source) still shows at most the newest MAX_AGENT_ROWS.
+  const shown = matching.length > MAX_AGENT_ROWS && !(doc && 'next_cursor' in doc)
+    ? matching.slice(matching.length - MAX_AGENT_ROWS) : matching;
+  const more = !!(doc && doc.next_cursor);
   const groups = groupAgentRows(shown, f.groupBy === 'run' ? 'run' : 'session');
   const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
   return html`<${Card} id="agent-log" title="Background agent log"
-    subtitle=${`${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
+    subtitle=${`${more ? 'newest ' : ''}${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
       <label>Period
         <select value=${f.period || '7d'} aria-label="Period" onChange=${set('period')}>
@@ -126,6 +129,8 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs }) 
         <input type="number" min="1" class="narrow" aria-label="Stuck after (minutes)" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
+    ${more ? html`<p class="muted agent-more">Showing the newest ${plural(rows.length, 'row')}; older rows match too.
+      <button type="button" class="small-button" onClick=${onOlder}>Show older</button></p>` : null}
     ${groups.length === 0 ? html`<${EmptyState}>${emptyText(rows.length, f)}<//>` : groups.map(([key, list]) => html`
       <div class="agent-group">
         <h3>${f.groupBy === 'run' ? (key ? html`Pulse run <code class="id">${key}</code>` : 'Not part of a Pulse run')

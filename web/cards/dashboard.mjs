@@ -69,7 +69,17 @@ function useAgentLog(source, nowSeconds, put) {
     }
   }, [source, nowSeconds]);
   useEffect(() => { loadAgents(filters); }, [loadAgents, filters]);
-  return { filters, setFilters, allAgents };
+  // The page before the oldest shown, put in front of the rows shown.
+  const loadOlder = useCallback(async (doc) => {
+    if (!doc || !doc.next_cursor) return;
+    try {
+      const older = await readAgentLog(source, filters, nowSeconds, doc.next_cursor);
+      put('agents', { ...older, rows: [...older.rows, ...doc.rows], stuck: (older.stuck || 0) + (doc.stuck || 0) });
+    } catch (err) {
+      put('agents', undefined, errorText(err));
+    }
+  }, [source, nowSeconds, filters]);
+  return { filters, setFilters, allAgents, loadOlder };
 }
 
 // What became of the apply message the server sends to the Builder chat
@@ -202,7 +212,7 @@ async function checkNow(source, nowSeconds, load) {
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
   const { docs, errors, load, put } = useCardDocs(source, nowSeconds);
-  const { filters, setFilters, allAgents } = useAgentLog(source, nowSeconds, put);
+  const { filters, setFilters, allAgents, loadOlder } = useAgentLog(source, nowSeconds, put);
   const a = useActions(source, nowSeconds, load, onChanged);
   const after = useAfterRun(source, nowSeconds, load, a.setNotice);
   // For bench/web_open.mjs: when the goal status card first shows.
@@ -273,6 +283,7 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged }) {
     ${card('memory', 'memory', 'Goal memory', () => html`<${GoalMemoryCard} doc=${docs.memory} onSave=${a.onSaveMemory}
       readOnly=${readOnly} saving=${a.saving} error=${a.memError} />`)}
     ${card('agents', 'agent-log', 'Background agent log', () => html`<${AgentLogCard} doc=${docs.agents} nowMs=${nowMs}
-      filters=${filters} onFilter=${setFilters} sessions=${allAgents.sessions} runs=${allAgents.runs} />`)}
+      filters=${filters} onFilter=${setFilters} sessions=${allAgents.sessions} runs=${allAgents.runs}
+      onOlder=${() => loadOlder(docs.agents)} />`)}
   </div>`;
 }

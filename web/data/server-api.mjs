@@ -1,5 +1,5 @@
 // The served mode: the Pulse tab talking to `pulse serve` over its JSON API
-// (CONTRACT.md "HTTP"). Reads are open on loopback; writes (answers, memory
+// (docs/http.md). Reads are open on loopback; writes (answers, memory
 // edits) carry the owner's token as `Authorization: Bearer ...`.
 //
 // The token reaches the page either pasted once by the owner (kept in this

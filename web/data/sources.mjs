@@ -83,7 +83,16 @@ export function agentLogArgs(f, nowSeconds) {
   return a;
 }
 
-export function readAgentLog(source, f, nowSeconds) {
+// One page of AGENT_PAGE rows a read: the newest first from the core (an
+// index walk however long the log), turned oldest first for the card;
+// `cursor` (the page's next_cursor) reads the page before it.
+export const AGENT_PAGE = 500;
+
+export async function readAgentLog(source, f, nowSeconds, cursor) {
   const now = nowSeconds !== undefined ? nowSeconds : Date.now() / 1000;
-  return source.call('agent_log.show', agentLogArgs(f, now), nowSeconds);
+  const args = { ...agentLogArgs(f, now), limit: AGENT_PAGE };
+  if (cursor) args.cursor = cursor;
+  const doc = await source.call('agent_log.show', args, nowSeconds);
+  if (!doc || !Array.isArray(doc.rows)) return doc;
+  return { ...doc, rows: [...doc.rows].reverse() };
 }

@@ -1,0 +1,122 @@
+// Bench for the scheduler tick over many workflows: one real `pulse serve`
+// on a workspace of N realistic workflows (tests/server/many_workflows.mjs:
+// a goal, 1,000 runs, readings, a recorded check and three decisions each)
+// and three tick passes, while clients poll /api/health:
+//   1. the first pass after start: every database is opened (cold);
+//   2. the next pass: a workflow another writer (the outbox deliverer) wrote
+//      while the tick visited it is visited again;
+//   3. the pass after, nothing changed: the due-index passes over them all;
+//   4. after workflow.json of 1% of the workflows was rewritten: only those.
+// For each pass: its time (the server's own tick.seconds), workflows visited
+// and passed over, database opens (db_opens), and /api/health's p50/p99
+// while it ran; for the whole run: peak RSS (VmHWM) and the most open files
+// (/proc/PID/fd), sampled every 20 ms.
+//
+//   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--gap 3]
+//   PULSE_BIN=/path/to/other/pulse node bench/tick.mjs ...   (compare a binary)
+import { readdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeTempDir, startServer, request, setNow, PULSE_BIN } from '../tests/server/helpers.mjs';
+import { makeManyWorkflows, manyConfig, manyName, templateDbBytes } from '../tests/server/many_workflows.mjs';
+import { numberArg, median } from './common.mjs';
+
+const N = numberArg('--workflows', 1000);
+const RUNS = numberArg('--runs', 1000);
+const CLIENTS = numberArg('--clients', 4);
+const GAP = numberArg('--gap', 3);
+
+const pct = (xs, p) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))];
+};
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : '-');
+
+function procStatus(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k) => Number((text.match(new RegExp(`^${k}:\\s+(\\d+)`, 'm')) || [])[1] || 0);
+    return { rss: kb('VmRSS'), hwm: kb('VmHWM'), fds: readdirSync(`/proc/${pid}/fd`).length };
+  } catch { return null; }
+}
+
+const tmp = makeTempDir('pulse-bench-tick-');
+const ws = join(tmp.dir, 'ws');
+let server;
+try {
+  let t0 = performance.now();
+  makeManyWorkflows(ws, N, { runs: RUNS });
+  const made = (performance.now() - t0) / 1000;
+  console.log(`made ${fmt(N)} workflows (${fmt(RUNS)} runs each, db ${fmt(templateDbBytes(ws) / 1024)} KiB) in ${fmt(made, 1)} s`);
+  const nowFile = join(tmp.dir, 'now');
+  setNow(nowFile, '2026-10-07T12:00:00Z');  // the same day as the recorded checks: nothing is due
+
+  t0 = performance.now();
+  server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile], { startTimeoutMs: 3600 * 1000 });
+  const startSeconds = (performance.now() - t0) / 1000;
+  const pid = server.proc.pid;
+  let peak = { hwm: 0, fds: 0 };
+  const sampler = setInterval(() => {
+    const s = procStatus(pid);
+    if (s) peak = { hwm: Math.max(peak.hwm, s.hwm), fds: Math.max(peak.fds, s.fds) };
+  }, 20);
+
+  // Health latencies by the pass that was running when the answer came.
+  const during = new Map();  // pass number -> [ms]
+  const health = [];         // every answer, in order
+  let stop = false;
+  const client = async () => {
+    while (!stop) {
+      const a = performance.now();
+      const r = await request(`${server.url}api/health`);
+      const ms = performance.now() - a;
+      health.push(r.body);
+      if (r.body.tick.running) {
+        const pass = r.body.ticks + 1;
+        if (!during.has(pass)) during.set(pass, []);
+        during.get(pass).push(ms);
+      }
+    }
+  };
+  const clients = Array.from({ length: CLIENTS }, client);
+  const waitTicks = async (n) => {
+    for (;;) {
+      const h = (await request(`${server.url}api/health`)).body;
+      if (h.ticks >= n && !h.tick.running) return h;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const passes = [];
+  let h = await waitTicks(1);
+  passes.push({ what: 'first pass after start (cold)', stats: h.tick, opens: h.db_opens });
+  h = await waitTicks(2);
+  passes.push({ what: 'second pass (a workflow written during its first visit is visited again)', stats: h.tick, opens: h.db_opens });
+  h = await waitTicks(3);
+  passes.push({ what: 'third pass, nothing changed', stats: h.tick, opens: h.db_opens });
+  const touched = Math.max(1, Math.floor(N / 100));
+  for (let i = 0; i < touched; i++) {
+    const cfg = manyConfig(i);
+    cfg.goal.primary_metric.target += 1;
+    writeFileSync(join(ws, 'Workflow', manyName(i * Math.floor(N / touched)), 'workflow.json'), JSON.stringify(cfg, null, 2));
+  }
+  h = await waitTicks(4);
+  passes.push({ what: `after ${touched} workflow.json edits`, stats: h.tick, opens: h.db_opens });
+  stop = true;
+  await Promise.all(clients);
+  clearInterval(sampler);
+
+  console.log(`binary: ${PULSE_BIN}; server start (after-run migration of every workflow) ${fmt(startSeconds, 1)} s;` +
+    ` ${CLIENTS} health clients; ${GAP} s between passes`);
+  console.log('| pass | seconds | visited | passed over | db opens (server total) | health answers during | p50 ms | p99 ms |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  passes.forEach((p, i) => {
+    const ms = during.get(i + 1) || [];
+    console.log(`| ${p.what} | ${fmt(p.stats.seconds, 2)} | ${fmt(p.stats.visited)} | ${fmt(p.stats.skipped)} |` +
+      ` ${fmt(p.opens)} | ${fmt(ms.length)} | ${fmt(median(ms) ?? NaN, 1)} | ${fmt(pct(ms, 99), 1)} |`);
+  });
+  console.log(`peak RSS ${fmt(peak.hwm / 1024, 1)} MiB, most open files ${fmt(peak.fds)}` +
+    ` (${fmt(N)} workflows; index entries ${fmt(N)})`);
+} finally {
+  if (server) await server.stop();
+  tmp.cleanup();
+}

@@ -1,0 +1,114 @@
+// The tick's due-index: which workflows the tick (and the outbox deliverer)
+// may pass over without opening their database, because nothing they read
+// changed since a visit found nothing to do and the clock has not reached the
+// next time a rule of the tick could fire by the clock alone.
+//
+// What a visit reads: the database (stamped as db_stamp.h does), workflow.json,
+// schedule-runs.json, the planning files and runs/. Any of them moving, the
+// clock passing the quiet horizon or going back before the visit, or the
+// workflow being new sends the tick in again.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/api/api.h"
+#include "server-shim/db_stamp.h"
+
+namespace pulse::serve {
+
+class TurnManager;
+struct ServeOptions;
+
+struct WorkflowStamp {
+  DbStamp db;
+  std::vector<FileStamp> files;  // workflow.json, schedule-runs.json, planning/*, runs/
+  bool operator==(const WorkflowStamp& o) const { return db == o.db && files == o.files; }
+  bool operator!=(const WorkflowStamp& o) const { return !(*this == o); }
+};
+
+// Stats only: no database is opened.
+WorkflowStamp StampWorkflow(const std::string& workspace, const std::string& workflow);
+
+// The earliest time a rule of the tick could become due by the clock alone
+// (the next UTC day for the daily goal check and focus end dates, the next
+// pulse.full_pass.cron fire, the next safe_default_by, the plan's quiet
+// time for a Workflow Review ahead); nullopt when it cannot be said (a
+// queued ask, a review running, a malformed cron): then the workflow is
+// visited on every tick. `now` is the clock the visit ran on.
+std::optional<int64_t> TickQuietUntil(Env& env, ApiContext& ctx, int64_t now);
+
+// For the outbox deliverer: nothing waits to be planned or retried, so only
+// a change of the database or workflow.json can give it work.
+bool OutboxQuiet(ApiContext& ctx);
+
+class DueIndex {
+ public:
+  explicit DueIndex(std::string workspace) : workspace_(std::move(workspace)) {}
+  // True when `workflow` may be passed over at `now`: its stamp is the one a
+  // quiet visit recorded and now is in [visited_at, until).
+  bool Quiet(const std::string& workflow, int64_t now);
+  // After a visit that began with `before`, found nothing to do and has
+  // closed the database: recorded only if the files still match `before`
+  // (a write during the visit, ours or anyone's, means visit again).
+  void MarkQuiet(const std::string& workflow, const WorkflowStamp& before, int64_t visited_at, int64_t until);
+  // Drops entries of workflows no longer listed.
+  void Retain(const std::vector<std::string>& workflows);
+  size_t size();
+
+ private:
+  struct Entry {
+    WorkflowStamp stamp;
+    int64_t visited_at = 0;
+    int64_t until = 0;
+  };
+  std::string workspace_;
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+};
+
+// One tick's visit of one workflow, declared before the workflow is opened so
+// its end (after the database closed) records whether the visit was quiet.
+class TickVisit {
+ public:
+  TickVisit(DueIndex& index, Env& env, const ServeOptions& options, TurnManager& turns, const std::string& workflow);
+  ~TickVisit();
+  // The index says the workflow may be passed over.
+  bool skip() const { return skip_; }
+  // Called with the workflow still open, after everything the tick did.
+  void Done(ApiContext& ctx);
+
+ private:
+  // No turn of this workflow, no review anywhere, the goal checks' cap not
+  // reached: what the tick skipped was skipped by the rules, not by load.
+  bool Calm() const;
+
+  DueIndex& index_;
+  Env& env_;
+  const ServeOptions& options_;
+  TurnManager& turns_;
+  std::string workflow_;
+  int64_t now_ = 0;
+  bool skip_ = false;
+  bool calm_before_ = false;
+  WorkflowStamp before_;
+  std::optional<int64_t> until_;
+};
+
+// What the last tick pass did, for /api/health.
+struct TickStats {
+  bool running = false;  // a pass is under way now (the other fields are the last finished one's)
+  int64_t workflows = 0;
+  int64_t visited = 0;
+  int64_t skipped = 0;
+  double seconds = 0;
+};
+// {running, workflows, visited, skipped, seconds}
+nlohmann::json TickStatsJson(const TickStats& stats);
+
+}  // namespace pulse::serve
