@@ -60,14 +60,30 @@ int64_t SnapshotRun::Mark(const char* file) {
   return row.ok() && *row ? q->Int64(0) : 0;
 }
 
+bool SnapshotRun::StoredOk(const char* file, const SourceRead& src, int64_t mark) {
+  Result<Statement> q = db.Prepare("SELECT 1 FROM pulse_fact_sources WHERE file = ? AND state = 'ok'"
+                                   " AND mtime = ? AND size = ? AND mark = ?");
+  if (!q.ok()) return false;
+  q->Bind(1, file).Bind(2, src.mtime).Bind(3, src.size).Bind(4, mark);
+  Result<bool> row = q->Step();
+  return row.ok() && *row;
+}
+
 Status SnapshotRun::PutSource(const char* file, const char* state, const std::string& reason, int64_t skipped,
-                              const SourceRead& src, const int64_t* mark) {
+                              const SourceRead& src, const int64_t* mark, bool copied) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT INTO pulse_fact_sources(file, state, reason, skipped, read_at, mtime, size, mark)"
       " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, coalesce(?8, 0))"
       " ON CONFLICT(file) DO UPDATE SET state = ?2,"
       " reason = CASE WHEN ?2 = 'ok' AND ?3 = '' AND ?4 > 0 THEN reason ELSE ?3 END,"
-      " skipped = ?4, read_at = ?5, mtime = ?6, size = ?7, mark = coalesce(?8, mark)"));
+      " skipped = ?4, read_at = ?5, mtime = ?6, size = ?7, mark = coalesce(?8, mark)"
+      // A read that copied nothing and found what the row already says
+      // writes nothing: a repeated check on unchanged files leaves the
+      // database as it was, so `read_at` is the last read that copied rows
+      // or changed the row.
+      " WHERE ?9 OR state IS NOT ?2 OR skipped IS NOT ?4 OR mtime IS NOT ?6 OR size IS NOT ?7"
+      " OR mark IS NOT coalesce(?8, mark)"
+      " OR reason IS NOT (CASE WHEN ?2 = 'ok' AND ?3 = '' AND ?4 > 0 THEN reason ELSE ?3 END)"));
   std::string why = reason;
   if (why.empty() && std::string(state) == "ok") {
     auto it = first_skip_.find(file);
@@ -77,6 +93,7 @@ Status SnapshotRun::PutSource(const char* file, const char* state, const std::st
       .Bind(7, src.size);
   if (mark) put.Bind(8, *mark);
   else put.BindNull(8);
+  put.Bind(9, static_cast<int64_t>(copied));
   return put.Run();
 }
 
@@ -121,7 +138,7 @@ void SnapshotRun::Store(const char* file, const SourceRead& src, int64_t skipped
   Transaction tx(db);
   Status s = tx.Begin();
   if (s.ok()) s = write(db);
-  if (s.ok()) s = PutSource(file, "ok", "", skipped, src);
+  if (s.ok()) s = PutSource(file, "ok", "", skipped, src, nullptr, /*copied=*/true);
   if (s.ok()) s = tx.Commit();
   if (!s.ok()) Warn(file, std::string(file) + ": not stored: " + s.message());
 }
@@ -232,6 +249,7 @@ void SnapshotLedger(SnapshotRun& run) {
     }
     rows.push_back(std::move(row));
   }
+  if (rows.empty() && skipped == 0 && run.StoredOk(kLedgerFile, src, last)) return;  // nothing new
   // Skipped rows add up across reads: each read copies only the new rows.
   Result<Statement> prior = run.db.Prepare("SELECT skipped FROM pulse_fact_sources WHERE file = ? AND state = 'ok'");
   int64_t before = 0;
@@ -242,7 +260,7 @@ void SnapshotLedger(SnapshotRun& run) {
   Transaction tx(run.db);
   Status s = tx.Begin();
   if (s.ok()) s = StoreLedgerRows(run.db, rows);
-  if (s.ok()) s = run.PutSource(kLedgerFile, "ok", "", before + skipped, src, &last);
+  if (s.ok()) s = run.PutSource(kLedgerFile, "ok", "", before + skipped, src, &last, !rows.empty());
   if (s.ok()) s = tx.Commit();
   if (!s.ok()) run.Warn(kLedgerFile, std::string(kLedgerFile) + ": not stored: " + s.message());
 }
@@ -342,7 +360,9 @@ namespace {
 Status StoreRunProblems(SnapshotRun& run, const std::vector<std::pair<std::string, std::string>>& problems,
                         const std::vector<RunRow>& rows) {
   PULSE_ASSIGN_OR_RETURN(Statement put, run.db.Prepare(
-      "INSERT OR REPLACE INTO pulse_fact_run_problems(folder, reason, seen_at) VALUES(?, ?, ?)"));
+      // `seen_at` is when the folder was first seen so: seeing it again writes nothing.
+      "INSERT INTO pulse_fact_run_problems(folder, reason, seen_at) VALUES(?1, ?2, ?3)"
+      " ON CONFLICT(folder) DO UPDATE SET reason = ?2, seen_at = ?3 WHERE reason IS NOT ?2"));
   for (const auto& [folder, reason] : problems) {
     put.Bind(1, folder).Bind(2, reason).Bind(3, FormatTime(run.now));
     PULSE_RETURN_IF_ERROR(put.Run());
@@ -398,12 +418,13 @@ void SnapshotRunFolders(SnapshotRun& run) {
     top = std::max(top, f.iteration);
     rows.push_back(std::move(row));
   }
-  if (rows.empty() && skipped == 0 && problems.empty() && mark > 0) return;  // nothing new
+  // Nothing new: no folder read, none failing, and the source row says so.
+  if (rows.empty() && skipped == 0 && problems.empty() && run.StoredOk(kRunsDir, SourceRead{}, top)) return;
   Transaction tx(run.db);
   Status s = tx.Begin();
   if (s.ok()) s = StoreRunRows(run.db, rows);
   if (s.ok()) s = StoreRunProblems(run, problems, rows);
-  if (s.ok()) s = run.PutSource(kRunsDir, "ok", "", skipped, SourceRead{}, &top);
+  if (s.ok()) s = run.PutSource(kRunsDir, "ok", "", skipped, SourceRead{}, &top, !rows.empty());
   if (s.ok()) s = tx.Commit();
   if (!s.ok()) run.Warn(kRunsDir, std::string(kRunsDir) + ": not stored: " + s.message());
 }

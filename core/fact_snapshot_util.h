@@ -45,11 +45,15 @@ class SnapshotRun {
 
   // The stored source row's per-file mark (0 when none).
   int64_t Mark(const char* file);
+  // The stored source row already says "ok" for this size, time and mark:
+  // a read with nothing new then writes nothing (not even takes the lock).
+  bool StoredOk(const char* file, const SourceRead& src, int64_t mark);
   // An "ok" row with no reason given takes the first skip of this read; with
   // none this read but rows skipped before (the ledger counts across reads),
-  // the stored reason stays.
+  // the stored reason stays. Unless `copied` (this read stored rows), a row
+  // that would stay the same is not written, its read_at included.
   Status PutSource(const char* file, const char* state, const std::string& reason, int64_t skipped,
-                   const SourceRead& src, const int64_t* mark = nullptr);
+                   const SourceRead& src, const int64_t* mark = nullptr, bool copied = false);
 
   std::string Path(const char* file) const { return dir + "/" + file; }
 

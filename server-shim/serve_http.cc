@@ -167,23 +167,16 @@ class App {
   TurnManager* turns_;
   Scheduler* scheduler_;
   SlackService* slack_;
-  std::mutex cache_mu_;
-  std::map<std::string, std::string> token_workflow_;  // session token -> workflow
   SessionTokenIndex tokens_;
   PooledReads reads_;
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
   if (token.empty()) return Status::NotFound("no session token");
-  std::string cached;
-  {
-    std::lock_guard<std::mutex> l(cache_mu_);
-    auto it = token_workflow_.find(token);
-    if (it != token_workflow_.end()) cached = it->second;
-  }
+  const std::string hash = Sha256Hex(token);
   std::vector<std::string> candidates;
-  if (!cached.empty()) {
-    candidates.push_back(cached);
+  if (std::optional<std::string> known = tokens_.Known(hash)) {
+    candidates.push_back(*known);
   } else {
     PULSE_ASSIGN_OR_RETURN(std::vector<std::string> all, ListWorkflows(*env_, options_.workspace));
     for (const std::string& wf : all) {
@@ -192,16 +185,13 @@ Result<FoundSession> App::FindSession(const std::string& token, const std::strin
   }
   // Only the workflow whose database knows the token is opened: a wrong
   // token is refused from the index, with no database opened.
-  std::optional<std::string> holder = tokens_.Find(candidates, Sha256Hex(token));
+  std::optional<std::string> holder = tokens_.Find(candidates, hash);
   if (!holder) return Status::NotFound("unknown session token");
   Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, *holder);
   if (!oc.ok()) return Status::NotFound("unknown session token");
   Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
   if (!session.ok()) return Status::NotFound("unknown session token");
-  {
-    std::lock_guard<std::mutex> l(cache_mu_);
-    token_workflow_[token] = *holder;
-  }
+  tokens_.Remember(hash, *holder);
   return FoundSession{std::move(oc).value(), std::move(session).value()};
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/bounded_lru.h"
 #include "core/status.h"
 #include "server-shim/db_stamp.h"
 
@@ -21,6 +22,12 @@ class SessionTokenIndex {
   // The first of `workflows` whose database holds a session with this token
   // (its SHA-256 hex); nullopt when none does.
   std::optional<std::string> Find(const std::vector<std::string>& workflows, const std::string& token_sha256);
+  // The workflow a token (its SHA-256 hex) was last found in, so a token in
+  // use skips the scan of every workflow; only the kKnownTokens most recently
+  // used are remembered, however many sessions a long-running server sees.
+  std::optional<std::string> Known(const std::string& token_sha256) { return known_.Get(token_sha256); }
+  void Remember(const std::string& token_sha256, const std::string& workflow) { known_.Put(token_sha256, workflow); }
+  static constexpr size_t kKnownTokens = 4096;
 
  private:
   struct Entry {
@@ -33,6 +40,7 @@ class SessionTokenIndex {
   std::string workspace_;
   std::mutex mu_;
   std::map<std::string, Entry> entries_;
+  BoundedLru<std::string, std::string> known_{kKnownTokens};
 };
 
 }  // namespace pulse::serve
