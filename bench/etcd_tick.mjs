@@ -5,9 +5,8 @@
 //   node bench/etcd_tick.mjs [--workflows 300] [--seconds 15] [--rounds 3]
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { makeTempDir, pulse, startServer, waitFor } from '../tests/server/helpers.mjs';
+import { freePort, makeTempDir, pulse, startServer, waitFor } from '../tests/server/helpers.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -18,14 +17,6 @@ const SECONDS = arg('seconds', 15);
 const ROUNDS = arg('rounds', 3);
 const ETCD = '/usr/bin/etcd';
 if (!existsSync(ETCD)) throw new Error(`${ETCD}: missing (scripts/setup.sh installs etcd-server)`);
-
-async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 const tmp = makeTempDir('pulse-bench-etcd-');
 const ws = join(tmp.dir, 'ws');

@@ -9,22 +9,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { makeTempDir, pulse, startServer, waitFor } from './helpers.mjs';
+import { freePort, makeTempDir, pulse, startServer, waitFor } from './helpers.mjs';
 
 const ETCD = ['/usr/bin/etcd', '/usr/local/bin/etcd'].find((p) => existsSync(p));
 const skip = ETCD ? false : 'the etcd binary is missing (scripts/setup.sh installs Debian\'s etcd-server)';
 const WORKFLOWS = 300;
 const TTL = 2;
-
-async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 // A one-member etcd cluster in `dir`; the same ports and data on a restart.
 async function startEtcd(dir, ports) {

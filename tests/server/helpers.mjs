@@ -1,5 +1,6 @@
 // Helpers for the server suites: a temp workspace, the real `pulse serve` on
 // an ephemeral loopback port, JSON requests, the real `pulse` CLI.
+import { createServer } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -181,3 +182,12 @@ export function buildHealthy(ws, workflow = 'healthy', config = HEALTHY_CONFIG) 
 }
 
 export function setNow(file, at) { writeFileSync(file, `${at}\n`); }
+
+// A loopback port free now (for programs that must be told their port, such as etcd).
+export async function freePort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
