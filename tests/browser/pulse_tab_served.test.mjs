@@ -4,12 +4,11 @@
 // the workflow's database. Headless Chromium, temp workspace, loopback port.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { allowConsoleErrors, launchBrowser, screenshot } from './helpers.mjs';
+import { makeTempDir, PULSE_BIN, WASM_DIR } from '../node/helpers.mjs';
+import { allowConsoleErrors, launchBrowser, screenshot, serveTab } from './helpers.mjs';
 import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
@@ -34,18 +33,7 @@ before(async () => {
   // The workspace keeps only the owner token's hash: the token is the one
   // `pulse token rotate` prints.
   ownerToken = spawnSync(PULSE_BIN, ['token', 'rotate', '--workspace', fixture.workspace], { encoding: 'utf8' }).stdout.trim();
-  server = spawn(PULSE_BIN, ['serve', '--workspace', fixture.workspace, '--host', '127.0.0.1', '--port', '0', '--no-tick',
-    '--now-file', nowFile, '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stderr.on('data', () => {});
-  url = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: server.stdout });
-    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
-    lines.on('line', (line) => {
-      const m = /serving (http:\/\/[^/\s]+)/.exec(line);
-      if (m) { clearTimeout(timer); resolve(m[1]); }
-    });
-    server.once('exit', (code) => reject(new Error(`pulse serve exited with ${code}`)));
-  });
+  ({ server, url } = await serveTab(fixture.workspace, ['--now-file', nowFile]));
   context = await launchBrowser(join(tmp.dir, 'profile'));
 });
 
