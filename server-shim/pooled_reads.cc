@@ -2,8 +2,6 @@
 
 #include <malloc.h>
 
-#include "core/api/review.h"
-#include "core/goal_check.h"
 
 namespace pulse::serve {
 
@@ -33,32 +31,6 @@ Result<json> PooledReads::Call(Env& env, const std::string& workflow, const std:
     return lease.status();
   }
   return CallApi(lease->ctx(), method, args);
-}
-
-Result<json> PooledReads::WorkflowList() {
-  Result<std::vector<std::string>> names = ListWorkflows(*env_, workspace_);
-  if (!names.ok()) return names.status();
-  json list = json::array();
-  for (const std::string& wf : *names) {
-    auto item_of = [&](ApiContext& ctx) -> Result<json> {
-      json item = {{"name", wf}};
-      item["has_goal"] = ctx.config.HasGoal();
-      item["schedules_paused"] = ctx.config.AllSchedulesPaused();
-      item["workflow_review"] = LatestReviewJson(ctx);
-      Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false);
-      if (check.ok()) {
-        item["status"] = GoalStatusName(check->status);
-        item["goal_status"] = check->ToJson();
-      } else {
-        item["error"] = check.status().message();
-      }
-      return item;
-    };
-    bool open_failed = false;
-    Result<json> item = status_.Get(*env_, wf, "workflow list item", item_of, &open_failed);
-    list.push_back(item.ok() ? *item : json{{"name", wf}, {"error", item.status().message()}});
-  }
-  return json{{"workflows", list}};
 }
 
 void KeepFreedMemory() {

@@ -24,9 +24,12 @@ class PooledReads {
   // workflow could not be opened (NotFound: it does not exist).
   Result<nlohmann::json> Call(Env& env, const std::string& workflow, const std::string& method,
                               const nlohmann::json& args, bool* open_failed);
-  // GET /api/workflows: each workflow's name, goal, pause, latest review and
-  // goal check (or the error that stopped them).
-  Result<nlohmann::json> WorkflowList();
+  // `compute`'s answer for `workflow` from the status cache: what
+  // GET /api/workflows keeps of each workflow (workflow_list.h).
+  Result<nlohmann::json> Cached(Env& env, const std::string& workflow, const std::string& variant,
+                                const StatusCache::Compute& compute, bool* open_failed) {
+    return status_.Get(env, workflow, variant, compute, open_failed);
+  }
   // What /api/health shows of the pool and the cache.
   nlohmann::json Health() const;
 

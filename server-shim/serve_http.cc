@@ -36,6 +36,7 @@
 #include "server-shim/session_index.h"
 #include "server-shim/server_env.h"
 #include "server-shim/slack_service.h"
+#include "server-shim/workflow_list.h"
 
 namespace pulse::serve {
 
@@ -351,7 +352,12 @@ void App::InstallService(HttpServer& s) {
   });
   s.Get("/api/workflows", [this](const httplib::Request& req, httplib::Response& res) {
     if (!AllowRead(req, res)) return;
-    Result<json> list = reads_.WorkflowList();
+    WorkflowListQuery query;
+    std::string error;
+    if (!ParseWorkflowListQuery(req.params, &query, &error)) return ReplyError(res, 400, error);
+    std::unique_ptr<FixedClockEnv> clock;
+    if (!RequestClock(req, res, &clock)) return;
+    Result<json> list = WorkflowListAnswer(reads_, clock ? *clock : *env_, options_.workspace, query);
     if (!list.ok()) return ReplyStatus(res, list.status());
     ReplyJson(res, 200, *list);
   });
