@@ -44,6 +44,9 @@ function NameFilter({ q, onQuery, noun }) {
   </form>`;
 }
 
+// A few workflows are read at a glance; the filter comes with more.
+const FILTER_FROM = 10;
+
 function subtitleOf(pages, mode, list) {
   const noun = (n) => plural(n, mode === 'server' ? 'workflow' : 'copy', mode === 'server' ? 'workflows' : 'copies');
   const matching = pages.q ? `${noun(pages.total)} matching “${pages.q}”` : noun(pages.total);
@@ -65,7 +68,7 @@ export function OverviewCard({ pages, mode, error, nowMs }) {
   const waiting = (pages.loading || !pages.ready) && !list.length;
   return html`<${Card} id="overview" title=${title} subtitle=${!waiting && (list.length || pages.q) ? subtitleOf(pages, mode, list) : ''}>
     ${error || pages.error ? html`<p class="card-error" role="alert">${error || pages.error}</p>` : null}
-    ${list.length || pages.q || pages.total > OVERVIEW_PAGE
+    ${pages.q || pages.total > FILTER_FROM
       ? html`<${NameFilter} q=${pages.q} onQuery=${pages.setQ} noun=${mode === 'server' ? 'workflows' : 'copies'} />` : null}
     ${waiting ? html`<p class="muted">Loading…</p>`
       : !list.length ? html`<${EmptyState}>${emptyText(pages, mode)}<//>`
