@@ -66,7 +66,7 @@ async function oneLoad(browser, url, want) {
 }
 
 async function measure(browser, ws, webRoot, runs, want) {
-  const { server, url } = await serveTab(ws, ['--web-root', webRoot], { startTimeoutMs: 600000 });
+  const { server, url } = await serveTab(ws, [], { startTimeoutMs: 600000, webRoot });
   try {
     const out = [];
     for (let i = 0; i < runs; i++) {

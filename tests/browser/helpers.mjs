@@ -108,10 +108,11 @@ export async function screenshot(page, name) {
 
 // `pulse serve` for the tab on loopback (no tick; web/ and the WASM build
 // served), with `extra` flags: {server, url} once it prints its address
-// (a workspace of many new workflows takes longer: `startTimeoutMs`).
-export async function serveTab(ws, extra = [], { startTimeoutMs = 20000 } = {}) {
+// (a workspace of many new workflows takes longer: `startTimeoutMs`;
+// `webRoot`: another tab than web/).
+export async function serveTab(ws, extra = [], { startTimeoutMs = 20000, webRoot = join(ROOT, 'web') } = {}) {
   const server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick', ...extra,
-    '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--web-root', webRoot, '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stderr.on('data', () => {});
   const url = await new Promise((resolve, reject) => {
     const lines = createInterface({ input: server.stdout });
