@@ -98,7 +98,8 @@ const char kFactAggregatesSql[] =
 // arrives takes its run's after-run row out of the count, one that goes
 // puts it back. Both writers upsert (a REPLACE deletes without firing the
 // delete triggers). A count back at zero keeps its row; readers skip it.
-#define PULSE_DAYS_UPSERT " ON CONFLICT(day) DO UPDATE SET runs = runs + excluded.runs, failed = failed + excluded.failed;"
+#define PULSE_DAYS_UPSERT \
+  " ON CONFLICT(day) DO UPDATE SET runs = runs + excluded.runs, failed = failed + excluded.failed;"
 #define PULSE_DAY_OF(row, sign) \
   "VALUES(substr(" row ".finished_at, 1, 10), " sign "1, " sign "(" row ".status != 'completed'))" PULSE_DAYS_UPSERT
 // The after-run row of `id`, counted with `sign` when `when` holds.
