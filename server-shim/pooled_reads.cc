@@ -16,8 +16,8 @@ Result<StatusCache::Answer> PooledReads::Call(Env& env, const std::string& workf
   // stores the check; the routes send such calls to the writers).
   if (ServerApi().AccessFor(method, args) != Access::kRead) return Status::Internal(method + ": not a read");
   StatusCache& cache = method == "goal.check" ? status_ : answers_;
-  return cache.Get(env, workflow, method + " " + args.dump(), StatusCache::Keep::kText,
-                   [&](ApiContext& ctx) { return CallApi(ctx, method, args); }, open_failed);
+  return cache.GetText(env, workflow, method + " " + args.dump(),
+                       [&](ApiContext& ctx) { return CallApi(ctx, method, args); }, open_failed);
 }
 
 Result<json> PooledReads::WorkflowList() {
@@ -40,9 +40,8 @@ Result<json> PooledReads::WorkflowList() {
       return item;
     };
     bool open_failed = false;
-    Result<StatusCache::Answer> item =
-        status_.Get(*env_, wf, "workflow list item", StatusCache::Keep::kJson, item_of, &open_failed);
-    list.push_back(item.ok() ? (*item)->doc : json{{"name", wf}, {"error", item.status().message()}});
+    Result<json> item = status_.Get(*env_, wf, "workflow list item", item_of, &open_failed);
+    list.push_back(item.ok() ? *item : json{{"name", wf}, {"error", item.status().message()}});
   }
   return json{{"workflows", list}};
 }

@@ -90,8 +90,15 @@ size_t StatusCache::bytes() const {
   return bytes_;
 }
 
-Result<StatusCache::Answer> StatusCache::Get(Env& env, const std::string& workflow, const std::string& variant,
-                                             Keep keep, const Compute& compute, bool* open_failed) {
+Result<json> StatusCache::Get(Env& env, const std::string& workflow, const std::string& variant,
+                              const Compute& compute, bool* open_failed) {
+  Result<Answer> out = Lookup(env, workflow, variant, Keep::kJson, compute, open_failed);
+  if (!out.ok()) return out.status();
+  return (*out)->doc;
+}
+
+Result<StatusCache::Answer> StatusCache::Lookup(Env& env, const std::string& workflow, const std::string& variant,
+                                                Keep keep, const Compute& compute, bool* open_failed) {
   const int64_t now = env.NowSeconds();
   const std::string key = workflow + '\n' + variant;
   std::unique_lock<std::mutex> l(mu_);

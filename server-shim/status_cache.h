@@ -61,10 +61,15 @@ class StatusCache {
   using Answer = std::shared_ptr<const CachedAnswer>;
   // `compute`'s answer for `workflow` at `env`'s clock; `variant` names the
   // computation and its arguments (one entry per workflow and variant).
-  // *open_failed: the error is the workflow's open's (the pool's). `keep`
-  // says which of the answer's forms is made (one variant, one form).
-  Result<Answer> Get(Env& env, const std::string& workflow, const std::string& variant, Keep keep,
-                     const Compute& compute, bool* open_failed);
+  // *open_failed: the error is the workflow's open's (the pool's). Get
+  // keeps the answer as JSON, GetText as the reply's text (one variant, one
+  // form).
+  Result<nlohmann::json> Get(Env& env, const std::string& workflow, const std::string& variant,
+                             const Compute& compute, bool* open_failed);
+  Result<Answer> GetText(Env& env, const std::string& workflow, const std::string& variant, const Compute& compute,
+                         bool* open_failed) {
+    return Lookup(env, workflow, variant, Keep::kText, compute, open_failed);
+  }
 
   uint64_t recomputes() const { return recomputes_; }
   uint64_t hits() const { return hits_; }
@@ -84,6 +89,8 @@ class StatusCache {
     uint64_t used = 0;
   };
   static bool Fresh(const Entry& e, int64_t now);
+  Result<Answer> Lookup(Env& env, const std::string& workflow, const std::string& variant, Keep keep,
+                        const Compute& compute, bool* open_failed);
   // Computes on a pooled connection; the entry when it may be kept.
   Result<Answer> Run(Env& env, const std::string& workflow, int64_t now, Keep form, const Compute& compute,
                      std::shared_ptr<const Entry>* keep, bool* open_failed);

@@ -156,10 +156,12 @@ test('reads share kept connections, closed when idle; a database renamed into pl
 
     // Another database renamed over db.sqlite (its WAL and shared memory
     // removed first, as a restore does): the kept connection is dropped.
-    const before = await read('readings');
-    assert.equal(before.metric, 'subscribers');
+    // The other database is made first: the kept connection must still be
+    // open (not closed as idle) when it is replaced.
     const other = join(tmp.dir, 'other', 'ws');
     buildHealthy(other, 'substack');
+    const before = await read('readings');
+    assert.equal(before.metric, 'subscribers');
     const db = join(ws, 'Workflow', 'substack', 'db', 'db.sqlite');
     rmSync(`${db}-wal`, { force: true });
     rmSync(`${db}-shm`, { force: true });
