@@ -131,9 +131,11 @@ class App {
     Status valid = ValidateWorkflowName(workflow);
     if (!valid.ok()) return ReplyError(res, 400, valid.message());
     bool open_failed = false;
-    Result<json> out = reads_.Call(clock ? *clock : *env_, workflow, method, args, &open_failed);
+    Result<StatusCache::Answer> out = reads_.Call(clock ? *clock : *env_, workflow, method, args, &open_failed);
     if (!out.ok()) return open_failed ? ReplyOpenError(res, workflow, out.status()) : ReplyStatus(res, out.status());
-    ReplyJson(res, 200, wrap ? json{{"result", *out}} : *out);
+    res.status = 200;
+    const std::string& text = (*out)->text;
+    res.set_content(wrap ? "{\"result\":" + text + "}" : text, "application/json");
   }
 
   // GET handler calling one API method with `args`.
