@@ -21,6 +21,7 @@
 //
 //   node bench/server.mjs [--clients 200] [--requests 20000] [--keep-alive] [--reference] [--mix] [--wrong-token]
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, startServer, buildSubstack, buildHealthy, setNow, request } from '../tests/server/helpers.mjs';
 
@@ -91,6 +92,21 @@ const talker = (async () => {
   return sent;
 })();
 
+// CPU seconds used so far by the server process (utime + stime of
+// /proc/<pid>/stat, in clock ticks of 10 ms) and by this client: per request
+// they are steady where the machine's other load makes req/s and latency
+// noisy, and they show the client's share of the two cores.
+function serverCpuSeconds() {
+  try {
+    const stat = readFileSync(`/proc/${server.proc.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;  // not Linux: the figure is left out
+  }
+}
+const clientCpuSeconds = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
+
 // One phase: CLIENTS clients issuing REQUESTS requests in all, to the
 // targets in turn.
 async function phase(...targets) {
@@ -100,6 +116,7 @@ async function phase(...targets) {
   let issued = 0;
   const errorSamples = new Set();
   const t0 = Date.now();
+  const cpu0 = [serverCpuSeconds(), clientCpuSeconds()];
   async function client() {
     while (issued < REQUESTS && Date.now() - t0 < MAX_SECONDS * 1000) {
       const i = issued++ % targets.length;
@@ -111,6 +128,7 @@ async function phase(...targets) {
   }
   await Promise.all(Array.from({ length: CLIENTS }, client));
   const elapsed = (Date.now() - t0) / 1000;
+  const cpu = { server: serverCpuSeconds() - cpu0[0], client: clientCpuSeconds() - cpu0[1] };
   latencies.sort((x, y) => x - y);
   const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
   const mean = latencies.reduce((x, y) => x + y, 0) / latencies.length;
@@ -118,7 +136,7 @@ async function phase(...targets) {
     const xs = byTarget[i].sort((x, y) => x - y);
     return { path: t.pathname, n: xs.length, p50: pct(xs, 50), p99: pct(xs, 99) };
   });
-  return { latencies, errors, errorSamples, elapsed, rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), mean, routes };
+  return { latencies, errors, errorSamples, elapsed, rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), mean, routes, cpu };
 }
 
 const reference = REFERENCE ? await phase(new URL(`${server.url}api/health`)) : null;
@@ -141,12 +159,18 @@ console.log(`pulse serve bench: ${CLIENTS} concurrent loopback clients, GET ${MI
 console.log(`  requests   ${latencies.length} in ${elapsed.toFixed(2)} s = ${(latencies.length / elapsed).toFixed(0)} req/s`);
 console.log(`  latency    p50 ${main.p50.toFixed(1)} ms, p99 ${main.p99.toFixed(1)} ms, mean ${main.mean.toFixed(1)} ms, max ${latencies[latencies.length - 1].toFixed(1)} ms`);
 if (MIX) for (const r of main.routes) console.log(`  route      ${r.path}: ${r.n} requests, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`);
+const perRequest = (p) => `server ${(p.cpu.server / p.latencies.length * 1e6).toFixed(0)} µs, client ${(p.cpu.client / p.latencies.length * 1e6).toFixed(0)} µs (${(p.cpu.server / p.elapsed * 100).toFixed(0)}% and ${(p.cpu.client / p.elapsed * 100).toFixed(0)}% of one core)`;
+console.log(`  cpu        per request: ${perRequest(main)}`);
 console.log(`  errors     ${errors}${errorSamples.size ? ` (${[...errorSamples].slice(0, 3).join('; ')})` : ''}`);
 console.log(`  writes     ${checks} goal-check turns by the tick, ${messages} messages to Pulse (${replies} turns) during the run`);
-if (reads) console.log(`  reads      ${reads.status_recomputes} goal statuses computed, ${reads.status_hits} from memory; ${reads.opens} connections opened, ${reads.reuses} reused`);
+if (reads) {
+  console.log(`  reads      ${reads.status_recomputes} goal statuses computed, ${reads.status_hits} from memory; ${reads.opens} connections opened, ${reads.reuses} reused`);
+  if (reads.answer_recomputes !== undefined) console.log(`  answers    ${reads.answer_recomputes} other reads computed, ${reads.answer_hits} from memory`);
+}
 if (reference) {
   const r = reference;
   console.log(`  reference  GET /api/health, same clients: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, mean ${r.mean.toFixed(1)} ms, errors ${r.errors}`);
+  console.log(`  cpu        per health request: ${perRequest(r)}`);
   console.log(`  ratio      goal-status / health: req/s ${(main.rps / r.rps).toFixed(2)}, p50 ${(main.p50 / r.p50).toFixed(2)}, p99 ${(main.p99 / r.p99).toFixed(2)}`);
 }
 if (wrong) {

@@ -266,18 +266,10 @@ Result<Cursor> ParseCursor(const std::string& text) {
                                  "\" is not one this log gave (pass next_cursor from the previous page)");
 }
 
-// The oldest sort key a row matching `since` can have: a row that started
-// before `since` matches when it completed after it (or, with
-// include_running, while it runs). With it as a lower bound the newest-first
-// walk ends where matches can no longer be, instead of at the log's start.
-Result<std::string> LowerBound(Db& db, const AgentLogQuery& q) {
+Result<std::string> LowerBound(Db& db, const AgentLogQuery& q, int64_t cutoff) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(AgentLogLowerBoundSql(q)));
+  BindFilters(q, cutoff, &st);
   std::string lower = FormatTime(*q.since);
-  std::string sql = std::string("SELECT MIN(") + kSortKey + ") FROM background_agent_log WHERE completed_at >= :since";
-  if (q.include_running) {
-    sql += std::string(" UNION ALL SELECT MIN(") + kSortKey + ") FROM background_agent_log WHERE status = 'running'";
-  }
-  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
-  st.Bind(":since", lower);
   for (;;) {
     PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
     if (!has) break;
@@ -286,7 +278,52 @@ Result<std::string> LowerBound(Db& db, const AgentLogQuery& q) {
   return lower;
 }
 
+// One walk down the filter's index, from below `from` (none: the newest
+// row) to `lower` (with since), adding rows to `page` until it holds
+// `limit`; one row more sets next_cursor to `*last`, the cursor of the last
+// row added. True when the walk ended before that.
+Result<bool> Walk(Db& db, const AgentLogQuery& q, int64_t cutoff, const std::string& lower, int64_t limit,
+                  const std::optional<Cursor>& from, std::string* last, AgentLogPage* page) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(AgentLogPageSql(q, from.has_value())));
+  BindFilters(q, cutoff, &st);
+  if (q.since) st.Bind(":lower", lower);
+  if (from) {
+    st.Bind(":after_key", from->key);
+    st.Bind(":after_id", from->rowid);
+  }
+  st.Bind(":limit", limit - static_cast<int64_t>(page->rows.size()) + 1);
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) return true;
+    if (static_cast<int64_t>(page->rows.size()) == limit) {
+      page->next_cursor = *last;
+      return false;
+    }
+    AgentLogRow r = RowFrom(st);
+    r.stuck = IsStuck(r, cutoff);
+    page->rows.push_back(std::move(r));
+    *last = st.Text(14) + "/" + std::to_string(st.Int64(15));
+  }
+}
+
 }  // namespace
+
+std::string AgentLogLowerBoundSql(const AgentLogQuery& q) {
+  const std::string key = kSortKey;
+  // The completions since `since` through their own index, unless a session
+  // or run narrows them first (or the status is one a completion never has).
+  const bool narrowed = q.session_id || q.pulse_run_id || (q.status && (*q.status == "running" || *q.status == "stuck"));
+  std::string sql = "SELECT MIN(" + key + ") FROM background_agent_log" +
+                    (narrowed ? "" : " INDEXED BY background_agent_log_by_completion") +
+                    " WHERE completed_at >= :since AND " + key + " < :since";
+  AddFilters(q, &sql);
+  if (q.include_running) {
+    sql += " UNION ALL SELECT MIN(" + key + ") FROM background_agent_log WHERE status = 'running' AND " + key +
+           " < :since";
+    AddFilters(q, &sql);
+  }
+  return sql;
+}
 
 std::string AgentLogPageSql(const AgentLogQuery& q, bool after_cursor) {
   const std::string key = kSortKey;
@@ -309,33 +346,21 @@ Result<AgentLogPage> ReadAgentLogPage(Db& db, const AgentLogQuery& q, int64_t li
     PULSE_ASSIGN_OR_RETURN(Cursor c, ParseCursor(cursor));
     after = c;
   }
-  std::string lower;
-  if (q.since) {
-    PULSE_ASSIGN_OR_RETURN(lower, LowerBound(db, q));
-  }
-  const std::string sql = AgentLogPageSql(q, after.has_value());
-  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
-  BindFilters(q, cutoff, &st);
-  if (q.since) st.Bind(":lower", lower);
-  if (after) {
-    st.Bind(":after_key", after->key);
-    st.Bind(":after_id", after->rowid);
-  }
-  st.Bind(":limit", limit + 1);  // one more says whether another page follows
   AgentLogPage page;
+  // With since, the walk first goes down to `since` itself (a row whose
+  // place is at or after it is in by its own time): a page of a busy period
+  // never looks further. Only a page still not full there goes on to the
+  // rows that started before and ran past `since`.
+  const std::string since = q.since ? FormatTime(*q.since) : "";
   std::string last;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
-    if (!has) break;
-    if (static_cast<int64_t>(page.rows.size()) == limit) {
-      page.next_cursor = last;
-      break;
-    }
-    AgentLogRow r = RowFrom(st);
-    r.stuck = IsStuck(r, cutoff);
-    page.rows.push_back(std::move(r));
-    last = st.Text(14) + "/" + std::to_string(st.Int64(15));
-  }
+  PULSE_ASSIGN_OR_RETURN(bool ended, Walk(db, q, cutoff, since, limit, after, &last, &page));
+  if (!ended || !q.since) return page;
+  PULSE_ASSIGN_OR_RETURN(std::string lower, LowerBound(db, q, cutoff));
+  if (lower >= since) return page;
+  // Every match at or after `since` was walked: the rest lie below it (a
+  // rowid is never 0, so (since, 0) is just below every row placed at since).
+  if (!after || after->key >= since) after = Cursor{since, 0};
+  PULSE_ASSIGN_OR_RETURN(ended, Walk(db, q, cutoff, lower, limit, after, &last, &page));
   return page;
 }
 

@@ -23,6 +23,13 @@ struct AgentLogPage {
 // The page query itself (EXPLAIN QUERY PLAN in the tests): it binds the
 // filters, :lower with since, :after_key/:after_id after a cursor, :limit.
 std::string AgentLogPageSql(const AgentLogQuery& query, bool after_cursor);
+// With since, the walk first goes down to `since` itself (a row placed at or
+// after it is in by its own time), so a page of a busy period never looks
+// further. A page still not full there goes on to the rows that started
+// before `since` and completed after it (or, with include_running, still
+// run), down to the oldest place such a match has: this query's answer (it
+// binds the filters).
+std::string AgentLogLowerBoundSql(const AgentLogQuery& query);
 Result<AgentLogPage> ReadAgentLogPage(Db& db, const AgentLogQuery& query, int64_t limit, const std::string& cursor,
                                       int64_t now);
 

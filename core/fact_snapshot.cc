@@ -90,6 +90,71 @@ const char kFactAggregatesSql[] =
 
 #undef PULSE_MICROS
 
+// The runs counted by UTC day (the error rate's 14-day median reads 14 rows,
+// not two weeks of runs). A run is a pulse_fact_runs row, or a goal_run_facts
+// row no pulse_fact_runs row has the run_id of, as the goal check's facts
+// count them (core/goal_context_runs.h); `day` is the first ten characters of
+// its finished_at. Kept by triggers on both tables: a run.json row that
+// arrives takes its run's after-run row out of the count, one that goes
+// puts it back. Both writers upsert (a REPLACE deletes without firing the
+// delete triggers). A count back at zero keeps its row; readers skip it.
+#define PULSE_DAYS_UPSERT \
+  " ON CONFLICT(day) DO UPDATE SET runs = runs + excluded.runs, failed = failed + excluded.failed;"
+#define PULSE_DAY_OF(row, sign) \
+  "VALUES(substr(" row ".finished_at, 1, 10), " sign "1, " sign "(" row ".status != 'completed'))" PULSE_DAYS_UPSERT
+// The after-run row of `id`, counted with `sign` when `when` holds.
+#define PULSE_GOAL_DAY(id, sign, when)                                                                   \
+  "INSERT INTO pulse_fact_run_days SELECT substr(finished_at, 1, 10), " sign "1, " sign                  \
+  "(status != 'completed') FROM goal_run_facts WHERE run_id = " id " AND " when PULSE_DAYS_UPSERT
+#define PULSE_NO_RUN_ROW(id, also) "NOT EXISTS (SELECT 1 FROM pulse_fact_runs WHERE run_id = " id also ")"
+const char kRunDaysSql[] =
+    "CREATE TABLE IF NOT EXISTS pulse_fact_run_days ("
+    " day TEXT PRIMARY KEY,"
+    " runs INTEGER NOT NULL,"
+    " failed INTEGER NOT NULL);"
+    "INSERT INTO pulse_fact_run_days(day, runs, failed)"
+    " SELECT d, count(*), sum(f) FROM ("
+    "  SELECT substr(finished_at, 1, 10) AS d, status != 'completed' AS f FROM pulse_fact_runs"
+    "  UNION ALL SELECT substr(finished_at, 1, 10), status != 'completed' FROM goal_run_facts g"
+    "  WHERE NOT EXISTS (SELECT 1 FROM pulse_fact_runs p WHERE p.run_id = g.run_id))"
+    " GROUP BY d;"
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_runs_day_added AFTER INSERT ON pulse_fact_runs BEGIN"
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("NEW", "")
+    PULSE_GOAL_DAY("NEW.run_id", "-", PULSE_NO_RUN_ROW("NEW.run_id", " AND folder IS NOT NEW.folder"))
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_runs_day_removed AFTER DELETE ON pulse_fact_runs BEGIN"
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("OLD", "-")
+    PULSE_GOAL_DAY("OLD.run_id", "", PULSE_NO_RUN_ROW("OLD.run_id", ""))
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS pulse_fact_runs_day_changed"
+    " AFTER UPDATE OF run_id, finished_at, status ON pulse_fact_runs BEGIN"
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("OLD", "-")
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("NEW", "")
+    PULSE_GOAL_DAY("OLD.run_id", "", "OLD.run_id IS NOT NEW.run_id AND " PULSE_NO_RUN_ROW("OLD.run_id", ""))
+    PULSE_GOAL_DAY("NEW.run_id", "-", "OLD.run_id IS NOT NEW.run_id AND "
+                   PULSE_NO_RUN_ROW("NEW.run_id", " AND folder IS NOT NEW.folder"))
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS goal_run_facts_day_added AFTER INSERT ON goal_run_facts"
+    " WHEN " PULSE_NO_RUN_ROW("NEW.run_id", "") " BEGIN"
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("NEW", "")
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS goal_run_facts_day_removed AFTER DELETE ON goal_run_facts"
+    " WHEN " PULSE_NO_RUN_ROW("OLD.run_id", "") " BEGIN"
+    " INSERT INTO pulse_fact_run_days " PULSE_DAY_OF("OLD", "-")
+    " END;"
+    "CREATE TRIGGER IF NOT EXISTS goal_run_facts_day_changed"
+    " AFTER UPDATE OF run_id, finished_at, status ON goal_run_facts BEGIN"
+    " INSERT INTO pulse_fact_run_days SELECT substr(OLD.finished_at, 1, 10), -1, -(OLD.status != 'completed')"
+    "  WHERE " PULSE_NO_RUN_ROW("OLD.run_id", "") PULSE_DAYS_UPSERT
+    " INSERT INTO pulse_fact_run_days SELECT substr(NEW.finished_at, 1, 10), 1, NEW.status != 'completed'"
+    "  WHERE " PULSE_NO_RUN_ROW("NEW.run_id", "") PULSE_DAYS_UPSERT
+    " END;";
+
+#undef PULSE_DAYS_UPSERT
+#undef PULSE_DAY_OF
+#undef PULSE_GOAL_DAY
+#undef PULSE_NO_RUN_ROW
+
 }  // namespace
 
 Status EnsureFactsSchema(Db& db) {
@@ -162,6 +227,7 @@ Status EnsureFactsSchema(Db& db) {
        " reason TEXT NOT NULL,"
        " seen_at TEXT NOT NULL);"},
       {3, kFactAggregatesSql},
+      {4, kRunDaysSql},
   };
   // Migration 3 indexes the goal's run facts (goal_run_facts), so those
   // tables come first: a database holding only the facts is still one the

@@ -336,8 +336,12 @@ Status ReadRunRow(SnapshotRun& run, const std::string& folder, RunRow* out) {
 
 Status StoreRunRows(Db& db, const std::vector<RunRow>& rows) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
-      "INSERT OR REPLACE INTO pulse_fact_runs(folder, run_id, started_at, finished_at, status, error,"
-      " concerns_json, cost_usd, route) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+      // An upsert, not a REPLACE: the run-day counts' triggers see the change.
+      "INSERT INTO pulse_fact_runs(folder, run_id, started_at, finished_at, status, error,"
+      " concerns_json, cost_usd, route) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+      " ON CONFLICT(folder) DO UPDATE SET run_id = excluded.run_id, started_at = excluded.started_at,"
+      " finished_at = excluded.finished_at, status = excluded.status, error = excluded.error,"
+      " concerns_json = excluded.concerns_json, cost_usd = excluded.cost_usd, route = excluded.route"));
   for (const RunRow& r : rows) {
     put.Bind(1, r.folder).Bind(2, r.run.run_id).Bind(3, FormatTime(r.run.started_at))
         .Bind(4, FormatTime(r.run.finished_at)).Bind(5, r.run.status).Bind(6, r.run.error)

@@ -20,11 +20,13 @@ using nlohmann::json;
 
 namespace {
 
-// The runs are read once each from the covering indexes, in finished_at
-// order, and counted here: one pass instead of a union with a probe per
-// row and a sort per distinct time (what a goal check in the browser paid
-// for most). The answers are the union's: every comparison is on the bytes
-// as stored, as SQLite's were.
+// The runs since the last check are read once each, in finished_at order,
+// and counted here: one pass instead of a union with a probe per row and a
+// sort per distinct time (what a goal check in the browser paid for most).
+// The answers are the union's: every comparison is on the bytes as stored,
+// as SQLite's were. The 14 days before today come from the run-day counts
+// (pulse_fact_run_days, kept by triggers: core/fact_snapshot.cc), the same
+// union counted by day, so two weeks of runs are not read at all.
 
 // A column's bytes as stored, valid until the next Step.
 inline std::string_view View(const Statement& q, int col) {
@@ -46,16 +48,6 @@ Result<int64_t> TimeOf(std::string_view stored) {
   Result<int64_t> t = ParseTime(stored);
   if (t.ok()) return t;
   return ParseTime(Clean(stored));  // the error names the text as shown
-}
-
-// SQLite's substr(t, 1, 10): ten characters, up to a NUL.
-std::string_view DayOf(std::string_view t) {
-  size_t i = 0;
-  for (int n = 0; n < 10 && i < t.size() && t[i] != '\0'; ++n) {
-    if (static_cast<unsigned char>(t[i++]) < 0xc0) continue;
-    while (i < t.size() && (static_cast<unsigned char>(t[i]) & 0xc0) == 0x80) ++i;
-  }
-  return t.substr(0, i);
 }
 
 // The schedule a goal_run_facts row names: schedule_id, else what follows
@@ -111,11 +103,6 @@ class RunKeys {
   size_t next_ = 0;
 };
 
-struct DayCount {
-  std::string day;
-  int64_t runs = 0, failed = 0;
-};
-
 // A run since the last check the lists may name: failed, with an error or
 // with CONCERNS: lines. finished_at and run_id as stored: the lists' order.
 struct ListedRun {
@@ -131,8 +118,8 @@ class RunScan {
     int64_t today = StartOfDay(f->now);
     since_ = FormatTime(f->since);
     now_ = FormatTime(f->now);
-    day_from_ = FormatTime(today - kMedianWindowSeconds);
-    day_to_ = FormatTime(today);
+    day_from_ = FormatTime(today - kMedianWindowSeconds).substr(0, 10);
+    day_to_ = FormatTime(today).substr(0, 10);
     for (const Schedule& s : config.schedules) f->run_health.schedules.push_back({s.id, s.enabled, 0, 0, 0, "", 0});
   }
 
@@ -140,25 +127,10 @@ class RunScan {
     PULSE_RETURN_IF_ERROR(ReadPulseRows());
     PULSE_RETURN_IF_ERROR(ReadGoalRows());
     ListRuns();
-    ErrorRateFromDays();
-    return Status::OK();
+    return ErrorRateFromDays();
   }
 
  private:
-  bool InSince(std::string_view t) const { return t > std::string_view(since_) && t <= std::string_view(now_); }
-  bool InDays(std::string_view t) const { return t >= std::string_view(day_from_) && t < std::string_view(day_to_); }
-
-  void CountDay(std::string_view finished_at, bool failed) {
-    std::string_view day = DayOf(finished_at);
-    if (last_day_ >= days_.size() || days_[last_day_].day != day) {
-      last_day_ = 0;
-      while (last_day_ < days_.size() && days_[last_day_].day != day) ++last_day_;
-      if (last_day_ == days_.size()) days_.push_back({std::string(day)});
-    }
-    ++days_[last_day_].runs;
-    days_[last_day_].failed += failed;
-  }
-
   Status CountSince(std::string_view finished_at, std::string_view status, int64_t* at) {
     PULSE_ASSIGN_OR_RETURN(*at, TimeOf(finished_at));
     RunHealth& h = f_->run_health;
@@ -168,19 +140,9 @@ class RunScan {
     return Status::OK();
   }
 
-  // pulse_fact_runs: the days before the window from the covering index,
-  // the window's rows whole (their errors and CONCERNS: lines).
+  // pulse_fact_runs: the window's rows whole (their errors and CONCERNS:
+  // lines).
   Status ReadPulseRows() {
-    PULSE_ASSIGN_OR_RETURN(Statement days, db_.Prepare(
-        "SELECT finished_at, status, run_id FROM pulse_fact_runs"
-        " WHERE finished_at >= ?1 AND finished_at < ?2 AND finished_at <= ?3 ORDER BY finished_at"));
-    days.Bind(1, day_from_).Bind(2, day_to_).Bind(3, since_);
-    while (true) {
-      PULSE_ASSIGN_OR_RETURN(bool row, days.Step());
-      if (!row) break;
-      CountDay(View(days, 0), View(days, 1) != "completed");
-      keys_.Add(View(days, 0), View(days, 2));
-    }
     PULSE_ASSIGN_OR_RETURN(Statement q, db_.Prepare(
         "SELECT run_id, finished_at, status, error, route, concerns_json FROM pulse_fact_runs"
         " WHERE finished_at > ?1 AND finished_at <= ?2 ORDER BY finished_at"));
@@ -191,7 +153,6 @@ class RunScan {
       std::string_view id = View(q, 0), at_text = View(q, 1), status = View(q, 2);
       int64_t at = 0;
       PULSE_RETURN_IF_ERROR(CountSince(at_text, status, &at));
-      if (InDays(at_text)) CountDay(at_text, status != "completed");
       keys_.Add(at_text, id);
       std::string_view error = View(q, 3), concerns = View(q, 5);
       if (status == "completed" && error.empty() && concerns == "[]") continue;
@@ -206,25 +167,21 @@ class RunScan {
   Status ReadGoalRows() {
     PULSE_ASSIGN_OR_RETURN(Statement q, db_.Prepare(
         "SELECT finished_at, run_id, status, schedule_id, trigger FROM goal_run_facts"
-        " WHERE finished_at >= ?1 AND finished_at <= ?2 ORDER BY finished_at, run_id"));
-    q.Bind(1, std::min(day_from_, since_)).Bind(2, now_);
+        " WHERE finished_at > ?1 AND finished_at <= ?2 ORDER BY finished_at, run_id"));
+    q.Bind(1, since_).Bind(2, now_);
     PULSE_ASSIGN_OR_RETURN(Statement probe, db_.Prepare("SELECT 1 FROM pulse_fact_runs WHERE run_id = ?1 LIMIT 1"));
     PULSE_ASSIGN_OR_RETURN(Statement rest, db_.Prepare("SELECT error, route FROM goal_run_facts WHERE run_id = ?1"));
     while (true) {
       PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
       if (!row) break;
       std::string_view at_text = View(q, 0), id = View(q, 1), status = View(q, 2);
-      const bool since = InSince(at_text), in_days = InDays(at_text);
-      if (since) PULSE_RETURN_IF_ERROR(CountSchedule(ScheduleOf(View(q, 3), View(q, 4)), status, at_text));
-      if (!since && !in_days) continue;
+      PULSE_RETURN_IF_ERROR(CountSchedule(ScheduleOf(View(q, 3), View(q, 4)), status, at_text));
       if (keys_.Has(at_text, id)) continue;  // its run.json row is the run
       // A run.json row of another time (outside the window) is the run too.
       probe.Reset();
       BindStored(probe, 1, id);
       PULSE_ASSIGN_OR_RETURN(bool shadowed, probe.Step());
       if (shadowed) continue;
-      if (in_days) CountDay(at_text, status != "completed");
-      if (!since) continue;
       int64_t at = 0;
       PULSE_RETURN_IF_ERROR(CountSince(at_text, status, &at));
       rest.Reset();
@@ -288,16 +245,24 @@ class RunScan {
   }
 
   // The 14 whole UTC days before today; days without a run have no share.
-  void ErrorRateFromDays() {
+  Status ErrorRateFromDays() {
     ErrorRate& e = f_->error_rate;
     e.runs = f_->run_health.runs;
     e.failed = f_->run_health.failed;
     if (e.runs > 0) e.share = static_cast<double>(e.failed) / static_cast<double>(e.runs);
+    PULSE_ASSIGN_OR_RETURN(Statement days, db_.Prepare(
+        "SELECT runs, failed FROM pulse_fact_run_days WHERE day >= ?1 AND day < ?2 AND runs > 0"));
+    days.Bind(1, day_from_).Bind(2, day_to_);
     std::vector<double> shares;
-    for (const DayCount& d : days_) shares.push_back(static_cast<double>(d.failed) / static_cast<double>(d.runs));
+    while (true) {
+      PULSE_ASSIGN_OR_RETURN(bool row, days.Step());
+      if (!row) break;
+      shares.push_back(static_cast<double>(days.Int64(1)) / static_cast<double>(days.Int64(0)));
+    }
     e.days_with_runs = static_cast<int64_t>(shares.size());
     e.median_daily_share = MedianShare(shares);
     e.spike = IsErrorRateSpike(e.runs, e.failed, e.median_daily_share);
+    return Status::OK();
   }
 
   Db& db_;
@@ -305,8 +270,6 @@ class RunScan {
   const std::string goal_route_;
   std::string since_, now_, day_from_, day_to_;
   RunKeys keys_;
-  std::vector<DayCount> days_;
-  size_t last_day_ = 0;
   std::vector<ListedRun> listed_;
 };
 

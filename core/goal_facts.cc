@@ -157,11 +157,18 @@ std::string ScheduleOfTrigger(const std::string& trigger) {
 
 Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, bool has_reading, const char* origin,
                    int64_t now, bool replace) {
+  // Replacing is an upsert, not a REPLACE: the run-day counts' triggers
+  // (core/fact_snapshot.cc) see the change.
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
-      std::string(replace ? "INSERT OR REPLACE" : "INSERT") +
-      " INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error, route,"
-      " primary_route, completed, primary_reading, origin, recorded_at)"
-      " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+      std::string("INSERT INTO goal_run_facts(run_id, schedule_id, trigger, started_at, finished_at, status, error,"
+                  " route, primary_route, completed, primary_reading, origin, recorded_at)"
+                  " VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)") +
+      (replace ? " ON CONFLICT(run_id) DO UPDATE SET schedule_id = excluded.schedule_id, trigger = excluded.trigger,"
+                 " started_at = excluded.started_at, finished_at = excluded.finished_at, status = excluded.status,"
+                 " error = excluded.error, route = excluded.route, primary_route = excluded.primary_route,"
+                 " completed = excluded.completed, primary_reading = excluded.primary_reading,"
+                 " origin = excluded.origin, recorded_at = excluded.recorded_at"
+               : "")));
   std::string primary = PrimaryRoute(config);
   put.Bind(1, run.run_id).Bind(2, run.schedule_id).Bind(3, run.trigger).Bind(4, FormatTime(run.started_at))
       .Bind(5, FormatTime(run.finished_at)).Bind(6, run.status).Bind(7, run.error).Bind(8, run.route)

@@ -17,8 +17,31 @@ namespace {
 // Larger than any header a browser or curl sends; a request whose header
 // does not end within it gets 431.
 constexpr size_t kMaxHeaderBytes = 64 << 10;
+// An answer up to this size goes out in one send.
+constexpr size_t kGatherBytes = 64 << 10;
 
 }  // namespace
+
+void SocketAddress(int fd, bool peer, std::string* addr, int* port) {
+  struct sockaddr_storage ss;
+  socklen_t len = sizeof ss;
+  char host[INET6_ADDRSTRLEN] = "";
+  *port = 0;
+  int got = peer ? ::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len)
+                 : ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  if (got == 0) {
+    if (ss.ss_family == AF_INET) {
+      auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+      ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+      *port = ntohs(a->sin_port);
+    } else if (ss.ss_family == AF_INET6) {
+      auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+      ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+      *port = ntohs(a->sin6_port);
+    }
+  }
+  *addr = host;
+}
 
 double SecondsUntil(Clock::time_point t) { return std::chrono::duration<double>(t - Clock::now()).count(); }
 
@@ -56,15 +79,45 @@ ssize_t GateStream::read(char* ptr, size_t size) {
     c_->pending.erase(0, n);
     return static_cast<ssize_t>(n);
   }
-  if (!is_readable()) return -1;
+  // What was written goes out before waiting for the client (an interim
+  // "100 Continue" it waits for before sending the body).
+  if (!Flush() || !is_readable()) return -1;
   ssize_t n = ::recv(c_->fd, ptr, size, MSG_DONTWAIT);
   if (n < 0 && (errno == EAGAIN || errno == EINTR)) return is_readable() ? ::recv(c_->fd, ptr, size, MSG_DONTWAIT) : -1;
   return n;
 }
 
 ssize_t GateStream::write(const char* ptr, size_t size) {
-  if (!is_writable()) return -1;
-  return ::send(c_->fd, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (out_.size() + size <= kGatherBytes) {
+    out_.append(ptr, size);
+    return static_cast<ssize_t>(size);
+  }
+  if (!Flush() || !SendAll(ptr, size)) return -1;
+  return static_cast<ssize_t>(size);
+}
+
+bool GateStream::Flush() {
+  if (out_.empty()) return true;
+  bool ok = SendAll(out_.data(), out_.size());
+  out_.clear();
+  return ok;
+}
+
+bool GateStream::SendAll(const char* ptr, size_t size) {
+  while (size > 0) {
+    // Sent at once when the socket has room (it nearly always has); waited
+    // for only when it is full.
+    ssize_t n = ::send(c_->fd, ptr, size, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      ptr += n;
+      size -= static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && is_writable()) continue;
+    return false;
+  }
+  return true;
 }
 
 void GateStream::get_remote_ip_and_port(std::string& ip, int& port) const {
@@ -73,21 +126,10 @@ void GateStream::get_remote_ip_and_port(std::string& ip, int& port) const {
 }
 
 void GateStream::get_local_ip_and_port(std::string& ip, int& port) const {
-  struct sockaddr_storage ss;
-  socklen_t len = sizeof ss;
-  char host[INET6_ADDRSTRLEN] = "";
-  port = 0;
-  if (::getsockname(c_->fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return;
-  if (ss.ss_family == AF_INET) {
-    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
-    ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-    port = ntohs(a->sin_port);
-  } else if (ss.ss_family == AF_INET6) {
-    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
-    ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-    port = ntohs(a->sin6_port);
-  }
-  ip = host;
+  // Asked once per connection, not once per request on it.
+  if (c_->local_port < 0) SocketAddress(c_->fd, /*peer=*/false, &c_->local_addr, &c_->local_port);
+  ip = c_->local_addr;
+  port = c_->local_port;
 }
 
 // httplib answers 500 for sockets at or past FD_SETSIZE because its own

@@ -106,7 +106,7 @@ class ConnectionGate {
     if (it != conns_.end()) return it->second.get();
     auto c = std::make_unique<Conn>();
     c->fd = fd;
-    PeerOf(fd, &c->addr, &c->port);
+    SocketAddress(fd, /*peer=*/true, &c->addr, &c->port);
     // An answer goes out in more than one write (header, body); with Nagle's
     // algorithm the second waits for the client's delayed ACK, 40 ms on a
     // keep-alive connection.
@@ -198,24 +198,6 @@ class ConnectionGate {
  private:
   static Clock::duration ToDuration(double s) {
     return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-  }
-
-  static void PeerOf(int fd, std::string* addr, int* port) {
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    char host[INET6_ADDRSTRLEN] = "";
-    if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0) {
-      if (ss.ss_family == AF_INET) {
-        auto* a = reinterpret_cast<sockaddr_in*>(&ss);
-        ::inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
-        *port = ntohs(a->sin_port);
-      } else if (ss.ss_family == AF_INET6) {
-        auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
-        ::inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
-        *port = ntohs(a->sin6_port);
-      }
-    }
-    *addr = host;
   }
 
   void Wake() {
@@ -400,6 +382,8 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
     bool last = ++c->served >= limits_.max_requests_per_connection;
     bool connection_closed = false;
     bool ok = process_request(strm, last, connection_closed, nullptr);
+    // Sent before the connection is closed, lingered or waited on.
+    ok = strm.Flush() && ok;
     t_close_after = nullptr;
     if (close_after) {
       gate_->Linger(c);

@@ -16,11 +16,15 @@ namespace pulse::serve {
 
 using nlohmann::json;
 
-void ReplyJson(httplib::Response& res, int status, const json& doc) {
-  res.status = status;
+std::string ReplyText(const json& doc) {
   // Replacing bad UTF-8 (never throwing) keeps a reply that quotes a hostile
   // name a 4xx instead of a 500.
-  res.set_content(doc.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
+  return doc.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void ReplyJson(httplib::Response& res, int status, const json& doc) {
+  res.status = status;
+  res.set_content(ReplyText(doc), "application/json");
 }
 
 void ReplyError(httplib::Response& res, int status, const std::string& reason) {

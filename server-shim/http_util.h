@@ -14,6 +14,8 @@
 
 namespace pulse::serve {
 
+// The body ReplyJson sends for `doc` (bad UTF-8 replaced).
+std::string ReplyText(const nlohmann::json& doc);
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& doc);
 // {"error": reason} with `status`.
 void ReplyError(httplib::Response& res, int status, const std::string& reason);

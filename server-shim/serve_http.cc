@@ -36,6 +36,7 @@
 #include "server-shim/session_index.h"
 #include "server-shim/server_env.h"
 #include "server-shim/slack_service.h"
+#include "server-shim/workflow_list.h"
 
 namespace pulse::serve {
 
@@ -130,9 +131,11 @@ class App {
     Status valid = ValidateWorkflowName(workflow);
     if (!valid.ok()) return ReplyError(res, 400, valid.message());
     bool open_failed = false;
-    Result<json> out = reads_.Call(clock ? *clock : *env_, workflow, method, args, &open_failed);
+    Result<StatusCache::Answer> out = reads_.Call(clock ? *clock : *env_, workflow, method, args, &open_failed);
     if (!out.ok()) return open_failed ? ReplyOpenError(res, workflow, out.status()) : ReplyStatus(res, out.status());
-    ReplyJson(res, 200, wrap ? json{{"result", *out}} : *out);
+    res.status = 200;
+    const std::string& text = (*out)->text;
+    res.set_content(wrap ? "{\"result\":" + text + "}" : text, "application/json");
   }
 
   // GET handler calling one API method with `args`.
@@ -350,7 +353,12 @@ void App::InstallService(HttpServer& s) {
   });
   s.Get("/api/workflows", [this](const httplib::Request& req, httplib::Response& res) {
     if (!AllowRead(req, res)) return;
-    Result<json> list = reads_.WorkflowList();
+    WorkflowListQuery query;
+    std::string error;
+    if (!ParseWorkflowListQuery(req.params, &query, &error)) return ReplyError(res, 400, error);
+    std::unique_ptr<FixedClockEnv> clock;
+    if (!RequestClock(req, res, &clock)) return;
+    Result<json> list = WorkflowListAnswer(reads_, clock ? *clock : *env_, options_.workspace, query);
     if (!list.ok()) return ReplyStatus(res, list.status());
     ReplyJson(res, 200, *list);
   });

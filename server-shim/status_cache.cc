@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "server-shim/http_util.h"
+
 namespace pulse::serve {
 
 using nlohmann::json;
@@ -21,8 +23,9 @@ bool StatusCache::Fresh(const Entry& e, int64_t now) {
   return e.now == now && StampDatabase(e.db_path) == e.db && e.inputs.Fresh();
 }
 
-Result<json> StatusCache::Run(Env& env, const std::string& workflow, int64_t now, const Compute& compute,
-                              std::shared_ptr<const Entry>* keep, bool* open_failed) {
+Result<StatusCache::Answer> StatusCache::Run(Env& env, const std::string& workflow, int64_t now, Keep form,
+                                             const Compute& compute, std::shared_ptr<const Entry>* keep,
+                                             bool* open_failed) {
   Result<DbPool::Lease> lease = pool_->Checkout(workflow, &env);
   if (!lease.ok()) {
     *open_failed = true;
@@ -37,37 +40,65 @@ Result<json> StatusCache::Run(Env& env, const std::string& workflow, int64_t now
   ctx.env = &watching;
   const int64_t before = DataVersion(lease->db());
   Result<json> out = compute(ctx);
-  if (!out.ok()) return out;
+  if (!out.ok()) return out.status();
   // Stamped before data_version is read again: an unchanged version then
   // proves no other commit came before the stamp.
   e->db = StampDatabase(e->db_path);
   const int64_t after = DataVersion(lease->db());
-  if (before >= 0 && before == after && !e->inputs.Racy(WallNanos())) {
-    e->answer = *out;
-    *keep = std::move(e);
+  auto answer = std::make_shared<CachedAnswer>();
+  if (form == Keep::kText) {
+    answer->text = ReplyText(*out);
+  } else {
+    answer->doc = std::move(out).value();
   }
-  return out;
+  e->answer = answer;
+  const bool small = form == Keep::kJson || answer->text.size() <= max_bytes_ / 8;
+  if (before >= 0 && before == after && small && !e->inputs.Racy(WallNanos())) *keep = std::move(e);
+  return Answer(std::move(answer));
 }
 
 void StatusCache::Store(const std::string& key, std::shared_ptr<const Entry> entry) {
   Slot& slot = slots_[key];
   slot.busy = false;
-  if (entry) slot.entry = std::move(entry);
-  if (slots_.size() <= max_entries_) return;
-  // Over the bound: the least recently asked-for answer goes.
-  auto victim = slots_.end();
-  uint64_t oldest = std::numeric_limits<uint64_t>::max();
-  for (auto it = slots_.begin(); it != slots_.end(); ++it) {
-    if (!it->second.busy && it->second.used < oldest) {
-      oldest = it->second.used;
-      victim = it;
-    }
+  if (entry) {
+    bytes_ -= SizeOf(slot);
+    slot.entry = std::move(entry);
+    bytes_ += SizeOf(slot);
   }
-  if (victim != slots_.end()) slots_.erase(victim);
+  Evict();
+}
+
+void StatusCache::Evict() {
+  // Over a bound: the least recently asked-for answers go.
+  while (slots_.size() > max_entries_ || bytes_ > max_bytes_) {
+    auto victim = slots_.end();
+    uint64_t oldest = std::numeric_limits<uint64_t>::max();
+    for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+      if (!it->second.busy && it->second.used < oldest) {
+        oldest = it->second.used;
+        victim = it;
+      }
+    }
+    if (victim == slots_.end()) return;
+    bytes_ -= SizeOf(victim->second);
+    slots_.erase(victim);
+  }
+}
+
+size_t StatusCache::bytes() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return bytes_;
 }
 
 Result<json> StatusCache::Get(Env& env, const std::string& workflow, const std::string& variant,
                               const Compute& compute, bool* open_failed) {
+  Result<Answer> out = Lookup(env, workflow, variant, Keep::kJson, compute, open_failed);
+  if (!out.ok()) return out.status();
+  return (*out)->doc;
+}
+
+Result<StatusCache::Answer> StatusCache::Lookup(Env& env, const std::string& workflow, const std::string& variant,
+                                                Keep keep, const Compute& compute, bool* open_failed) {
   const int64_t now = env.NowSeconds();
   const std::string key = workflow + '\n' + variant;
   std::unique_lock<std::mutex> l(mu_);
@@ -95,10 +126,10 @@ Result<json> StatusCache::Get(Env& env, const std::string& workflow, const std::
     done_.wait(l);
   }
   l.unlock();
-  std::shared_ptr<const Entry> keep;
-  Result<json> out = Status::Internal("goal status: not computed");
+  std::shared_ptr<const Entry> kept;
+  Result<Answer> out = Status::Internal("read answer: not computed");
   try {
-    out = Run(env, workflow, now, compute, &keep, open_failed);
+    out = Run(env, workflow, now, keep, compute, &kept, open_failed);
   } catch (...) {
     // The waiters must not wait for an answer that will never come.
     l.lock();
@@ -109,7 +140,7 @@ Result<json> StatusCache::Get(Env& env, const std::string& workflow, const std::
   }
   l.lock();
   ++recomputes_;
-  Store(key, std::move(keep));
+  Store(key, std::move(kept));
   l.unlock();
   done_.notify_all();
   return out;

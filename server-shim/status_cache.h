@@ -1,5 +1,9 @@
-// Goal status answers kept in memory and handed out again while nothing
-// they were computed from has moved. An answer is a function of
+// Read answers kept in memory and handed out again while nothing they were
+// computed from has moved: the goal status (alone and in the workflow list)
+// and every other read route (agent log, decisions, ...). A read method is a
+// function of its arguments and of what its ApiContext gives it, and core
+// reaches files and the clock only through the Env, so an answer is a
+// function of
 //  - the workflow database: its change stamp (db_stamp.h) taken after the
 //    computation, kept only when PRAGMA data_version on the computing
 //    connection shows no other connection committed meanwhile (the
@@ -14,7 +18,9 @@
 //    and every rule counts from it.
 // A computation that read a file written within the last second is not kept
 // (the file system's timestamps may not show a second write that soon).
-// Requests for the same answer while it is computed wait for it.
+// Requests for the same answer while it is computed wait for it. Kept as
+// JSON (the workflow list assembles its items) or as the reply's text (a
+// route's answer is sent as it is, a hit copies bytes and dumps nothing).
 #pragma once
 
 #include <atomic>
@@ -35,19 +41,39 @@
 
 namespace pulse::serve {
 
+// One answer: `doc` in a JSON cache, `text` (doc dumped as a reply body) in
+// a text cache.
+struct CachedAnswer {
+  nlohmann::json doc;
+  std::string text;
+};
+
 class StatusCache {
  public:
-  explicit StatusCache(DbPool* pool, size_t max_entries = 4096) : pool_(pool), max_entries_(max_entries) {}
+  enum class Keep { kJson, kText };
+  // At most `max_entries` answers and `max_bytes` of text; no text answer
+  // over an eighth of that is kept (a whole log read without a limit is
+  // computed each time rather than crowd out the rest).
+  explicit StatusCache(DbPool* pool, size_t max_entries = 4096, size_t max_bytes = size_t{64} << 20)
+      : pool_(pool), max_entries_(max_entries), max_bytes_(max_bytes) {}
 
   using Compute = std::function<Result<nlohmann::json>(ApiContext& ctx)>;
+  using Answer = std::shared_ptr<const CachedAnswer>;
   // `compute`'s answer for `workflow` at `env`'s clock; `variant` names the
   // computation and its arguments (one entry per workflow and variant).
-  // *open_failed: the error is the workflow's open's (the pool's).
+  // *open_failed: the error is the workflow's open's (the pool's). Get
+  // keeps the answer as JSON, GetText as the reply's text (one variant, one
+  // form).
   Result<nlohmann::json> Get(Env& env, const std::string& workflow, const std::string& variant,
                              const Compute& compute, bool* open_failed);
+  Result<Answer> GetText(Env& env, const std::string& workflow, const std::string& variant, const Compute& compute,
+                         bool* open_failed) {
+    return Lookup(env, workflow, variant, Keep::kText, compute, open_failed);
+  }
 
   uint64_t recomputes() const { return recomputes_; }
   uint64_t hits() const { return hits_; }
+  size_t bytes() const;
 
  private:
   struct Entry {
@@ -55,7 +81,7 @@ class StatusCache {
     std::string db_path;
     DbStamp db;
     WatchSet inputs;
-    nlohmann::json answer;
+    Answer answer;
   };
   struct Slot {
     std::shared_ptr<const Entry> entry;
@@ -63,14 +89,20 @@ class StatusCache {
     uint64_t used = 0;
   };
   static bool Fresh(const Entry& e, int64_t now);
+  Result<Answer> Lookup(Env& env, const std::string& workflow, const std::string& variant, Keep keep,
+                        const Compute& compute, bool* open_failed);
   // Computes on a pooled connection; the entry when it may be kept.
-  Result<nlohmann::json> Run(Env& env, const std::string& workflow, int64_t now, const Compute& compute,
-                             std::shared_ptr<const Entry>* keep, bool* open_failed);
+  Result<Answer> Run(Env& env, const std::string& workflow, int64_t now, Keep form, const Compute& compute,
+                     std::shared_ptr<const Entry>* keep, bool* open_failed);
+  // REQUIRES: mu_.
   void Store(const std::string& key, std::shared_ptr<const Entry> entry);
+  void Evict();
+  static size_t SizeOf(const Slot& slot) { return slot.entry ? slot.entry->answer->text.size() : 0; }
 
   DbPool* pool_;
-  size_t max_entries_;
-  std::mutex mu_;
+  size_t max_entries_, max_bytes_;
+  size_t bytes_ = 0;  // text held, all slots together
+  mutable std::mutex mu_;
   std::condition_variable done_;
   std::map<std::string, Slot> slots_;
   uint64_t tick_ = 0;

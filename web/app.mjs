@@ -18,9 +18,8 @@ import { OverviewCard } from './cards/overview.mjs';
 import { parseNowParam, isoSeconds, formatTime } from './format.mjs';
 import { takeTokenFromLocation } from './data/server-api.mjs';
 import { localSource, serverSource } from './data/sources.mjs';
-import { useLocalCopies, useServer } from './data/hooks.mjs';
+import { useLocalCopies, useServer, useOverviewPages } from './data/hooks.mjs';
 import { parseRoute, routeHash, routeFromQuery } from './data/route.mjs';
-import { loadLocalOverview, loadServerOverview } from './data/overview.mjs';
 
 const params = new URLSearchParams(location.search);
 takeTokenFromLocation();
@@ -119,9 +118,9 @@ function ClockLine({ source, mode, nowSeconds, serverNow, onNow }) {
   </p>`;
 }
 
-function Sidebar({ mode, local, server, open, go, setPreview, nowSeconds }) {
+function Sidebar({ mode, local, server, open, go, setPreview, nowSeconds, overview }) {
   if (mode !== 'local') {
-    return html`<${ServerPanel} workflows=${server.workflows} error=${server.serverError}
+    return html`<${ServerPanel} rows=${overview.rows} total=${overview.total} error=${overview.error}
       openName=${open && open.kind === 'server' ? open.name : ''}
       onOpen=${(name) => go({ open: { kind: 'server', name } })}
       token=${server.token} tokenState=${server.tokenState} onToken=${server.onToken} />`;
@@ -145,25 +144,6 @@ function useOpenSource(open, store, api) {
   const key = open ? `${open.kind}:${open.name}` : '';
   if (ref.current.key !== key || (source && !ref.current.source)) ref.current = { key, source };
   return { key, source: ref.current.source };
-}
-
-// The overview's rows for the mode shown, reloaded when the list changes.
-function useOverview(mode, shown, local, server, nowSeconds) {
-  const [state, setState] = useState({ rows: null, loading: false, error: '' });
-  const listKey = mode === 'local' ? local.copies.map((c) => `${c.name}:${c.size}`).join(',') : server.workflows.map((w) => w.name).join(',');
-  useEffect(() => {
-    if (!shown) return undefined;
-    let live = true;
-    const job = mode === 'local'
-      ? (local.store ? loadLocalOverview(local.store, local.copies, nowSeconds) : null)
-      : loadServerOverview(server.api, server.workflows);
-    if (!job) return undefined;
-    setState((s) => ({ ...s, loading: true }));
-    job.then((rows) => live && setState({ rows, loading: false, error: '' }))
-      .catch((err) => live && setState({ rows: null, loading: false, error: err.message || String(err) }));
-    return () => { live = false; };
-  }, [shown, mode, listKey, !!local.store, nowSeconds]);
-  return state;
 }
 
 // Scrolls the view named in the address into sight once its card is drawn.
@@ -205,8 +185,7 @@ function MainPane({ mode, route, local, server, source, key, preview, now, dirty
   const nowMs = (shownNow !== undefined ? shownNow : Date.now() / 1000) * 1000;
   if (preview && preview.check) return html`<${PreviewCard} preview=${preview} nowSeconds=${now.nowSeconds} />`;
   if (!open) {
-    return html`<${OverviewCard} rows=${overview.rows} loading=${overview.loading || (mode === 'local' && !local.store)}
-      error=${overview.error || (mode === 'local' ? local.storeError : server.serverError)} mode=${mode} nowMs=${nowMs} />`;
+    return html`<${OverviewCard} pages=${overview} error=${mode === 'local' ? local.storeError : ''} mode=${mode} nowMs=${nowMs} />`;
   }
   if (open.kind === 'local' && local.store && !local.copies.some((c) => c.name === open.name)) {
     return html`<div class="empty"><h2>No copy named ${open.name} in this browser</h2>
@@ -233,7 +212,7 @@ function App() {
   const mode = route.mode || (server.serverUp ? 'server' : 'local');
   const switchMode = (m) => go({ mode: m });
   const { key, source } = useOpenSource(route.open, local.store, server.api);
-  const overview = useOverview(mode, !route.open, local, server, now.nowSeconds);
+  const overview = useOverviewPages({ mode, shown: !route.open, local, server, nowSeconds: now.nowSeconds });
   useViewScroll(route.view, key);
 
   return html`<div class=${`app mode-${mode}`}>
@@ -241,7 +220,7 @@ function App() {
     <div class=${`layout ${route.open ? 'layout-open' : 'layout-overview'}`}>
       <aside class="sidebar">
         <${Sidebar} mode=${mode} local=${local} server=${server} open=${route.open} go=${go}
-          setPreview=${setPreview} nowSeconds=${now.nowSeconds} />
+          setPreview=${setPreview} nowSeconds=${now.nowSeconds} overview=${overview} />
       </aside>
       <main class="main" id="main">
         <${MainPane} mode=${mode} route=${route} local=${local} server=${server} source=${source} key=${key}

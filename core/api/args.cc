@@ -123,22 +123,24 @@ Status Args::OptTime(const char* key, std::optional<int64_t>* out) const {
 Status Args::Id(const char* key, int64_t* out) const {
   const json* v = Find(key);
   if (!v) return Error(key, "is required");
-  if (v->is_number_integer() && !v->is_number_unsigned()) {
+  // A decision id is a rowid, which starts at 1: zero and negatives name no decision.
+  if (v->is_number_integer() && !v->is_number_unsigned() && v->get<int64_t>() >= 1) {
     *out = v->get<int64_t>();
     return Status::OK();
   }
-  if (v->is_number_unsigned() && v->get<uint64_t>() < static_cast<uint64_t>(INT64_MAX)) {
+  if (v->is_number_unsigned() && v->get<uint64_t>() >= 1 && v->get<uint64_t>() < static_cast<uint64_t>(INT64_MAX)) {
     *out = static_cast<int64_t>(v->get<uint64_t>());
     return Status::OK();
   }
   if (v->is_string()) {
     const std::string s = v->get<std::string>();
-    if (!s.empty() && s.size() < 19 && s.find_first_not_of("0123456789") == std::string::npos) {
+    if (!s.empty() && s.size() < 19 && s.find_first_not_of("0123456789") == std::string::npos &&
+        s.find_first_not_of('0') != std::string::npos) {
       *out = std::stoll(s);
       return Status::OK();
     }
   }
-  return Error(key, "must be a whole number: " + v->dump() + " is not a decision id");
+  return Error(key, "must be a whole number from 1: " + v->dump() + " is not a decision id");
 }
 
 Status Args::OptStringList(const char* key, std::vector<std::string>* out) const {

@@ -107,14 +107,16 @@ export async function screenshot(page, name) {
 }
 
 // `pulse serve` for the tab on loopback (no tick; web/ and the WASM build
-// served), with `extra` flags: {server, url} once it prints its address.
-export async function serveTab(ws, extra = []) {
+// served), with `extra` flags: {server, url} once it prints its address
+// (a workspace of many new workflows takes longer: `startTimeoutMs`;
+// `webRoot`: another tab than web/).
+export async function serveTab(ws, extra = [], { startTimeoutMs = 20000, webRoot = join(ROOT, 'web') } = {}) {
   const server = spawn(PULSE_BIN, ['serve', '--workspace', ws, '--host', '127.0.0.1', '--port', '0', '--no-tick', ...extra,
-    '--web-root', join(ROOT, 'web'), '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--web-root', webRoot, '--wasm-root', WASM_DIR], { stdio: ['ignore', 'pipe', 'pipe'] });
   server.stderr.on('data', () => {});
   const url = await new Promise((resolve, reject) => {
     const lines = createInterface({ input: server.stdout });
-    const timer = setTimeout(() => reject(new Error('pulse serve did not print its address')), 20000);
+    const timer = setTimeout(() => { server.kill('SIGKILL'); reject(new Error('pulse serve did not print its address')); }, startTimeoutMs);
     lines.on('line', (line) => {
       const m = /serving (http:\/\/[^/\s]+)/.exec(line);
       if (m) { clearTimeout(timer); resolve(m[1]); }

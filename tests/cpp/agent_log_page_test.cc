@@ -108,6 +108,9 @@ std::vector<AgentLogQuery> Filters() {
   q.status = "stuck";
   q.stuck_after_minutes = 60;
   out.push_back(q);
+  q = {};  // two rows started before it and completed after it
+  q.since = kNow - 7 * kSecondsPerDay + 100;
+  out.push_back(q);
   return out;
 }
 
@@ -162,10 +165,11 @@ TEST(AgentLogPage, BadLimitsAndCursorsAreRefusedByName) {
   }
 }
 
-// The plan of the page query each filter makes, as SQLite explains it.
-std::string PlanOf(Db& db, const AgentLogQuery& q) {
+// The plan of the page query each filter makes (or of its lower bound), as
+// SQLite explains it.
+std::string PlanOf(Db& db, const AgentLogQuery& q, bool lower_bound = false) {
   std::string plan;
-  auto st = db.Prepare(std::string("EXPLAIN QUERY PLAN ") + AgentLogPageSql(q, true));
+  auto st = db.Prepare(std::string("EXPLAIN QUERY PLAN ") + (lower_bound ? AgentLogLowerBoundSql(q) : AgentLogPageSql(q, true)));
   EXPECT_TRUE(st.ok()) << st.status().message();
   if (!st.ok()) return plan;
   for (;;) {
@@ -188,6 +192,23 @@ TEST(AgentLogPage, EachFilterWalksAnIndexWithoutSorting) {
     const std::string plan = PlanOf(*db, qs[i]);
     EXPECT_NE(plan.find("USING INDEX " + expect[i].second), std::string::npos) << expect[i].first << ": " << plan;
     EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << expect[i].first << ": " << plan;
+  }
+}
+
+// A since walk that reaches `since` with its page not full looks for the
+// rows that started before and ran past it through an index too: the
+// completions since `since` (or the session's rows), never the whole log.
+TEST(AgentLogPage, TheLowerBoundOfASinceWalkUsesAnIndex) {
+  TempDir dir;
+  auto db = MakeLog(dir.path() + "/db/db.sqlite");
+  std::vector<AgentLogQuery> qs = Filters();
+  const std::vector<std::pair<size_t, std::string>> expect = {
+      {4, "background_agent_log_by_completion"}, {5, "background_agent_log_by_completion"},
+      {6, "background_agent_log_by_session_time"}, {8, "background_agent_log_by_completion"}};
+  for (const auto& [i, index] : expect) {
+    const std::string plan = PlanOf(*db, qs[i], /*lower_bound=*/true);
+    EXPECT_NE(plan.find("USING INDEX " + index), std::string::npos) << i << ": " << plan;
+    EXPECT_EQ(plan.find("SCAN background_agent_log"), std::string::npos) << i << ": " << plan;
   }
 }
 

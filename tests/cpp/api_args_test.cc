@@ -28,7 +28,7 @@ TEST(ApiArgs, OneWordingForEveryMethod) {
   EXPECT_EQ(a.OptTime("t", &t).message(),
             "some.method: \"t\" is not an RFC 3339 time in the format: 2026-10-07T09:00:00Z (got \"yesterday\")");
   int64_t id = 0;
-  EXPECT_EQ(a.Id("id", &id).message(), "some.method: \"id\" must be a whole number: 2.5 is not a decision id");
+  EXPECT_EQ(a.Id("id", &id).message(), "some.method: \"id\" must be a whole number from 1: 2.5 is not a decision id");
   std::vector<std::string> list;
   EXPECT_EQ(a.OptStringList("list", &list).message(), "some.method: \"list\" must be a list of strings");
   // Absent and null are the same; optional readers leave the output alone.
@@ -122,7 +122,8 @@ TEST(ApiArgs, WholeNumbersInTheirBounds) {
 
 TEST(ApiArgs, NumbersTimesAndDecisionIds) {
   json doc = {{"value", 380.5}, {"word", "many"}, {"at", "2026-10-07T09:00:00Z"}, {"bad_at", "yesterday"},
-              {"empty_at", ""}, {"id", 12}, {"digits", "12"}, {"neg_text", "-1"}, {"float_id", 12.0}};
+              {"empty_at", ""}, {"id", 12}, {"digits", "12"}, {"neg_text", "-1"}, {"float_id", 12.0},
+              {"neg", -3}, {"zero", 0}, {"zero_text", "000"}};
   Args a("goal.observe", doc);
   double d = 0;
   EXPECT_TRUE(a.Number("value", &d).ok());
@@ -142,8 +143,13 @@ TEST(ApiArgs, NumbersTimesAndDecisionIds) {
   id = 0;
   EXPECT_TRUE(a.Id("digits", &id).ok());
   EXPECT_EQ(id, 12);
-  EXPECT_EQ(a.Id("neg_text", &id).message(), "goal.observe: \"neg_text\" must be a whole number: \"-1\" is not a decision id");
-  EXPECT_EQ(a.Id("float_id", &id).message(), "goal.observe: \"float_id\" must be a whole number: 12.0 is not a decision id");
+  EXPECT_EQ(a.Id("neg_text", &id).message(), "goal.observe: \"neg_text\" must be a whole number from 1: \"-1\" is not a decision id");
+  // Decision ids are rowids from 1: a negative or zero id is refused, not looked up.
+  EXPECT_EQ(a.Id("neg", &id).message(), "goal.observe: \"neg\" must be a whole number from 1: -3 is not a decision id");
+  EXPECT_EQ(a.Id("zero", &id).message(), "goal.observe: \"zero\" must be a whole number from 1: 0 is not a decision id");
+  EXPECT_EQ(a.Id("zero_text", &id).message(),
+            "goal.observe: \"zero_text\" must be a whole number from 1: \"000\" is not a decision id");
+  EXPECT_EQ(a.Id("float_id", &id).message(), "goal.observe: \"float_id\" must be a whole number from 1: 12.0 is not a decision id");
   EXPECT_EQ(a.Id("missing", &id).message(), "goal.observe: \"missing\" is required");
 }
 

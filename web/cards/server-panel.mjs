@@ -1,5 +1,6 @@
-// The served mode's side panel: the workflows of this `pulse serve` and the
-// owner token the page sends with answers and memory edits.
+// The served mode's side panel: the workflows of this `pulse serve` the
+// overview has read, and the owner token the page sends with answers and
+// memory edits.
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { statusWord } from '../format.mjs';
@@ -22,20 +23,20 @@ function TokenForm({ token, tokenState, onToken }) {
       </form>`;
 }
 
-export function ServerPanel({ workflows, error, openName, onOpen, token, tokenState, onToken }) {
+// The workflows the overview has read (a page or more of them), so a long
+// workspace is never listed whole here.
+export function ServerPanel({ rows, total, error, openName, onOpen, token, tokenState, onToken }) {
+  const list = rows || [];
   return html`<div class="panel server-panel">
     <h2 class="panel-title">Workflows on this server</h2>
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
-    ${workflows.length === 0 && !error ? html`<p class="muted">No workflows.</p>` : html`<ul class="copies">
-      ${workflows.map((w) => {
-        const name = w.workflow || w.name;
-        const status = (w.goal_status && w.goal_status.status) || w.status;
-        return html`<li class=${`copy ${name === openName ? 'open' : ''}`} data-name=${name}>
-          <div class="copy-name">${name} ${status ? html`<span class="status-dot" data-status=${status}>${statusWord(status)}</span>` : null}</div>
-          <div class="row"><button type="button" onClick=${() => onOpen(name)} aria-label=${`Open ${name}`}>Open</button></div>
-        </li>`;
-      })}
+    ${list.length === 0 && !error ? html`<p class="muted">No workflows.</p>` : html`<ul class="copies">
+      ${list.map((w) => html`<li class=${`copy ${w.name === openName ? 'open' : ''}`} data-name=${w.name}>
+          <div class="copy-name">${w.name} ${w.status ? html`<span class="status-dot" data-status=${w.status}>${w.status === 'error' ? 'Cannot be read' : statusWord(w.status)}</span>` : null}</div>
+          <div class="row"><button type="button" onClick=${() => onOpen(w.name)} aria-label=${`Open ${w.name}`}>Open</button></div>
+        </li>`)}
     </ul>`}
+    ${total > list.length ? html`<p class="muted">${(total - list.length).toLocaleString('en-GB')} more: <a href="#/server">filter or show more in the overview</a>.</p>` : null}
     <h2 class="panel-title">Owner token</h2>
     <${TokenForm} token=${token} tokenState=${tokenState} onToken=${onToken} />
   </div>`;

@@ -1,10 +1,11 @@
 // The page's two places data comes from, as Preact hooks the shell holds:
 // the copies in this browser (the worker, data/local-store.mjs) and the
 // `pulse serve` behind the page, if any (data/server-api.mjs).
-import { useState, useEffect, useCallback } from 'preact/hooks';
+import { useState, useEffect, useCallback, useRef } from 'preact/hooks';
 import { parseNowParam } from '../format.mjs';
 import { ServerApi, storedToken, storeToken } from './server-api.mjs';
 import { LocalStore } from './local-store.mjs';
+import { loadLocalPage, loadServerPage } from './overview.mjs';
 
 const errorText = (err) => err.message || String(err);
 
@@ -45,13 +46,12 @@ export function useLocalCopies() {
   return { store, storeError, copies, refreshCopies, whenReady: () => ready.promise };
 }
 
-// The server behind the page: whether there is one, its clock, its
-// workflows, and the owner token (stored in this browser) it accepts or not.
+// The server behind the page: whether there is one, its clock, and the
+// owner token (stored in this browser) it accepts or not. Its workflows are
+// read a page at a time (useOverviewPages).
 export function useServer() {
   const [api] = useState(() => new ServerApi(''));
   const [serverUp, setServerUp] = useState(false);
-  const [workflows, setWorkflows] = useState([]);
-  const [serverError, setServerError] = useState('');
   const [token, setToken] = useState(storedToken());
   const [tokenState, setTokenState] = useState('');
   const [serverNow, setServerNow] = useState(undefined);
@@ -62,7 +62,6 @@ export function useServer() {
       if (!up) return;
       setServerNow(parseNowParam(health.now).seconds);
       if (storedToken()) api.checkToken().then((ok) => setTokenState(ok ? 'ok' : 'refused')).catch(() => {});
-      try { setWorkflows(await api.workflows()); } catch (err) { setServerError(errorText(err)); }
     });
   }, []);
   const onToken = async (t) => {
@@ -71,5 +70,38 @@ export function useServer() {
     setTokenState('');
     if (t) setTokenState((await api.checkToken().catch(() => false)) ? 'ok' : 'refused');
   };
-  return { api, serverUp, workflows, serverError, token, tokenState, serverNow, onToken };
+  return { api, serverUp, token, tokenState, serverNow, onToken };
+}
+
+// The overview's pages for the mode shown: the first page (filtered by the
+// name filter `q`) whenever the overview is shown again or its list, clock or
+// filter changed, and the next one on `more()`. While a workflow is open the
+// rows already read stay (the server's side panel lists them); they are read
+// once if none were.
+export function useOverviewPages({ mode, shown, local, server, nowSeconds }) {
+  const [q, setQ] = useState('');
+  const [state, setState] = useState({ key: '', rows: [], next: null, total: 0, complete: false, loading: false, error: '' });
+  const seq = useRef(0);
+  const ready = mode === 'local' ? !!local.store : server.serverUp;
+  const listKey = mode === 'local' ? local.copies.map((c) => `${c.name}:${c.size}`).join(',') : '';
+  const key = `${mode}|${listKey}|${nowSeconds}|${q}`;
+  const load = (cursor) => (mode === 'local'
+    ? loadLocalPage(local.store, local.copies, nowSeconds, { cursor, q })
+    : loadServerPage(server.api, { cursor, q }));
+  const run = (cursor, merge) => {
+    const mine = ++seq.current;
+    setState((s) => ({ ...s, loading: true }));
+    load(cursor).then((page) => seq.current === mine && setState((s) => merge(s, page)))
+      .catch((err) => seq.current === mine && setState((s) => ({ ...s, loading: false, error: errorText(err) })));
+  };
+  useEffect(() => {
+    if (!ready || (!shown && state.key === key)) return;
+    run('', (s, page) => ({ key, rows: page.rows, next: page.next, total: page.total, complete: !page.next, loading: false, error: '' }));
+  }, [ready, shown, key]);
+  const more = () => {
+    if (!state.next || state.loading) return;
+    run(state.next, (s, page) => ({ ...s, rows: [...s.rows, ...page.rows], next: page.next, total: page.total, loading: false, error: '' }));
+  };
+  const fresh = state.key === key;
+  return { ...state, rows: fresh || state.key.startsWith(`${mode}|`) ? state.rows : [], q, setQ, more, ready };
 }

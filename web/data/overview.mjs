@@ -1,7 +1,17 @@
-// The overview's rows: every workflow (server) or copy (this browser) with
-// its goal status, key number, worst alarm, pending decisions and the last
-// recorded check, from the same core methods the cards use.
+// The overview's rows: the workflows (server) or copies (this browser) with
+// their goal status, key number, worst alarm, pending decisions and the last
+// recorded check, one page at a time in name order.
+//
+// A page is `{rows, next, total}`: `next` is the cursor of the page after it
+// (null on the last). On the server a page is one request,
+// `GET /api/workflows?limit=&cursor=&q=`, whose items already carry every
+// count the row shows; in this browser the copies' list is paged the same
+// way and only the page's copies are computed by the core in the worker.
 import { worstFirst } from './route.mjs';
+
+// Enough rows to fill a tall screen; each is computed on the server (its goal
+// status, from memory while nothing changed), so a page stays quick to draw.
+export const OVERVIEW_PAGE = 25;
 
 const errorText = (err) => err.message || String(err);
 
@@ -26,10 +36,30 @@ function rowFrom(name, kind, check, decisions, last, workflow) {
   };
 }
 
+// One item of a page of GET /api/workflows as the overview's row.
+export function rowFromServerItem(w) {
+  if (w.error) return { name: w.name, kind: 'server', status: 'error', error: w.error, pending: null };
+  const m = w.metric || {};
+  return {
+    name: w.name,
+    kind: 'server',
+    workflow: w.name,
+    status: w.status || 'error',
+    metric: m.name || '',
+    value: m.value,
+    target: m.target,
+    worstAlarm: w.worst_alarm || '',
+    alarms: w.alarms || 0,
+    pending: typeof w.pending_decisions === 'number' ? w.pending_decisions : null,
+    lastCheck: w.last_check && w.last_check.checked_at ? w.last_check.checked_at : null,
+    error: '',
+  };
+}
+
 // One call that may be missing from an older core: null instead of a failure.
 const optional = (p) => p.catch(() => null);
 
-export async function loadLocalOverview(store, copies, nowSeconds) {
+async function localRows(store, copies, nowSeconds) {
   const rows = [];
   for (const c of copies) {
     try {
@@ -41,16 +71,32 @@ export async function loadLocalOverview(store, copies, nowSeconds) {
       rows.push({ name: c.name, kind: 'local', status: 'error', error: errorText(err), pending: null });
     }
   }
-  return worstFirst(rows);
+  return rows;
 }
 
-export async function loadServerOverview(api, workflows) {
-  const rows = await Promise.all(workflows.map(async (w) => {
-    const name = w.workflow || w.name;
-    if (w.error) return { name, kind: 'server', status: 'error', error: w.error, pending: null };
-    const decisions = await optional(api.call(name, 'decision.list', { status: 'pending' }));
-    const last = await optional(api.call(name, 'goal.last_check', {}));
-    return rowFrom(name, 'server', w.goal_status || { status: w.status }, decisions, last, name);
-  }));
-  return worstFirst(rows);
+const byName = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
+
+// A page of this browser's copies: those after `cursor` whose name contains
+// `q`, in name order (the server's order), computed one by one.
+export async function loadLocalPage(store, copies, nowSeconds, { cursor = '', q = '', limit = OVERVIEW_PAGE } = {}) {
+  const needle = q.trim().toLowerCase();
+  const matching = copies.filter((c) => !needle || c.name.toLowerCase().includes(needle))
+    .sort((a, b) => byName(a.name, b.name));
+  const after = matching.filter((c) => !cursor || c.name > cursor);
+  const page = after.slice(0, limit);
+  const next = after.length > limit ? page[page.length - 1].name : null;
+  return { rows: await localRows(store, page, nowSeconds), next, total: matching.length };
+}
+
+// A page of the server's workflows: one request.
+export async function loadServerPage(api, { cursor = '', q = '', limit = OVERVIEW_PAGE } = {}) {
+  const body = await api.workflowPage({ limit, cursor, q: q.trim() });
+  return { rows: body.workflows.map(rowFromServerItem), next: body.next_cursor, total: body.total };
+}
+
+// What the overview draws: worst first when every row is in (one page held
+// the whole list, as a workspace of a few workflows always does), else in
+// name order, the order pages arrive in.
+export function shownOrder(rows, complete) {
+  return complete ? worstFirst(rows) : rows;
 }

@@ -116,10 +116,13 @@ export class ServerApi {
     return res.ok;
   }
 
-  async workflows() {
-    const res = await fetch(`${this.base}/api/workflows`, { headers: this.headers(false), cache: 'no-store' });
+  // One page of the workflows in name order (GET /api/workflows?limit=):
+  // {workflows, next_cursor, total}, each item with the overview's counts.
+  async workflowPage({ limit, cursor, q: filter }) {
+    const res = await fetch(`${this.base}/api/workflows${q({ limit, cursor, q: filter })}`,
+      { headers: this.headers(false), cache: 'no-store' });
     const body = await readJson(res, 'GET /api/workflows');
-    return Array.isArray(body) ? body : (body.workflows || []);
+    return { workflows: body.workflows || [], next_cursor: body.next_cursor ?? null, total: body.total ?? 0 };
   }
 
   // One core API method for one workflow, through its route (or a turn
