@@ -150,20 +150,14 @@ void Scheduler::TickOnce() {
   struct Ended { std::atomic<bool>& flag; ~Ended() { flag = false; } } ended{ticking_};
   const WorkflowCount::DirMark listed_at = count_.Mark();
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
-  if (!names.ok()) {
-    spdlog::error("tick: {}", names.status().message());
-    return;
-  }
+  if (!names.ok()) return spdlog::error("tick: {}", names.status().message());
   count_.Seen(listed_at, *names);
   due_->Retain(*names);
   const std::vector<std::string> mine = claims_ ? Claimed(*names) : *names;
   TickStats stats;
   stats.workflows = static_cast<int64_t>(mine.size());
   for (const std::string& wf : mine) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stop_) return;
-    }
+    if (std::lock_guard<std::mutex> l(mu_); stop_) return;
     // Passed over when nothing it reads moved and no rule's time came
     // (tick_due.h); declared first so it ends after the database closed.
     TickVisit visit(*due_, *env_, options_, *turns_, wf);

@@ -1,7 +1,5 @@
 #include "server-shim/workflow_count.h"
 
-#include <sys/stat.h>
-
 #include <set>
 
 #include "core/workflow_edit.h"
@@ -9,17 +7,7 @@
 
 namespace pulse::serve {
 
-WorkflowCount::DirMark WorkflowCount::Mark() const {
-  DirMark m;
-  struct stat st {};
-  if (::stat((workspace_ + "/Workflow").c_str(), &st) != 0) return m;
-  m.exists = true;
-  m.dev = st.st_dev;
-  m.ino = st.st_ino;
-  m.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  m.size = static_cast<int64_t>(st.st_size);
-  return m;
-}
+WorkflowCount::DirMark WorkflowCount::Mark() const { return StampFile(workspace_ + "/Workflow", 0); }
 
 size_t WorkflowCount::Get() {
   const DirMark mark = Mark();

@@ -7,14 +7,13 @@
 // removed from a folder that stays is seen by the next pass.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/env.h"
+#include "server-shim/db_stamp.h"
 
 namespace pulse::serve {
 
@@ -23,17 +22,9 @@ class WorkflowCount {
   WorkflowCount(Env* env, std::string workspace) : env_(env), workspace_(std::move(workspace)) {}
   // 0 when the workspace cannot be listed.
   size_t Get();
-  // Workflow/'s own stamp; the tick's listing, taken after `Mark()` was read.
-  struct DirMark {
-    bool exists = false;
-    dev_t dev = 0;
-    ino_t ino = 0;
-    int64_t mtime_ns = 0;
-    int64_t size = 0;
-    bool operator==(const DirMark& o) const {
-      return exists == o.exists && dev == o.dev && ino == o.ino && mtime_ns == o.mtime_ns && size == o.size;
-    }
-  };
+  // Workflow/'s own stamp (db_stamp.h); the tick's listing, taken after
+  // `Mark()` was read.
+  using DirMark = FileStamp;
   DirMark Mark() const;
   void Seen(const DirMark& mark, const std::vector<std::string>& names);
 
