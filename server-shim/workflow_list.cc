@@ -6,6 +6,7 @@
 
 #include "core/api/review.h"
 #include "core/goal_check.h"
+#include "core/tool_args.h"
 #include "core/workspace.h"
 
 namespace pulse::serve {
@@ -15,11 +16,6 @@ using nlohmann::json;
 namespace {
 
 constexpr size_t kQueryMaxChars = 200;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // One parameter's value; false when it is given more than once.
 bool OneValue(const httplib::Params& params, const std::string& name, std::string* value, bool* given,
@@ -37,7 +33,8 @@ bool OneValue(const httplib::Params& params, const std::string& name, std::strin
 
 bool ParseLimit(const std::string& text, int* limit, std::string* error) {
   const std::string want = "limit: must be a whole number from 1 to " + std::to_string(kWorkflowPageMax);
-  if (text.empty() || text.size() > 4 || !std::all_of(text.begin(), text.end(), ::isdigit)) {
+  const bool digits = std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (text.empty() || text.size() > 4 || !digits) {
     *error = want + " (got \"" + text.substr(0, 40) + "\")";
     return false;
   }
@@ -124,7 +121,7 @@ bool ParseWorkflowListQuery(const httplib::Params& params, WorkflowListQuery* ou
     return false;
   }
   out->cursor = cursor;
-  out->q = Lower(q);
+  out->q = AsciiLower(q);
   return true;
 }
 
@@ -140,7 +137,7 @@ Result<json> WorkflowListAnswer(PooledReads& reads, Env& env, const std::string&
   // matches after the cursor.
   std::vector<const std::string*> matching;
   for (const std::string& wf : names) {
-    if (query.q.empty() || Lower(wf).find(query.q) != std::string::npos) matching.push_back(&wf);
+    if (query.q.empty() || AsciiLower(wf).find(query.q) != std::string::npos) matching.push_back(&wf);
   }
   auto from = std::upper_bound(matching.begin(), matching.end(), query.cursor,
                                [](const std::string& c, const std::string* name) { return c < *name; });
