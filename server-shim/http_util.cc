@@ -245,7 +245,7 @@ bool AdmitRequest(const RequestPolicy& policy, const httplib::Request& req, http
   if (!HostServedHere(policy, host)) {
     std::string shown = IsValidUtf8(host) && host.size() < 200 ? host : "(unprintable)";
     return Refuse(res, 421,
-                  "host "" + shown + "" is not served here (this server answers to its loopback names; "
+                  "host \"" + shown + "\" is not served here (this server answers to its loopback names; "
                   "`pulse serve --allowed-host NAME` adds one)", true);
   }
   if (!IsSafeMethod(m)) {

@@ -200,6 +200,8 @@ test('only the configured host names are served; cross-site writes are refused',
       const r = await rawRequest(s.url, { path: '/api/workflows', headers: { Host: host } });
       assert.equal(r.status, 421, host);
       assert.match(r.body.error, /is not served here/);
+      // The refusal names the host it refused (the message once lost it).
+      assert.ok(r.body.error.startsWith(`host "${host}" is not served here`), r.body.error);
       assert.doesNotMatch(r.text, /substack/);
     }
     const answer = { method: 'POST', path: '/api/workflows/substack/decisions/1/answer', body: '{"accept": true}' };
