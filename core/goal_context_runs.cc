@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -214,10 +215,15 @@ class RunScan {
   }
 
   // Newest first (ties by run id): the failed runs, CONCERNS: lines and
-  // login hints, each list to kFactsListMax.
+  // login hints, each list to kFactsListMax. The rest of the row breaks any
+  // further tie, so rows that compare equal are identical and std::sort gives
+  // the order a stable sort would (without a second sort algorithm in the
+  // WASM module).
   void ListRuns() {
-    std::stable_sort(listed_.begin(), listed_.end(), [](const ListedRun& a, const ListedRun& b) {
-      return a.finished_at != b.finished_at ? a.finished_at > b.finished_at : a.run_id < b.run_id;
+    std::sort(listed_.begin(), listed_.end(), [](const ListedRun& a, const ListedRun& b) {
+      if (a.finished_at != b.finished_at) return a.finished_at > b.finished_at;
+      return std::tie(a.run_id, a.at, a.status, a.error, a.route, a.concerns_json) <
+             std::tie(b.run_id, b.at, b.status, b.error, b.route, b.concerns_json);
     });
     RunHealth& h = f_->run_health;
     for (const ListedRun& r : listed_) {

@@ -1,9 +1,10 @@
 #include "core/tool_sessions.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <random>
+#include <cerrno>
 
 #include "core/schema.h"
 #include "core/sha256.h"
@@ -122,17 +123,31 @@ Status EnsureAutonomySchema(Db& db) {
   });
 }
 
+namespace {
+
+// The fallback when getentropy fails (a kernel without getrandom): the
+// system source random_device would read, without an exception to catch
+// (the WASM build has none).
+bool ReadUrandom(unsigned char* out, size_t n) {
+  int fd = ::open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::read(fd, out + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  return got == n;
+}
+
+}  // namespace
+
 Result<std::string> NewSessionToken() {
   unsigned char bytes[32];
-  if (::getentropy(bytes, sizeof bytes) != 0) {
-    // getentropy is in glibc and Emscripten; random_device is the fallback
-    // (it reads the same system source on both).
-    try {
-      std::random_device rd;
-      for (unsigned char& b : bytes) b = static_cast<unsigned char>(rd());
-    } catch (...) {
-      return Status::IoError("session token: no system randomness available");
-    }
+  if (::getentropy(bytes, sizeof bytes) != 0 && !ReadUrandom(bytes, sizeof bytes)) {
+    return Status::IoError("session token: no system randomness available (getentropy and /dev/urandom both failed)");
   }
   return HexEncode(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
 }
