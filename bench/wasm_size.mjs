@@ -15,8 +15,6 @@
 // add up to more than the whole module's gzip). Then the JS files.
 //
 //   node bench/wasm_size.mjs            (takes one extra link, ~1-3 min)
-//   node bench/wasm_size.mjs --top 40   (also the 40 largest functions of
-//                                        each part, by name: where to look)
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -29,12 +27,6 @@ const BUILD = process.env.PULSE_WASM_DIR || join(ROOT, 'build', 'wasm');
 const KB = (n) => `${(n / 1024).toFixed(1)} KB`;
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
 const env = { ...process.env, NODE_PATH: '/usr/share/nodejs' };
-const topArg = process.argv.indexOf('--top');
-const TOP = topArg > 0 ? Number(process.argv[topArg + 1]) : 0;
-if (topArg > 0 && !(Number.isInteger(TOP) && TOP > 0)) {
-  console.error(`wasm_size: --top takes a positive whole number, not ${JSON.stringify(process.argv[topArg + 1])}`);
-  process.exit(2);
-}
 
 // The module's link, repeated with a symbol map into `dir`.
 function linkWithSymbolMap(dir) {
@@ -135,7 +127,7 @@ try {
   for (const body of bodies) {
     const name = (nameOf.get(body.index) || '').replace(/\.\d+$/, '');
     const part = PARTS.find(([, names]) => names.has(name));
-    code.get(part ? part[0] : RUNTIME).push({ ...body, name });
+    code.get(part ? part[0] : RUNTIME).push(body);
   }
   const codeTotal = bodies.reduce((n, x) => n + x.size, 0);
   console.log(`pulse.wasm (shipping): ${KB(shipping.length)} raw, ${KB(gz(shipping))} gzip` +
@@ -146,12 +138,6 @@ try {
     const alone = gz(Buffer.concat(list.map((x) => wasm.subarray(x.start, x.start + x.size))));
     console.log(`  ${part.padEnd(52)} ${String(list.length).padStart(5)} functions  ${KB(size).padStart(9)}` +
       `  ${((100 * size) / codeTotal).toFixed(1).padStart(5)} %  ${KB(alone).padStart(9)} gzip alone`);
-  }
-  for (const [part, list] of TOP ? code : []) {
-    console.log(`\nLargest in ${part}`);
-    for (const f of [...list].sort((a, b) => b.size - a.size).slice(0, TOP)) {
-      console.log(`  ${String(f.size).padStart(7)}  ${f.name.length > 110 ? `${f.name.slice(0, 107)}...` : f.name}`);
-    }
   }
   const names = { 1: 'type', 2: 'import', 3: 'function', 4: 'table', 5: 'memory', 6: 'global', 7: 'export', 9: 'element', 10: 'code', 11: 'data', 0: 'custom' };
   console.log('\nSections');
