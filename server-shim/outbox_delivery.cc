@@ -103,6 +103,7 @@ OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
 void OutboxDeliverer::Start() {
   thread_ = std::thread([this] {
+    LowerThreadPriority("outbox deliverer");
     for (;;) {
       {
         std::unique_lock<std::mutex> l(mu_);
@@ -150,15 +151,21 @@ void OutboxDeliverer::DeliverAllOnce() {
     // that left nothing to plan or retry found them.
     const int64_t now = env_->NowSeconds();
     if (quiet_.Quiet(wf, now)) continue;
-    const WorkflowStamp before = StampWorkflow(options_.workspace, wf);
-    bool quiet = false;
+    WorkflowStamp expected = StampWorkflow(options_.workspace, wf);
+    std::optional<DbStamp> db_after;
     {
       Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
       if (!oc.ok()) continue;
+      // What the deliverer itself wrote (a delivery recorded) is no reason
+      // to look again; another writer's commit is (visit_stamp.h).
+      OwnWrites own;
+      own.Begin(*(*oc)->ctx.db);
       DeliverOutbox(**oc);
-      quiet = OutboxQuiet((*oc)->ctx);
+      if (OutboxQuiet((*oc)->ctx)) db_after = own.End(*(*oc)->ctx.db, WorkflowDbPath(options_.workspace, wf));
     }
-    if (quiet) quiet_.MarkQuiet(wf, before, now, INT64_MAX);
+    if (!db_after) continue;
+    expected.db = *db_after;
+    quiet_.MarkQuiet(wf, expected, now, INT64_MAX);
   }
   quiet_.Retain(*names);
 }

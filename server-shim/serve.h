@@ -30,6 +30,7 @@
 #include "core/status.h"
 #include "core/workspace.h"
 #include "server-shim/tick_due.h"
+#include "server-shim/workflow_count.h"
 
 namespace pulse::serve {
 
@@ -289,6 +290,8 @@ class Scheduler {
   int64_t ticks() const { return ticks_; }
   // What the last pass visited and passed over (tick_due.h).
   TickStats last_stats();
+  // The workspace's workflow count for /api/health (workflow_count.h).
+  size_t workflow_count() { return count_.Get(); }
 
  private:
   // With --etcd: the workflows this instance claims this tick, each ticked
@@ -309,6 +312,7 @@ class Scheduler {
   std::condition_variable cv_;
   bool stop_ = false;
   std::unique_ptr<DueIndex> due_;  // workflows the tick may pass over (tick_due.h)
+  WorkflowCount count_;
   TickStats last_stats_;
 };
 

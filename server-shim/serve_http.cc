@@ -341,8 +341,7 @@ const std::string kWorkflow = R"(/api/workflows/([^/]+))";
 
 void App::InstallService(HttpServer& s) {
   s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
-    Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
-    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
+    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},

@@ -19,6 +19,7 @@
 
 #include "core/api/api.h"
 #include "server-shim/db_stamp.h"
+#include "server-shim/visit_stamp.h"
 
 namespace pulse::serve {
 
@@ -53,10 +54,11 @@ class DueIndex {
   // True when `workflow` may be passed over at `now`: its stamp is the one a
   // quiet visit recorded and now is in [visited_at, until).
   bool Quiet(const std::string& workflow, int64_t now);
-  // After a visit that began with `before`, found nothing to do and has
-  // closed the database: recorded only if the files still match `before`
-  // (a write during the visit, ours or anyone's, means visit again).
-  void MarkQuiet(const std::string& workflow, const WorkflowStamp& before, int64_t visited_at, int64_t until);
+  // After a visit found nothing to do and closed the database: recorded only
+  // if the files still match `expected` (the other files as they were before
+  // the visit opened the database, the database as OwnWrites stamped it): a
+  // write by anyone else, during the visit or since, means visit again.
+  void MarkQuiet(const std::string& workflow, const WorkflowStamp& expected, int64_t visited_at, int64_t until);
   // Drops entries of workflows no longer listed.
   void Retain(const std::vector<std::string>& workflows);
   size_t size();
@@ -80,7 +82,10 @@ class TickVisit {
   ~TickVisit();
   // The index says the workflow may be passed over.
   bool skip() const { return skip_; }
-  // Called with the workflow still open, after everything the tick did.
+  // Right after the database opened.
+  void Opened(Db& db) { own_.Begin(db); }
+  // Called with the workflow still open, after everything the tick did (its
+  // last use of the database).
   void Done(ApiContext& ctx);
 
  private:
@@ -97,8 +102,15 @@ class TickVisit {
   bool skip_ = false;
   bool calm_before_ = false;
   WorkflowStamp before_;
+  OwnWrites own_;
+  std::optional<DbStamp> db_after_;
   std::optional<int64_t> until_;
 };
+
+// The calling thread (the tick's, the outbox deliverer's) yields the CPU to
+// the HTTP side: nice 10 for this thread only, so a long pass never starves
+// the answers. Threads it starts (the turns the tick starts) inherit it.
+void LowerThreadPriority(const char* who);
 
 // What the last tick pass did, for /api/health.
 struct TickStats {
