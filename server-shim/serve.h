@@ -155,8 +155,9 @@ class TurnManager {
   int RunningOfKind(const std::string& kind);
   int Active();
 
-  // Completes the rows of turns a previous server left running.
-  void RecoverInterrupted(const std::string& workflow);
+  // Completes the rows of turns a previous server left running, on the
+  // workflow's first open by this process (first_open.h).
+  void RecoverInterrupted(OpenCtx& oc);
 
   // Stops accepting, lets running turns finish (runners get shutdown_grace),
   // records every turn's completion and joins the threads.
@@ -274,7 +275,7 @@ class OutboxDeliverer {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
-  DueIndex quiet_;  // workflows with nothing to deliver
+  std::unique_ptr<DueIndex> quiet_;  // workflows with nothing to deliver
 };
 
 // ---- the scheduler tick ----
