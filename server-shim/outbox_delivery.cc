@@ -97,11 +97,12 @@ void DeliverOutbox(OpenCtx& oc) {
 }
 
 OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
-    : env_(env), options_(options), quiet_(options.workspace) {}
+    : env_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
 
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
 void OutboxDeliverer::Start() {
+  quiet_->Load();
   thread_ = std::thread([this] {
     LowerThreadPriority("outbox deliverer");
     for (;;) {
@@ -110,7 +111,7 @@ void OutboxDeliverer::Start() {
         // Wakes for new messages; otherwise looks again every few seconds
         // for retries whose time came.
         cv_.wait_for(l, std::chrono::seconds(2), [this] { return stop_ || woken_; });
-        if (stop_) return;
+        if (stop_) break;
         woken_ = false;
       }
       try {
@@ -118,7 +119,9 @@ void OutboxDeliverer::Start() {
       } catch (const std::exception& e) {
         spdlog::error("outbox delivery: internal error: {}", e.what());
       }
+      quiet_->Save(false);
     }
+    quiet_->Save(true);
   });
 }
 
@@ -150,7 +153,7 @@ void OutboxDeliverer::DeliverAllOnce() {
     // Passed over while its database and workflow.json stay as a visit
     // that left nothing to plan or retry found them.
     const int64_t now = env_->NowSeconds();
-    if (quiet_.Quiet(wf, now)) continue;
+    if (quiet_->Quiet(wf, now)) continue;
     WorkflowStamp expected = StampWorkflow(options_.workspace, wf);
     std::optional<DbStamp> db_after;
     {
@@ -165,9 +168,9 @@ void OutboxDeliverer::DeliverAllOnce() {
     }
     if (!db_after) continue;
     expected.db = *db_after;
-    quiet_.MarkQuiet(wf, expected, now, INT64_MAX);
+    quiet_->MarkQuiet(wf, expected, now, INT64_MAX);
   }
-  quiet_.Retain(*names);
+  quiet_->Retain(*names);
 }
 
 }  // namespace pulse::serve

@@ -22,12 +22,13 @@ using nlohmann::json;
 
 Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer)
     : env_(env), options_(options), turns_(turns), deliverer_(deliverer),
-      due_(std::make_unique<DueIndex>(options.workspace)), count_(env, options.workspace) {}
+      due_(DueIndexFor(options, "tick-due.json", kSecondsPerDay, 0)), count_(env, options.workspace) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
   if (!options_.etcd.empty()) claims_ = StartClaims(options_);
+  due_->Load();
   thread_ = std::thread([this] {
     LowerThreadPriority("tick");
     for (;;) {
@@ -36,9 +37,11 @@ void Scheduler::Start() {
       } catch (const std::exception& e) {
         spdlog::error("tick: internal error: {}", e.what());
       }
+      due_->Save(false);
       std::unique_lock<std::mutex> l(mu_);
-      if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
+      if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) break;
     }
+    due_->Save(true);
   });
 }
 

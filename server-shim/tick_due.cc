@@ -132,6 +132,14 @@ json TickStatsJson(const TickStats& stats) {
               {"seconds", stats.seconds}};
 }
 
+std::unique_ptr<DueIndex> DueIndexFor(const ServeOptions& options, const std::string& file_name,
+                                      int64_t max_quiet_seconds, double min_save_seconds) {
+  // With --etcd several instances share the workspace: each keeps its own in
+  // memory.
+  if (!options.etcd.empty()) return std::make_unique<DueIndex>(options.workspace);
+  return std::make_unique<DueIndex>(options.workspace, file_name, max_quiet_seconds, min_save_seconds);
+}
+
 bool DueIndex::Quiet(const std::string& workflow, int64_t now) {
   std::lock_guard<std::mutex> l(mu_);
   auto it = entries_.find(workflow);
@@ -139,6 +147,7 @@ bool DueIndex::Quiet(const std::string& workflow, int64_t now) {
   if (now < it->second.visited_at || now >= it->second.until ||
       StampWorkflow(workspace_, workflow) != it->second.stamp) {
     entries_.erase(it);
+    saved_ = false;
     return false;
   }
   return true;
@@ -149,13 +158,19 @@ void DueIndex::MarkQuiet(const std::string& workflow, const WorkflowStamp& expec
   if (StampWorkflow(workspace_, workflow) != expected) return;
   std::lock_guard<std::mutex> l(mu_);
   entries_[workflow] = Entry{expected, visited_at, until};
+  saved_ = false;
 }
 
 void DueIndex::Retain(const std::vector<std::string>& workflows) {
   std::set<std::string> keep(workflows.begin(), workflows.end());
   std::lock_guard<std::mutex> l(mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
-    it = keep.count(it->first) ? std::next(it) : entries_.erase(it);
+    if (keep.count(it->first)) {
+      ++it;
+    } else {
+      it = entries_.erase(it);
+      saved_ = false;
+    }
   }
 }
 
