@@ -111,8 +111,8 @@ test('the due-index survives a restart; a damaged index file is ignored with one
     const h = await ticksPass(s, 1);
     assert.equal(h.workflows, COUNT);
     assert.ok(h.db_opens >= COUNT, `every workflow was opened again (${h.db_opens} opens)`);
-    const warnings = s.stderr.split('\n').filter((l) => l.includes('tick-due.json'));
-    assert.equal(warnings.length, 1, s.stderr);
+    const warnings = s.stdout.split('\n').filter((l) => l.includes('tick-due.json'));
+    assert.equal(warnings.length, 1, s.stdout);
     assert.match(warnings[0], /tick-due\.json: ignored \(not JSON \(truncated or damaged\)\); the index is rebuilt by visiting/);
     // Rebuilt: quiet again, and written back whole.
     await waitFor(async () => {
@@ -132,7 +132,7 @@ test('the due-index survives a restart; a damaged index file is ignored with one
   try {
     const h = await ticksPass(s, 1);
     assert.ok(h.db_opens >= COUNT, `every workflow was opened again (${h.db_opens} opens)`);
-    assert.match(s.stderr, /tick-due\.json: ignored \(entries\[0\]: until is not after visited_at within 86400 s\)/);
+    assert.match(s.stdout, /tick-due\.json: ignored \(entries\[0\]: until is not after visited_at within 86400 s\)/);
   } finally {
     await s.stop();
     tmp.cleanup();
