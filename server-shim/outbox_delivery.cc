@@ -102,9 +102,9 @@ OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
 void OutboxDeliverer::Start() {
-  quiet_->Load();
   thread_ = std::thread([this] {
     LowerThreadPriority("outbox deliverer");
+    quiet_->Load();  // on this thread, so the server answers meanwhile
     for (;;) {
       {
         std::unique_lock<std::mutex> l(mu_);

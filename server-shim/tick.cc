@@ -28,9 +28,9 @@ Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
   if (!options_.etcd.empty()) claims_ = StartClaims(options_);
-  due_->Load();
   thread_ = std::thread([this] {
     LowerThreadPriority("tick");
+    due_->Load();  // here, not before serving: 10,000 entries take a while to parse
     for (;;) {
       try {
         TickOnce();
