@@ -464,7 +464,15 @@ int HttpServer::Bind(const std::string& host, int port, std::string* error) {
   // httplib listens with a backlog of 5: a burst of new connections would
   // see dropped SYNs and one-second retries.
   socket_t fd = svr_sock_;
-  if (fd != INVALID_SOCKET) ::listen(fd, 1024);
+  if (fd != INVALID_SOCKET) {
+    ::listen(fd, 1024);
+    // A connection is handed to accept() once its first bytes arrived (or
+    // after a second without any): the worker that takes it finds the
+    // request header there instead of parking it in the poller and waiting
+    // for a second wake-up.
+    int defer_seconds = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &defer_seconds, sizeof defer_seconds);
+  }
   return bound;
 }
 
