@@ -27,8 +27,15 @@ Result<int64_t> SendNeedsYou(ApiContext& ctx, int64_t decision_id, const std::st
 Result<std::optional<int64_t>> NoteGoalRecovery(ApiContext& ctx) {
   if (!ctx.config.HasGoal()) return std::optional<int64_t>();
   const int64_t now = ctx.env->NowSeconds();
-  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, now, false));
   PULSE_ASSIGN_OR_RETURN(std::optional<MeasuredState> last, LoadMeasuredState(*ctx.db));
+  // Nothing to record or send while the goal is as measured (or not) as the
+  // last visit found it: the whole check only when that flips (the tick asks
+  // on every visit).
+  if (last) {
+    PULSE_ASSIGN_OR_RETURN(bool measured, GoalMeasuredNow(*ctx.db, ctx.config, now));
+    if (measured == last->measured) return std::optional<int64_t>();
+  }
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, now, false));
   RecoveryStep step = GoalRecoveryStep(last, check, PulseName(ctx.workflow), now);
   if (!step.changed) return std::optional<int64_t>();
   Transaction tx(*ctx.db);

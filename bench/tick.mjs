@@ -7,6 +7,8 @@
 //      while the tick visited it is visited again;
 //   3. the pass after, nothing changed: the due-index passes over them all;
 //   4. after workflow.json of 1% of the workflows was rewritten: only those.
+// Then the server is stopped and started again on the unchanged workspace
+// (the due-index read back from .pulse/): its start time and two passes.
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
@@ -42,35 +44,39 @@ function procStatus(pid) {
 
 const tmp = makeTempDir('pulse-bench-tick-');
 const ws = join(tmp.dir, 'ws');
+const nowFile = join(tmp.dir, 'now');
 let server;
-try {
-  let t0 = performance.now();
-  makeManyWorkflows(ws, N, { runs: RUNS });
-  const made = (performance.now() - t0) / 1000;
-  console.log(`made ${fmt(N)} workflows (${fmt(RUNS)} runs each, db ${fmt(templateDbBytes(ws) / 1024)} KiB) in ${fmt(made, 1)} s`);
-  const nowFile = join(tmp.dir, 'now');
-  setNow(nowFile, '2026-10-07T12:00:00Z');  // the same day as the recorded checks: nothing is due
 
-  t0 = performance.now();
+const touched = () => Math.max(1, Math.floor(N / 100));
+function touchSome() {
+  for (let i = 0; i < touched(); i++) {
+    const cfg = manyConfig(i);
+    cfg.goal.primary_metric.target += 1;
+    writeFileSync(join(ws, 'Workflow', manyName(i * Math.floor(N / touched())), 'workflow.json'), JSON.stringify(cfg, null, 2));
+  }
+}
+
+// Starts `pulse serve` on the workspace, waits for the passes `plan` names
+// ([tick number, label, what to do before it]) while CLIENTS poll
+// /api/health, and stops it. Returns its start time, peak RSS and open
+// files, and per pass its stats, db_opens and the health latencies.
+async function serveAndMeasure(prefix, plan) {
+  const t0 = performance.now();
   server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile], { startTimeoutMs: 3600 * 1000 });
   const startSeconds = (performance.now() - t0) / 1000;
   const pid = server.proc.pid;
   let peak = { hwm: 0, fds: 0 };
   const sampler = setInterval(() => {
-    const s = procStatus(pid);
-    if (s) peak = { hwm: Math.max(peak.hwm, s.hwm), fds: Math.max(peak.fds, s.fds) };
+    const st = procStatus(pid);
+    if (st) peak = { hwm: Math.max(peak.hwm, st.hwm), fds: Math.max(peak.fds, st.fds) };
   }, 20);
-
-  // Health latencies by the pass that was running when the answer came.
   const during = new Map();  // pass number -> [ms]
-  const health = [];         // every answer, in order
   let stop = false;
   const client = async () => {
     while (!stop) {
       const a = performance.now();
       const r = await request(`${server.url}api/health`);
       const ms = performance.now() - a;
-      health.push(r.body);
       if (r.body.tick.running) {
         const pass = r.body.ticks + 1;
         if (!during.has(pass)) during.set(pass, []);
@@ -86,36 +92,56 @@ try {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const passes = [];
-  let h = await waitTicks(1);
-  passes.push({ what: 'first pass after start (cold)', stats: h.tick, opens: h.db_opens });
-  h = await waitTicks(2);
-  passes.push({ what: 'second pass (a workflow written during its first visit is visited again)', stats: h.tick, opens: h.db_opens });
-  h = await waitTicks(3);
-  passes.push({ what: 'third pass, nothing changed', stats: h.tick, opens: h.db_opens });
-  const touched = Math.max(1, Math.floor(N / 100));
-  for (let i = 0; i < touched; i++) {
-    const cfg = manyConfig(i);
-    cfg.goal.primary_metric.target += 1;
-    writeFileSync(join(ws, 'Workflow', manyName(i * Math.floor(N / touched)), 'workflow.json'), JSON.stringify(cfg, null, 2));
+  const rows = [];
+  for (const [n, what, before] of plan()) {
+    if (before) before();
+    const h = await waitTicks(n);
+    rows.push({ what: prefix + what, stats: h.tick, opens: h.db_opens, ms: during.get(n) || [] });
   }
-  h = await waitTicks(4);
-  passes.push({ what: `after ${touched} workflow.json edits`, stats: h.tick, opens: h.db_opens });
   stop = true;
   await Promise.all(clients);
   clearInterval(sampler);
+  await server.stop();
+  server = null;
+  return { startSeconds, peak, rows };
+}
 
-  console.log(`binary: ${PULSE_BIN}; server start (after-run migration of every workflow) ${fmt(startSeconds, 1)} s;` +
-    ` ${CLIENTS} health clients; ${GAP} s between passes`);
+try {
+  console.log(`load average at the start: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+  const t0 = performance.now();
+  makeManyWorkflows(ws, N, { runs: RUNS });
+  const made = (performance.now() - t0) / 1000;
+  console.log(`made ${fmt(N)} workflows (${fmt(RUNS)} runs each, db ${fmt(templateDbBytes(ws) / 1024)} KiB) in ${fmt(made, 1)} s`);
+  setNow(nowFile, '2026-10-07T12:00:00Z');  // the same day as the recorded checks: nothing is due
+
+  const rows = [];
+  const run = await serveAndMeasure('', (waitTicks) => [
+    [1, 'first pass after start (cold)'],
+    [2, 'second pass (a workflow written during its first visit is visited again)'],
+    [3, 'third pass, nothing changed'],
+    [4, `after ${touched()} workflow.json edits`, () => touchSome()],
+  ]);
+  rows.push(...run.rows);
+  // The same workspace, unchanged, after a restart: the due-index is read
+  // back from .pulse/ and the start opens no database.
+  const again = await serveAndMeasure('restart: ', () => [
+    [1, 'first pass after the restart'],
+    [2, 'second pass after the restart'],
+  ]);
+  rows.push(...again.rows);
+
+  console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients; ${GAP} s between passes`);
+  console.log(`server start (until it serves): ${fmt(run.startSeconds, 1)} s; after the restart ${fmt(again.startSeconds, 1)} s`);
   console.log('| pass | seconds | visited | passed over | db opens (server total) | health answers during | p50 ms | p99 ms |');
   console.log('|---|---|---|---|---|---|---|---|');
-  passes.forEach((p, i) => {
-    const ms = during.get(i + 1) || [];
-    console.log(`| ${p.what} | ${fmt(p.stats.seconds, 2)} | ${fmt(p.stats.visited)} | ${fmt(p.stats.skipped)} |` +
-      ` ${fmt(p.opens)} | ${fmt(ms.length)} | ${fmt(median(ms) ?? NaN, 1)} | ${fmt(pct(ms, 99), 1)} |`);
-  });
-  console.log(`peak RSS ${fmt(peak.hwm / 1024, 1)} MiB, most open files ${fmt(peak.fds)}` +
-    ` (${fmt(N)} workflows; index entries ${fmt(N)})`);
+  for (const r of rows) {
+    console.log(`| ${r.what} | ${fmt(r.stats.seconds, 2)} | ${fmt(r.stats.visited)} | ${fmt(r.stats.skipped)} |` +
+      ` ${fmt(r.opens)} | ${fmt(r.ms.length)} | ${fmt(median(r.ms) ?? NaN, 1)} | ${fmt(pct(r.ms, 99), 1)} |`);
+  }
+  for (const [label, r] of [['first server', run], ['after the restart', again]]) {
+    console.log(`${label}: peak RSS ${fmt(r.peak.hwm / 1024, 1)} MiB, most open files ${fmt(r.peak.fds)} (${fmt(N)} workflows)`);
+  }
+  console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
 } finally {
   if (server) await server.stop();
   tmp.cleanup();

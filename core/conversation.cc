@@ -329,7 +329,10 @@ Result<int> Conversation::RecoverInterrupted(const std::string& why, int64_t now
   up.Bind(1, why).Bind(2, FormatTime(now));
   PULSE_RETURN_IF_ERROR(up.Run());
   int n = db_.Changes();
-  PULSE_RETURN_IF_ERROR(db_.Exec("UPDATE pulse_conversation_state SET running_turn = 0, claimed_at = ''"));
+  // Only a claim that is there is released: a recovery with nothing to
+  // recover writes nothing (the database's stamp stays, first_open.h).
+  PULSE_RETURN_IF_ERROR(db_.Exec(
+      "UPDATE pulse_conversation_state SET running_turn = 0, claimed_at = '' WHERE running_turn != 0 OR claimed_at != ''"));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   return n;
 }

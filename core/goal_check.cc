@@ -76,6 +76,11 @@ json Alarm::ToJson() const {
 
 namespace {
 
+// The primary metric's readings by a workflow run up to a time, newest first.
+constexpr const char* kReadingsByRunSql =
+    "SELECT at, value, source, run_id FROM pulse_goal_observations"
+    " WHERE metric = ? AND source = 'workflow_run' AND at <= ? ORDER BY at DESC LIMIT 2";
+
 // The primary metric's readings the rule needs: the latest, the first, the
 // last two by a run, and the few from outside a run since then.
 Status GatherReadings(Db& db, const PrimaryMetric& m, int64_t now, const std::string& now_text, GoalFacts* f) {
@@ -96,9 +101,7 @@ Status GatherReadings(Db& db, const PrimaryMetric& m, int64_t now, const std::st
     if (f->first_reading && f->first_reading->at > now) f->first_reading.reset();
   }
   {
-    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-        "SELECT at, value, source, run_id FROM pulse_goal_observations"
-        " WHERE metric = ? AND source = 'workflow_run' AND at <= ? ORDER BY at DESC LIMIT 2"));
+    PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(kReadingsByRunSql));
     q.Bind(1, m.name).Bind(2, now_text);
     for (int i = 0; i < 2; ++i) {
       PULSE_ASSIGN_OR_RETURN(std::optional<Reading> r, OneReading(q));
@@ -466,6 +469,17 @@ Result<GoalCheck> RunGoalCheck(Db& db, const WorkflowConfig& config, const std::
   return check;
 }
 
+Result<bool> GoalMeasuredNow(Db& db, const WorkflowConfig& config, int64_t now) {
+  if (!config.primary_metric) return false;
+  // A reading by a run at or before now is also a latest reading, so the
+  // status is "not measured" exactly when this one is missing or too old.
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(kReadingsByRunSql));
+  q.Bind(1, config.primary_metric->name).Bind(2, FormatTime(now));
+  PULSE_ASSIGN_OR_RETURN(std::optional<Reading> last, OneReading(q));
+  const std::optional<int64_t> at = last ? std::optional<int64_t>(last->at) : std::nullopt;
+  return !NotMeasuredAlarm(at, config.goal_check.not_measured_days, now);
+}
+
 CheckDue DecideCheckDue(const CheckDueInputs& in) {
   CheckDue d;
   if (!in.has_goal) { d.reason = "no_goal"; return d; }
@@ -497,9 +511,12 @@ Result<CheckDue> GoalCheckDue(Db& db, const WorkflowConfig& config, const std::s
   if (in.has_goal) {
     PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
     if (last) in.last_check_at = last->checked_at;
-    // The pause counts as reported when a check now would be quiet.
-    PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(db, config, workflow, now, false));
-    in.pause_already_reported = check.quiet;
+    // The pause counts as reported when a check now would be quiet; a check
+    // is quiet only while paused, so unpaused it is not read at all.
+    if (in.paused) {
+      PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(db, config, workflow, now, false));
+      in.pause_already_reported = check.quiet;
+    }
   }
   return DecideCheckDue(in);
 }

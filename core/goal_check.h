@@ -105,6 +105,10 @@ GoalStatus DecideGoalStatus(const PrimaryMetric& metric, const StatusInputs& in)
 Result<GoalCheck> RunGoalCheck(Db& db, const WorkflowConfig& config, const std::string& workflow, int64_t now,
                                bool record);
 
+// Whether a check now would find the goal measured (its status not "not
+// measured"), from the one reading that decides it rather than a whole check.
+Result<bool> GoalMeasuredNow(Db& db, const WorkflowConfig& config, int64_t now);
+
 // ---- the daily check's due-ness (the scheduler asks this every tick) ----
 struct CheckDueInputs {
   bool has_goal = false;

@@ -1,8 +1,37 @@
 #include "core/schema.h"
 
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 namespace pulse {
+
+namespace {
+
+using Versions = std::map<std::string, int64_t>;
+
+// Every component's version in `db`; nullopt when the table is not there yet.
+std::optional<Versions> ReadVersions(Db& db) {
+  Result<Statement> st = db.Prepare("SELECT component, version FROM pulse_schema_versions");
+  if (!st.ok()) return std::nullopt;
+  Versions v;
+  for (;;) {
+    Result<bool> row = st->Step();
+    if (!row.ok()) return std::nullopt;
+    if (!*row) return v;
+    v[st->Text(0)] = st->Int64(1);
+  }
+}
+
+// What a database holds once EnsureSchema has run on it with this build:
+// learnt from the first database this process brought up to date. A
+// database holding exactly these versions has nothing to migrate, so it
+// costs one query instead of every component's own check.
+std::mutex g_current_mu;
+std::optional<Versions> g_current;
+
+}  // namespace
 
 Status ApplyMigrations(Db& db, const char* component, const std::vector<Migration>& migrations) {
   PULSE_RETURN_IF_ERROR(db.Exec(
@@ -88,6 +117,19 @@ Status EnsureOutboxDeliverySchema(Db& db) {
 }
 
 Status EnsureSchema(Db& db) {
+  {
+    std::optional<Versions> have = ReadVersions(db);
+    std::lock_guard<std::mutex> l(g_current_mu);
+    if (have && g_current && *have == *g_current) return Status::OK();
+  }
+  PULSE_RETURN_IF_ERROR(EnsureEveryComponent(db));
+  std::optional<Versions> now = ReadVersions(db);
+  std::lock_guard<std::mutex> l(g_current_mu);
+  if (now && !g_current) g_current = std::move(now);
+  return Status::OK();
+}
+
+Status EnsureEveryComponent(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));

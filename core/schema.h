@@ -22,8 +22,12 @@ struct Migration {
 // newer than the last migration known here.
 Status ApplyMigrations(Db& db, const char* component, const std::vector<Migration>& migrations);
 
-// Every component, in order. Cheap when nothing is due.
+// Every component, in order. Cheap when nothing is due: a database whose
+// recorded versions are exactly those the first database this process
+// brought up to date ended with is left as it is after one query.
 Status EnsureSchema(Db& db);
+// The same without that shortcut: each component's own check.
+Status EnsureEveryComponent(Db& db);
 
 // Per-module schema entry points (each defined next to its module).
 Status EnsureConfigSchema(Db& db);

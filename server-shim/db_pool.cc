@@ -1,4 +1,5 @@
 #include "server-shim/db_pool.h"
+#include "server-shim/first_open.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -86,6 +87,9 @@ Result<std::unique_ptr<DbPool::Entry>> DbPool::OpenEntry(const std::string& work
   auto e = std::make_unique<Entry>();
   e->workflow = workflow;
   PULSE_ASSIGN_OR_RETURN(WorkflowPaths paths, ResolveWorkflow(workspace_, workflow));
+  // Nothing is read before this process recovered what an earlier server
+  // left running in the workflow (first_open.h).
+  EnsureFirstOpen(*env, workspace_, workflow);
   // The database is checked by its inode; its folder moves with its WAL.
   WatchingEnv watching(env, env->NowSeconds(), &e->config, {paths.db, paths.db_dir});
   dev_t dev_before = 0;

@@ -97,19 +97,21 @@ void DeliverOutbox(OpenCtx& oc) {
 }
 
 OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
-    : env_(env), options_(options), quiet_(options.workspace) {}
+    : env_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
 
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
 void OutboxDeliverer::Start() {
   thread_ = std::thread([this] {
+    LowerThreadPriority("outbox deliverer");
+    quiet_->Load();  // on this thread, so the server answers meanwhile
     for (;;) {
       {
         std::unique_lock<std::mutex> l(mu_);
         // Wakes for new messages; otherwise looks again every few seconds
         // for retries whose time came.
         cv_.wait_for(l, std::chrono::seconds(2), [this] { return stop_ || woken_; });
-        if (stop_) return;
+        if (stop_) break;
         woken_ = false;
       }
       try {
@@ -117,7 +119,9 @@ void OutboxDeliverer::Start() {
       } catch (const std::exception& e) {
         spdlog::error("outbox delivery: internal error: {}", e.what());
       }
+      quiet_->Save(false);
     }
+    quiet_->Save(true);
   });
 }
 
@@ -149,18 +153,24 @@ void OutboxDeliverer::DeliverAllOnce() {
     // Passed over while its database and workflow.json stay as a visit
     // that left nothing to plan or retry found them.
     const int64_t now = env_->NowSeconds();
-    if (quiet_.Quiet(wf, now)) continue;
-    const WorkflowStamp before = StampWorkflow(options_.workspace, wf);
-    bool quiet = false;
+    if (quiet_->Quiet(wf, now)) continue;
+    WorkflowStamp expected = StampWorkflow(options_.workspace, wf);
+    std::optional<DbStamp> db_after;
     {
       Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
       if (!oc.ok()) continue;
+      // What the deliverer itself wrote (a delivery recorded) is no reason
+      // to look again; another writer's commit is (visit_stamp.h).
+      OwnWrites own;
+      own.Begin(*(*oc)->ctx.db);
       DeliverOutbox(**oc);
-      quiet = OutboxQuiet((*oc)->ctx);
+      if (OutboxQuiet((*oc)->ctx)) db_after = own.End(*(*oc)->ctx.db, WorkflowDbPath(options_.workspace, wf));
     }
-    if (quiet) quiet_.MarkQuiet(wf, before, now, INT64_MAX);
+    if (!db_after) continue;
+    expected.db = *db_after;
+    quiet_->MarkQuiet(wf, expected, now, INT64_MAX);
   }
-  quiet_.Retain(*names);
+  quiet_->Retain(*names);
 }
 
 }  // namespace pulse::serve

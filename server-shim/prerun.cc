@@ -9,6 +9,8 @@
 
 #include "agent/pulse_tools.h"
 #include "core/after_run.h"
+#include "core/workflow_edit.h"
+#include "core/workspace.h"
 #include "core/workflow_review.h"
 
 namespace pulse::serve {
@@ -150,17 +152,26 @@ std::vector<std::string> MigrateAfterRunAtStart(Env& env, const std::string& wor
                                                 const std::vector<std::string>& workflows) {
   std::vector<std::string> log;
   for (const std::string& wf : workflows) {
-    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(env, workspace, wf);
-    if (!oc.ok()) {
-      log.push_back(wf + ": after-run migration skipped: " + oc.status().message());
+    // The migration is an edit of workflow.json only: no database is opened,
+    // and a file that names no pulse_mode has nothing to migrate.
+    Result<WorkflowPaths> paths = ResolveWorkflow(workspace, wf);
+    Result<std::string> text = paths.ok() ? ReadWorkflowJson(env, paths->workflow_json) : Result<std::string>(paths.status());
+    if (!text.ok()) {
+      log.push_back(wf + ": after-run migration skipped: " + text.status().message());
       continue;
     }
-    Result<json> out = CallApi((*oc)->ctx, "workflow.migrate", json::object());
-    if (!out.ok()) {
-      log.push_back(wf + ": after-run migration: " + out.status().message());
-    } else if ((*out)["written"] == true) {
-      log.push_back(wf + ": pulse_mode migrated to after_run: migrated " + (*out)["migrated"].dump() + ", in step " +
-                    (*out)["in_step"].dump());
+    if (text->find("pulse_mode") == std::string::npos) continue;
+    AfterRunMigration report;
+    Result<WorkflowEditResult> edit = EditWorkflowJson(env, paths->workflow_json, "migrate", [&](json& doc) {
+      report = AfterRunMigration{};  // a re-read starts over
+      return MigrateAfterRunDoc(doc, &report);
+    });
+    if (!edit.ok()) {
+      log.push_back(wf + ": after-run migration: " + edit.status().message());
+    } else if (edit->changed) {
+      const json out = report.ToJson();
+      log.push_back(wf + ": pulse_mode migrated to after_run: migrated " + out["migrated"].dump() + ", in step " +
+                    out["in_step"].dump());
     }
   }
   return log;

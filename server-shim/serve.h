@@ -30,6 +30,7 @@
 #include "core/status.h"
 #include "core/workspace.h"
 #include "server-shim/tick_due.h"
+#include "server-shim/workflow_count.h"
 
 namespace pulse::serve {
 
@@ -154,8 +155,9 @@ class TurnManager {
   int RunningOfKind(const std::string& kind);
   int Active();
 
-  // Completes the rows of turns a previous server left running.
-  void RecoverInterrupted(const std::string& workflow);
+  // Completes the rows of turns a previous server left running, on the
+  // workflow's first open by this process (first_open.h).
+  void RecoverInterrupted(OpenCtx& oc);
 
   // Stops accepting, lets running turns finish (runners get shutdown_grace),
   // records every turn's completion and joins the threads.
@@ -273,7 +275,7 @@ class OutboxDeliverer {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;
-  DueIndex quiet_;  // workflows with nothing to deliver
+  std::unique_ptr<DueIndex> quiet_;  // workflows with nothing to deliver
 };
 
 // ---- the scheduler tick ----
@@ -289,6 +291,8 @@ class Scheduler {
   int64_t ticks() const { return ticks_; }
   // What the last pass visited and passed over (tick_due.h).
   TickStats last_stats();
+  // The workspace's workflow count for /api/health (workflow_count.h).
+  size_t workflow_count() { return count_.Get(); }
 
  private:
   // With --etcd: the workflows this instance claims this tick, each ticked
@@ -309,6 +313,7 @@ class Scheduler {
   std::condition_variable cv_;
   bool stop_ = false;
   std::unique_ptr<DueIndex> due_;  // workflows the tick may pass over (tick_due.h)
+  WorkflowCount count_;
   TickStats last_stats_;
 };
 

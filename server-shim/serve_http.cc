@@ -23,6 +23,7 @@
 #include "core/sha256.h"
 #include "core/time_util.h"
 #include "agent/pulse_tools.h"
+#include "server-shim/first_open.h"
 #include "server-shim/http_server.h"
 #include "server-shim/http_util.h"
 #include "server-shim/mcp.h"
@@ -341,8 +342,7 @@ const std::string kWorkflow = R"(/api/workflows/([^/]+))";
 
 void App::InstallService(HttpServer& s) {
   s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
-    Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
-    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", names.ok() ? names->size() : 0},
+    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
@@ -571,7 +571,10 @@ int Serve(const ServeOptions& in) {
     return AskAndWait(turns, ctx, call, false);
   };
   SetAskPulseWaiter(&ask_waiter);
-  // pulse_mode -> after_run before anything is served or ticked.
+  // Turns an earlier server left running: recorded on each workflow's first open (first_open.h).
+  FirstOpen first_open([&turns](OpenCtx& oc) { turns.RecoverInterrupted(oc); });
+  if (options.etcd.empty()) SetFirstOpen(&first_open);
+  // pulse_mode -> after_run before anything is served or ticked (workflow.json only).
   std::vector<std::string> migrated = MigrateAfterRunAtStart(env, options.workspace, names);
   Announce(options, base_url, names.size(), *owner);
   for (const std::string& line : migrated) spdlog::info("{}", line);
@@ -579,7 +582,6 @@ int Serve(const ServeOptions& in) {
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog();
-  if (options.etcd.empty()) for (const std::string& wf : names) turns.RecoverInterrupted(wf);  // --etcd: rows may be another instance's
 
   deliverer.Start();
   slack.Start();
@@ -589,6 +591,7 @@ int Serve(const ServeOptions& in) {
   deliverer.Stop();
   SetBuilderChannel(nullptr);
   SetAskPulseWaiter(nullptr);
+  SetFirstOpen(nullptr);
   spdlog::info("stopped");
   return ok ? 0 : 1;
 }

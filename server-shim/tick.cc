@@ -14,6 +14,7 @@
 #include "server-shim/prerun.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick_due.h"
+#include "server-shim/tick_import.h"
 
 namespace pulse::serve {
 
@@ -21,22 +22,26 @@ using nlohmann::json;
 
 Scheduler::Scheduler(Env* env, const ServeOptions& options, TurnManager* turns, OutboxDeliverer* deliverer)
     : env_(env), options_(options), turns_(turns), deliverer_(deliverer),
-      due_(std::make_unique<DueIndex>(options.workspace)) {}
+      due_(DueIndexFor(options, "tick-due.json", kSecondsPerDay, 0)), count_(env, options.workspace) {}
 
 Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
   if (!options_.etcd.empty()) claims_ = StartClaims(options_);
   thread_ = std::thread([this] {
+    LowerThreadPriority("tick");
+    due_->Load();  // here, not before serving: 10,000 entries take a while to parse
     for (;;) {
       try {
         TickOnce();
       } catch (const std::exception& e) {
         spdlog::error("tick: internal error: {}", e.what());
       }
+      due_->Save(false);
       std::unique_lock<std::mutex> l(mu_);
-      if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) return;
+      if (cv_.wait_for(l, std::chrono::duration<double>(options_.tick_seconds), [this] { return stop_; })) break;
     }
+    due_->Save(true);
   });
 }
 
@@ -146,20 +151,16 @@ void Scheduler::TickOnce() {
   const auto started = std::chrono::steady_clock::now();
   ticking_ = true;  // until the pass ends, however it ends
   struct Ended { std::atomic<bool>& flag; ~Ended() { flag = false; } } ended{ticking_};
+  const WorkflowCount::DirMark listed_at = count_.Mark();
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
-  if (!names.ok()) {
-    spdlog::error("tick: {}", names.status().message());
-    return;
-  }
+  if (!names.ok()) return spdlog::error("tick: {}", names.status().message());
+  count_.Seen(listed_at, *names);
   due_->Retain(*names);
   const std::vector<std::string> mine = claims_ ? Claimed(*names) : *names;
   TickStats stats;
   stats.workflows = static_cast<int64_t>(mine.size());
   for (const std::string& wf : mine) {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      if (stop_) return;
-    }
+    if (std::lock_guard<std::mutex> l(mu_); stop_) return;
     // Passed over when nothing it reads moved and no rule's time came
     // (tick_due.h); declared first so it ends after the database closed.
     TickVisit visit(*due_, *env_, options_, *turns_, wf);
@@ -174,12 +175,14 @@ void Scheduler::TickOnce() {
       continue;
     }
     ApiContext& ctx = (*oc)->ctx;
+    visit.Opened(*ctx.db);
     if (claims_ && !BeginFencedTick(wf, *ctx.db)) continue;
 
     // 1. The daily goal check, when the core says it is due. Older runs from
     // schedule-runs.json come in first, as for `pulse check`, so the check
-    // deciding due-ness and quiet sees the runs the command line sees.
-    Result<ImportCounts> imported = ImportScheduleRunsFile(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
+    // deciding due-ness and quiet sees the runs the command line sees (only
+    // when the file changed since its last import: tick_import.h).
+    Result<ImportCounts> imported = ImportScheduleRunsOnChange(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
     if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
     // 1a. The full Pulse pass first (its Goal Work begins with the goal
     // check): never beside another turn of the workflow, and it shares the

@@ -1,6 +1,13 @@
 #include "server-shim/tick_due.h"
 
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "agent/outbox.h"
 #include "core/cron.h"
@@ -115,9 +122,22 @@ bool OutboxQuiet(ApiContext& ctx) {
   return pending.ok() && pending->empty();
 }
 
+void LowerThreadPriority(const char* who) {
+  const id_t tid = static_cast<id_t>(::syscall(SYS_gettid));
+  if (::setpriority(PRIO_PROCESS, tid, 10) != 0) spdlog::warn("{}: lower priority not set: {}", who, std::strerror(errno));
+}
+
 json TickStatsJson(const TickStats& stats) {
   return json{{"running", stats.running}, {"workflows", stats.workflows}, {"visited", stats.visited}, {"skipped", stats.skipped},
               {"seconds", stats.seconds}};
+}
+
+std::unique_ptr<DueIndex> DueIndexFor(const ServeOptions& options, const std::string& file_name,
+                                      int64_t max_quiet_seconds, double min_save_seconds) {
+  // With --etcd several instances share the workspace: each keeps its own in
+  // memory.
+  if (!options.etcd.empty()) return std::make_unique<DueIndex>(options.workspace);
+  return std::make_unique<DueIndex>(options.workspace, file_name, max_quiet_seconds, min_save_seconds);
 }
 
 bool DueIndex::Quiet(const std::string& workflow, int64_t now) {
@@ -127,23 +147,30 @@ bool DueIndex::Quiet(const std::string& workflow, int64_t now) {
   if (now < it->second.visited_at || now >= it->second.until ||
       StampWorkflow(workspace_, workflow) != it->second.stamp) {
     entries_.erase(it);
+    saved_ = false;
     return false;
   }
   return true;
 }
 
-void DueIndex::MarkQuiet(const std::string& workflow, const WorkflowStamp& before, int64_t visited_at,
+void DueIndex::MarkQuiet(const std::string& workflow, const WorkflowStamp& expected, int64_t visited_at,
                          int64_t until) {
-  if (StampWorkflow(workspace_, workflow) != before) return;
+  if (StampWorkflow(workspace_, workflow) != expected) return;
   std::lock_guard<std::mutex> l(mu_);
-  entries_[workflow] = Entry{before, visited_at, until};
+  entries_[workflow] = Entry{expected, visited_at, until};
+  saved_ = false;
 }
 
 void DueIndex::Retain(const std::vector<std::string>& workflows) {
   std::set<std::string> keep(workflows.begin(), workflows.end());
   std::lock_guard<std::mutex> l(mu_);
   for (auto it = entries_.begin(); it != entries_.end();) {
-    it = keep.count(it->first) ? std::next(it) : entries_.erase(it);
+    if (keep.count(it->first)) {
+      ++it;
+    } else {
+      it = entries_.erase(it);
+      saved_ = false;
+    }
   }
 }
 
@@ -170,11 +197,14 @@ bool TickVisit::Calm() const {
 void TickVisit::Done(ApiContext& ctx) {
   if (skip_ || !calm_before_ || !Calm()) return;
   until_ = TickQuietUntil(env_, ctx, now_);
+  if (until_) db_after_ = own_.End(*ctx.db, WorkflowDbPath(options_.workspace, workflow_));
 }
 
 TickVisit::~TickVisit() {
-  if (skip_ || !until_) return;
-  index_.MarkQuiet(workflow_, before_, now_, *until_);
+  if (skip_ || !until_ || !db_after_) return;
+  WorkflowStamp expected = before_;
+  expected.db = *db_after_;
+  index_.MarkQuiet(workflow_, expected, now_, *until_);
 }
 
 }  // namespace pulse::serve

@@ -9,8 +9,10 @@
 // workflow being new sends the tick in again.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -19,6 +21,7 @@
 
 #include "core/api/api.h"
 #include "server-shim/db_stamp.h"
+#include "server-shim/visit_stamp.h"
 
 namespace pulse::serve {
 
@@ -50,13 +53,26 @@ bool OutboxQuiet(ApiContext& ctx);
 class DueIndex {
  public:
   explicit DueIndex(std::string workspace) : workspace_(std::move(workspace)) {}
+  // Kept over a restart in <workspace>/.pulse/<file_name> (tick_due_file.cc):
+  // an entry read back may last at most `max_quiet_seconds` from its visit,
+  // and the file is written at most every `min_save_seconds` (Save(true)
+  // writes at once).
+  DueIndex(std::string workspace, const std::string& file_name, int64_t max_quiet_seconds, double min_save_seconds)
+      : workspace_(std::move(workspace)), file_(workspace_ + "/.pulse/" + file_name),
+        max_quiet_seconds_(max_quiet_seconds), min_save_seconds_(min_save_seconds) {}
+  // Reads the file; a missing one is an empty index, one that fails a check
+  // is ignored with one warning line.
+  void Load();
+  // Writes the entries when they changed since the file was last written.
+  void Save(bool force);
   // True when `workflow` may be passed over at `now`: its stamp is the one a
   // quiet visit recorded and now is in [visited_at, until).
   bool Quiet(const std::string& workflow, int64_t now);
-  // After a visit that began with `before`, found nothing to do and has
-  // closed the database: recorded only if the files still match `before`
-  // (a write during the visit, ours or anyone's, means visit again).
-  void MarkQuiet(const std::string& workflow, const WorkflowStamp& before, int64_t visited_at, int64_t until);
+  // After a visit found nothing to do and closed the database: recorded only
+  // if the files still match `expected` (the other files as they were before
+  // the visit opened the database, the database as OwnWrites stamped it): a
+  // write by anyone else, during the visit or since, means visit again.
+  void MarkQuiet(const std::string& workflow, const WorkflowStamp& expected, int64_t visited_at, int64_t until);
   // Drops entries of workflows no longer listed.
   void Retain(const std::vector<std::string>& workflows);
   size_t size();
@@ -67,10 +83,22 @@ class DueIndex {
     int64_t visited_at = 0;
     int64_t until = 0;
   };
+  Status ParseEntries(const std::string& text, std::map<std::string, Entry>* out) const;
   std::string workspace_;
+  std::string file_;  // empty: kept in memory only
+  int64_t max_quiet_seconds_ = INT64_MAX;
+  double min_save_seconds_ = 0;
   std::mutex mu_;
   std::map<std::string, Entry> entries_;
+  bool saved_ = false;  // the file holds entries_ as they are
+  bool save_warned_ = false;
+  std::chrono::steady_clock::time_point last_save_{};
 };
+
+// The index of the tick or the deliverer, kept in <workspace>/.pulse/<file_name>
+// over a restart (in memory only with --etcd).
+std::unique_ptr<DueIndex> DueIndexFor(const ServeOptions& options, const std::string& file_name,
+                                      int64_t max_quiet_seconds, double min_save_seconds);
 
 // One tick's visit of one workflow, declared before the workflow is opened so
 // its end (after the database closed) records whether the visit was quiet.
@@ -80,7 +108,10 @@ class TickVisit {
   ~TickVisit();
   // The index says the workflow may be passed over.
   bool skip() const { return skip_; }
-  // Called with the workflow still open, after everything the tick did.
+  // Right after the database opened.
+  void Opened(Db& db) { own_.Begin(db); }
+  // Called with the workflow still open, after everything the tick did (its
+  // last use of the database).
   void Done(ApiContext& ctx);
 
  private:
@@ -97,8 +128,15 @@ class TickVisit {
   bool skip_ = false;
   bool calm_before_ = false;
   WorkflowStamp before_;
+  OwnWrites own_;
+  std::optional<DbStamp> db_after_;
   std::optional<int64_t> until_;
 };
+
+// The calling thread (the tick's, the outbox deliverer's) yields the CPU to
+// the HTTP side: nice 10 for this thread only, so a long pass never starves
+// the answers. Threads it starts (the turns the tick starts) inherit it.
+void LowerThreadPriority(const char* who);
 
 // What the last tick pass did, for /api/health.
 struct TickStats {

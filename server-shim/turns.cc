@@ -21,6 +21,7 @@
 #include "core/time_util.h"
 #include "core/utf8.h"
 #include "server-shim/fence.h"
+#include "server-shim/first_open.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {
@@ -34,6 +35,9 @@ Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& worksp
   // Inside a fenced tick (or a turn it started) the connection refuses
   // writes once a newer claim holds the workflow.
   PULSE_RETURN_IF_ERROR(ApplyCurrentFence(*oc->w.db, workflow));
+  // The first open of the workflow by this process recovers what a previous
+  // server left running (first_open.h).
+  if (FirstOpen* first = CurrentFirstOpen()) first->Run(*oc);
   return oc;
 }
 
@@ -472,33 +476,32 @@ void TurnManager::Drain() {
   }
 }
 
-void TurnManager::RecoverInterrupted(const std::string& workflow) {
-  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, workflow);
-  if (!oc.ok()) return;
+void TurnManager::RecoverInterrupted(OpenCtx& oc) {
+  const std::string& workflow = oc.ctx.workflow;
   const int64_t now = env_->NowSeconds();
   // The conversation goes on: a turn the last server left running is
   // recorded as interrupted and the conversation released.
-  Result<int> turns = Conversation(*(*oc)->ctx.db, workflow)
+  Result<int> turns = Conversation(*oc.ctx.db, workflow)
                           .RecoverInterrupted("interrupted: the server stopped before this turn finished", now);
   if (turns.ok() && *turns > 0) spdlog::warn("{}: {} conversation turn(s) recorded as interrupted", workflow, *turns);
   // A QA fix run the last server left running is recorded as failed, not
   // started again: a fix run is tried once per request.
-  Result<int> qa = FailAbandonedQaRequests(*(*oc)->ctx.db, "interrupted: the server stopped before the fix run finished", now);
+  Result<int> qa = FailAbandonedQaRequests(*oc.ctx.db, "interrupted: the server stopped before the fix run finished", now);
   if (qa.ok() && *qa > 0) spdlog::warn("{}: {} QA fix run(s) recorded as failed (interrupted)", workflow, *qa);
-  Result<int> reviews = ReviewConversation(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
+  Result<int> reviews = ReviewConversation(*oc.ctx.db, workflow).RecoverInterrupted(now);
   if (reviews.ok() && *reviews > 0) spdlog::warn("{}: {} Workflow Review turn(s) recorded as interrupted", workflow, *reviews);
-  Result<int> asks = Asks(*(*oc)->ctx.db, workflow).RecoverInterrupted(now);
+  Result<int> asks = Asks(*oc.ctx.db, workflow).RecoverInterrupted(now);
   if (asks.ok() && *asks > 0) spdlog::warn("{}: {} ask(s) recorded as interrupted; their threads go on", workflow, *asks);
   AgentLogQuery q;
   q.status = "running";
-  Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*(*oc)->ctx.db, q, now);
+  Result<std::vector<AgentLogRow>> rows = ReadAgentLog(*oc.ctx.db, q, now);
   if (!rows.ok()) return;
   for (const AgentLogRow& row : *rows) {
     if (row.agent_id.rfind(kAgentPrefix, 0) != 0) continue;  // only turns this server started
-    Status done = CompleteAgent(**oc, row.session_id, row.agent_id, "failed", "",
+    Status done = CompleteAgent(oc, row.session_id, row.agent_id, "failed", "",
                                 "interrupted: the server stopped before this turn finished (recorded at restart)", "",
                                 now);
-    (void)CloseToolSession(*(*oc)->ctx.db, row.session_id, now);
+    (void)CloseToolSession(*oc.ctx.db, row.session_id, now);
     if (done.ok()) {
       spdlog::warn("{}: turn {} was left running by an earlier server; recorded as interrupted", workflow, row.agent_id);
     }

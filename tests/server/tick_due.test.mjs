@@ -4,7 +4,7 @@
 // the clock reaching the next day sends the tick into every workflow again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, startServer, request, waitFor, setNow } from './helpers.mjs';
 import { makeManyWorkflows, manyConfig, manyName } from './many_workflows.mjs';
@@ -61,6 +61,78 @@ test('a quiet workspace costs the tick no database opens; a change or a new day 
     }, { what: 'the next day\'s goal check', timeoutMs: 60000 });
     assert.ok(row, 'the goal check of the new day started');
     assert.ok((await health(s)).db_opens > h.db_opens);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+// The index is kept in <workspace>/.pulse/ over a restart: a second server
+// on the unchanged workspace passes every workflow over from its first tick,
+// opening no database (db_opens stays 0: the start opens none either). A
+// damaged index file is ignored with one warning line and rebuilt by visiting.
+test('the due-index survives a restart; a damaged index file is ignored with one warning and rebuilt', async () => {
+  const tmp = makeTempDir('pulse-tick-due-restart-');
+  const ws = join(tmp.dir, 'ws');
+  makeManyWorkflows(ws, COUNT, { runs: 40 });
+  const nowFile = join(tmp.dir, 'now');
+  setNow(nowFile, '2026-10-07T12:00:00Z');
+  const args = ['--tick-seconds', '0.2', '--now-file', nowFile];
+  const indexFile = join(ws, '.pulse', 'tick-due.json');
+  let s = await startServer(ws, args);
+  try {
+    // Quiet everywhere, for the tick and the outbox deliverer: three passes
+    // that visit none and open no database.
+    await waitFor(async () => {
+      const from = await ticksPass(s, 1);
+      const h = await ticksPass(s, 3);
+      return h.tick.visited === 0 && h.tick.skipped === COUNT && h.db_opens === from.db_opens ? h : null;
+    }, { what: 'passes that open no database', timeoutMs: 60000, intervalMs: 10 });
+  } finally {
+    await s.stop();
+  }
+  assert.ok(existsSync(indexFile), 'the index was written to .pulse/');
+  assert.equal(statSync(indexFile).mode & 0o777, 0o600);
+
+  s = await startServer(ws, args);
+  try {
+    const h = await ticksPass(s, 3);
+    assert.deepEqual({ visited: h.tick.visited, skipped: h.tick.skipped }, { visited: 0, skipped: COUNT });
+    assert.equal(h.db_opens, 0, 'no database opened by the start or by three ticks after the restart');
+  } finally {
+    await s.stop();
+  }
+
+  // Cut short (as a crash while written would leave it): ignored, one warning, every workflow visited again.
+  const text = readFileSync(indexFile, 'utf8');
+  writeFileSync(indexFile, text.slice(0, Math.floor(text.length / 2)));
+  s = await startServer(ws, args);
+  try {
+    const h = await ticksPass(s, 1);
+    assert.equal(h.workflows, COUNT);
+    assert.ok(h.db_opens >= COUNT, `every workflow was opened again (${h.db_opens} opens)`);
+    const warnings = s.stdout.split('\n').filter((l) => l.includes('tick-due.json'));
+    assert.equal(warnings.length, 1, s.stdout);
+    assert.match(warnings[0], /tick-due\.json: ignored \(not JSON \(truncated or damaged\)\); the index is rebuilt by visiting/);
+    // Rebuilt: quiet again, and written back whole.
+    await waitFor(async () => {
+      const q = await health(s);
+      return q.tick.visited === 0 && q.tick.skipped === COUNT ? q : null;
+    }, { what: 'quiet again after the rebuild', timeoutMs: 60000 });
+  } finally {
+    await s.stop();
+  }
+  assert.equal(JSON.parse(readFileSync(indexFile, 'utf8')).entries.length, COUNT);
+
+  // An entry that claims more than a day of quiet is not trusted: the file is ignored.
+  const doc = JSON.parse(readFileSync(indexFile, 'utf8'));
+  doc.entries[0][2] = doc.entries[0][1] + 2 * 86400;
+  writeFileSync(indexFile, JSON.stringify(doc));
+  s = await startServer(ws, args);
+  try {
+    const h = await ticksPass(s, 1);
+    assert.ok(h.db_opens >= COUNT, `every workflow was opened again (${h.db_opens} opens)`);
+    assert.match(s.stdout, /tick-due\.json: ignored \(entries\[0\]: until is not after visited_at within 86400 s\)/);
   } finally {
     await s.stop();
     tmp.cleanup();
