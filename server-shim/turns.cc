@@ -23,6 +23,7 @@
 #include "server-shim/fence.h"
 #include "server-shim/first_open.h"
 #include "server-shim/serve.h"
+#include "server-shim/tick_due.h"
 
 namespace pulse::serve {
 
@@ -212,6 +213,9 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   ++waiting_;
   active_workflows_.insert(request.workflow);
   threads_.emplace_back([this, t, request, fence = CurrentFence()] {
+    // A turn is background work, as the tick is: it (and the runner it
+    // starts, which inherits the thread's priority) yields to the HTTP side.
+    LowerThreadPriority("turn");
     FenceScope scope(fence);
     Run(t, request);
   });
