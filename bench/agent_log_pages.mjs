@@ -8,7 +8,8 @@
 // for a 7-day period as the yardstick. The server keeps a read's answer
 // while the database stands still, so each round asks at a clock one second
 // later (?now=): every timed read walks the index; one more read repeated
-// at the same clock is the answer from memory.
+// at the same clock is the answer from memory. Then the same filters through
+// the command line (`pulse agent-log show --limit`), each a whole process.
 //
 //   node bench/agent_log_pages.mjs [--rows 1000000] [--rounds 15] [--limit 50]
 import { spawnSync } from 'node:child_process';
@@ -112,6 +113,33 @@ try {
     n = res.body.rows.length;
   }
   console.log(`| yardstick: the same 7 days without limit (every row, oldest first) | ${n} | ${fmt(median(whole))} | ${fmt(Math.max(...whole))} | |`);
+
+  // The command line: `pulse agent-log show --limit` per filter, the whole
+  // process (start, open, one page, exit), as a person or a script runs it.
+  await server.stop();
+  server = null;
+  const flags = {
+    status: '--status', session: '--session', run_id: '--run-id', since: '--since', include_running: '--include-running',
+  };
+  const cliArgs = (q) => q.split('&').filter(Boolean).flatMap((kv) => {
+    const [k, v] = kv.split('=');
+    return v === 'true' ? [flags[k]] : [flags[k], decodeURIComponent(v)];
+  });
+  console.log(`\n| pulse agent-log show --limit ${LIMIT} --json | rows | median ms | worst ms |`);
+  console.log('|---|---|---|---|');
+  for (const [what, q] of cases) {
+    const ms = [];
+    let rows = 0;
+    for (let r = 0; r < ROUNDS; r++) {
+      const a = performance.now();
+      const out = spawnSync(PULSE_BIN, ['agent-log', 'show', '--workspace', ws, '--workflow', 'big', '--json',
+        '--limit', String(LIMIT), '--now', iso(now), ...cliArgs(q)], { encoding: 'utf8' });
+      ms.push(performance.now() - a);
+      if (out.status !== 0) throw new Error(`${what}: pulse agent-log show: ${out.stderr}`);
+      rows = JSON.parse(out.stdout).rows.length;
+    }
+    console.log(`| ${what} | ${rows} | ${fmt(median(ms))} | ${fmt(Math.max(...ms))} |`);
+  }
 } finally {
   if (server) await server.stop();
   tmp.cleanup();

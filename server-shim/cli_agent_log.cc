@@ -25,8 +25,10 @@ using nlohmann::json;
 struct AgentLogFlags {
   std::string session, agent, name, kind, parent, run_id, at;
   std::string status, result, error, duration;
-  std::string show_status, since;
+  std::string show_status, since, cursor;
   int64_t stuck_after = -1;
+  int64_t limit = 0;
+  bool include_running = false;
   int64_t older_than = -1;
   int64_t keep_last = -1;
   bool dry_run = false;
@@ -211,6 +213,9 @@ void RunShow(State& state) {
     args["since"] = *since;
   }
   if (f.stuck_after >= 0) args["stuck_after_minutes"] = f.stuck_after;
+  if (f.include_running) args["include_running"] = true;
+  if (f.limit > 0) args["limit"] = f.limit;
+  Put(args, "cursor", f.cursor);
   std::optional<json> out = CallOnWorkflow(state, "agent_log.show", args);
   if (!out) return;
   if (state.globals.json) {
@@ -228,6 +233,10 @@ void RunShow(State& state) {
   std::cout << rows.size() << (rows.size() == 1 ? " agent" : " agents") << ", " << running << " running, "
             << (*out)["stuck"].get<int64_t>() << " stuck (running over "
             << (*out)["stuck_after_minutes"].get<int64_t>() << " min)\n";
+  // A page (--limit) is newest first; the next one is older.
+  if (out->contains("next_cursor") && (*out)["next_cursor"].is_string()) {
+    std::cout << "older rows: --cursor " << (*out)["next_cursor"].get<std::string>() << "\n";
+  }
 }
 
 void RunPrune(State& state) {
@@ -296,7 +305,7 @@ void Setup(CLI::App& app, State& state) {
                     "the session's workflow; without one (plain chat) nothing is recorded");
   batch->callback([&state] { RunBatch(state); });
 
-  CLI::App* show = log->add_subcommand("show", "read the log back, oldest first");
+  CLI::App* show = log->add_subcommand("show", "read the log back, oldest first (a page with --limit: newest first)");
   AddCommonOptions(show, state);
   show->add_option("--session", f.session, "only this session");
   show->add_option("--run-id", f.run_id, "only this Pulse pass (pulse_run_id)");
@@ -307,6 +316,11 @@ void Setup(CLI::App& app, State& state) {
                    "minutes after which a running row is stuck (default: workflow.json "
                    "pulse.agent_log.stuck_after_minutes, else 60)")
       ->check(CLI::NonNegativeNumber);
+  show->add_flag("--include-running", f.include_running,
+                 "with --since, also rows that started before it and are still running");
+  show->add_option("--limit", f.limit, "one page of at most N rows (1-1000), newest first, with the cursor of the next")
+      ->check(CLI::Range(1, 1000));
+  show->add_option("--cursor", f.cursor, "the page after the one that printed this cursor (needs --limit)");
   show->callback([&state] { RunShow(state); });
 
   CLI::App* prune = log->add_subcommand("prune", "delete finished rows older than DAYS (opt-in retention)");

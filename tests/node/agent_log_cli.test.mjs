@@ -99,6 +99,56 @@ test('started then completed is one row; show reads it back oldest first with ev
   assert.equal(lines.at(-1), '3 agents, 2 running, 1 stuck (running over 60 min)');
 });
 
+test('show --limit reads one page newest first and --cursor walks every row once; bad pages are refused', (t) => {
+  const { ws } = workspace(t);
+  const ok = (r) => assert.equal(r.code, 0, r.err);
+  // Seven agents a minute apart in two sessions; the last one still running.
+  for (let i = 1; i <= 7; i++) {
+    const at = `2026-10-07T10:0${i}:00Z`;
+    ok(log(ws, 'started', '--session', i % 2 ? 'odd' : 'even', '--agent', `a${i}`, '--at', at));
+    if (i < 7) ok(log(ws, 'completed', '--session', i % 2 ? 'odd' : 'even', '--agent', `a${i}`, '--at', `2026-10-07T10:0${i}:30Z`));
+  }
+  const walk = (...filter) => {
+    const seen = [];
+    let cursor = null;
+    for (let pages = 1; ; pages++) {
+      const page = show(ws, '--limit', '3', ...(cursor ? ['--cursor', cursor] : []), ...filter);
+      assert.ok(page.rows.length <= 3);
+      seen.push(...page.rows.map((r) => r.agent_id));
+      cursor = page.next_cursor;
+      if (cursor === null) return { seen, pages };
+      assert.ok(pages < 10, 'the walk ends');
+    }
+  };
+  assert.deepEqual(walk(), { seen: ['a7', 'a6', 'a5', 'a4', 'a3', 'a2', 'a1'], pages: 3 });
+  assert.deepEqual(walk('--session', 'odd').seen, ['a7', 'a5', 'a3', 'a1']);
+  assert.deepEqual(walk('--status', 'running').seen, ['a7']);
+  assert.deepEqual(walk('--since', '2026-10-07T10:05:00Z').seen, ['a7', 'a6', 'a5']);
+  // Without --limit: the whole log, oldest first, as before.
+  assert.deepEqual(show(ws).rows.map((r) => r.agent_id), ['a1', 'a2', 'a3', 'a4', 'a5', 'a6', 'a7']);
+
+  // The table names the next page's cursor.
+  const table = log(ws, 'show', '--now', NOW, '--limit', '2');
+  ok(table);
+  const cursorLine = table.out.trim().split('\n').at(-1);
+  assert.match(cursorLine, /^older rows: --cursor \S+$/);
+  const next = show(ws, '--limit', '2', '--cursor', cursorLine.split(' ').at(-1));
+  assert.deepEqual(next.rows.map((r) => r.agent_id), ['a5', 'a4']);
+
+  for (const [args, why] of [
+    [['--limit', '0'], /--limit/],
+    [['--limit', '1001'], /--limit/],
+    [['--limit', 'x'], /--limit/],
+    [['--cursor', next.next_cursor], /cursor.*needs limit/],
+    [['--limit', '2', '--cursor', 'garbage'], /cursor "garbage" is not one this log gave/],
+  ]) {
+    const r = log(ws, 'show', ...args);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.out}${r.err}`);
+    assert.match(r.err, why);
+    assert.equal(r.err.trim().split('\n').length, 1, `one line: ${r.err}`);
+  }
+});
+
 test('a completion with no start makes one row; the stuck age comes from workflow.json', (t) => {
   const { ws } = workspace(t, JSON.stringify({ pulse: { agent_log: { stuck_after_minutes: 5 } } }));
   assert.equal(log(ws, 'completed', '--session', 's', '--agent', 'orphan', '--status', 'failed', '--error', 'killed',
