@@ -79,6 +79,10 @@ test('the owner token survives a restart; write routes need it and change nothin
   s = await startServer(ws, ['--no-tick']);
   try {
     assert.equal(s.ownerToken, first);
+    // A workflow's first open in this process (here a read) makes its
+    // database; the snapshot is taken after it, so what is compared is what
+    // the refused writes did.
+    assert.equal((await request(`${s.url}api/workflows/substack/decisions`)).status, 200);
     const before = readdirSync(join(ws, 'Workflow', 'substack')).sort();
     for (const [method, path, body] of [
       ['POST', 'api/workflows/substack/messages', { text: 'hello' }],
