@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/sha256.h"
 #include "core/workspace.h"
 #include "server-shim/tick_due.h"
 
@@ -26,17 +27,6 @@ constexpr int kFileVersion = 1;
 constexpr size_t kMaxFileBytes = 64u << 20;  // 10,000 workflows take about 5 MiB
 constexpr size_t kMaxEntries = 1000000;
 constexpr size_t kStampFiles = 7;            // StampWorkflow's files besides the database
-
-std::string Hex(const std::string& bytes) {
-  static const char* digits = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  }
-  return out;
-}
 
 int HexDigit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -58,7 +48,7 @@ bool Unhex(const std::string& hex, std::string* out) {
 // 0 for an absent file, else [dev, ino, size, mtime_ns, header hex].
 json FileJson(const FileStamp& f) {
   if (!f.exists) return 0;
-  return json::array({static_cast<uint64_t>(f.dev), static_cast<uint64_t>(f.ino), f.size, f.mtime_ns, Hex(f.header)});
+  return json::array({static_cast<uint64_t>(f.dev), static_cast<uint64_t>(f.ino), f.size, f.mtime_ns, HexEncode(f.header)});
 }
 
 bool FileFromJson(const json& j, FileStamp* f) {

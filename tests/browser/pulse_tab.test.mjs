@@ -53,7 +53,11 @@ async function importFile(page, file) {
   await page.locator('#file-input').setInputFiles(file);
 }
 
+// The alarms of the open copy's dashboard. While a file is being stored the
+// tab shows a preview goal card of its own (same id), which goes away when
+// the copy opens; the dashboard's view links are what say it is the copy.
 async function alarmTexts(page) {
+  await page.locator('nav.view-links').waitFor();
   await page.locator('#goal-status .alarms').waitFor();
   return page.locator('#goal-status .alarm').allInnerTexts();
 }
