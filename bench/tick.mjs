@@ -9,14 +9,18 @@
 //   4. after workflow.json of 1% of the workflows was rewritten: only those.
 // Then the server is stopped and started again on the unchanged workspace
 // (the due-index read back from .pulse/): its start time and two passes.
+// Last, the index files are removed and the server started once more: a cold
+// pass again, but on workflows whose schedule-runs.json was imported before
+// (as on any day after the first, when every stamp moved or the index was
+// lost), so what it measures is the visit itself.
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
 // (/proc/PID/fd), sampled every 20 ms.
 //
-//   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--gap 3]
+//   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--gap 3] [--tick-threads 2]
 //   PULSE_BIN=/path/to/other/pulse node bench/tick.mjs ...   (compare a binary)
-import { readdirSync, readFileSync, writeFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, startServer, request, setNow, PULSE_BIN } from '../tests/server/helpers.mjs';
 import { makeManyWorkflows, manyConfig, manyName, templateDbBytes } from '../tests/server/many_workflows.mjs';
@@ -26,6 +30,8 @@ const N = numberArg('--workflows', 1000);
 const RUNS = numberArg('--runs', 1000);
 const CLIENTS = numberArg('--clients', 4);
 const GAP = numberArg('--gap', 3);
+// Passed on only when given (a binary from before the flag runs too).
+const TICK_THREADS = process.argv.includes('--tick-threads') ? numberArg('--tick-threads', 2) : null;
 
 const pct = (xs, p) => {
   if (!xs.length) return NaN;
@@ -62,7 +68,8 @@ function touchSome() {
 // files, and per pass its stats, db_opens and the health latencies.
 async function serveAndMeasure(prefix, plan) {
   const t0 = performance.now();
-  server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile], { startTimeoutMs: 3600 * 1000 });
+  server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile,
+    ...(TICK_THREADS ? ['--tick-threads', String(TICK_THREADS)] : [])], { startTimeoutMs: 3600 * 1000 });
   const startSeconds = (performance.now() - t0) / 1000;
   const pid = server.proc.pid;
   let peak = { hwm: 0, fds: 0 };
@@ -129,8 +136,15 @@ try {
     [2, 'second pass after the restart'],
   ]);
   rows.push(...again.rows);
+  // The index lost: every workflow opened again, its runs imported before.
+  for (const f of ['tick-due.json', 'outbox-due.json']) rmSync(join(ws, '.pulse', f), { force: true });
+  const lost = await serveAndMeasure('index removed: ', () => [
+    [1, 'first pass (cold, runs imported before)'],
+    [2, 'second pass'],
+  ]);
+  rows.push(...lost.rows);
 
-  console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients; ${GAP} s between passes`);
+  console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients; ${GAP} s between passes; --tick-threads ${TICK_THREADS ?? 'default'}`);
   console.log(`server start (until it serves): ${fmt(run.startSeconds, 1)} s; after the restart ${fmt(again.startSeconds, 1)} s`);
   console.log('| pass | seconds | visited | passed over | db opens (server total) | health answers during | p50 ms | p99 ms |');
   console.log('|---|---|---|---|---|---|---|---|');
@@ -138,7 +152,7 @@ try {
     console.log(`| ${r.what} | ${fmt(r.stats.seconds, 2)} | ${fmt(r.stats.visited)} | ${fmt(r.stats.skipped)} |` +
       ` ${fmt(r.opens)} | ${fmt(r.ms.length)} | ${fmt(median(r.ms) ?? NaN, 1)} | ${fmt(pct(r.ms, 99), 1)} |`);
   }
-  for (const [label, r] of [['first server', run], ['after the restart', again]]) {
+  for (const [label, r] of [['first server', run], ['after the restart', again], ['index removed', lost]]) {
     console.log(`${label}: peak RSS ${fmt(r.peak.hwm / 1024, 1)} MiB, most open files ${fmt(r.peak.fds)} (${fmt(N)} workflows)`);
   }
   console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);

@@ -250,6 +250,17 @@ int Db::Changes() const { return sqlite3_changes(db_); }
 
 // ---- Transaction ----
 
+ReadSnapshot::ReadSnapshot(Db& db) : db_(db) {
+  if (sqlite3_get_autocommit(db_.handle()) == 0) return;
+  began_ = db_.Exec("BEGIN DEFERRED").ok();
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  // Still the reads' own transaction (a write inside would have been an
+  // error of the caller's): nothing to keep, so ROLLBACK.
+  if (began_ && sqlite3_get_autocommit(db_.handle()) == 0) (void)db_.Exec("ROLLBACK");
+}
+
 Status Transaction::Begin() {
   PULSE_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
   active_ = true;

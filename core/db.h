@@ -116,6 +116,22 @@ class Db {
   bool owned_;
 };
 
+// A deferred BEGIN for a run of reads, so they take the database's read lock
+// (and, in WAL, its snapshot) once rather than once per statement; ended in
+// the destructor. Does nothing inside a transaction already open, or when
+// BEGIN fails (the reads then run one by one as before).
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Db& db);
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  ~ReadSnapshot();
+
+ private:
+  Db& db_;
+  bool began_ = false;
+};
+
 // BEGIN IMMEDIATE ... COMMIT; rolls back in the destructor unless committed.
 class Transaction {
  public:

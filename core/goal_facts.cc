@@ -348,6 +348,9 @@ Status ValidateRuns(const std::vector<RunRecord>& runs) {
 Result<std::vector<const RunRecord*>> FreshRuns(Db& db, const std::vector<RunRecord>& runs, ImportCounts* counts) {
   std::vector<const RunRecord*> fresh;
   if (runs.empty()) return fresh;
+  // One read lock for every lookup (a workflow's file holds ~1,000 runs),
+  // not one per statement.
+  ReadSnapshot snapshot(db);
   PULSE_ASSIGN_OR_RETURN(Statement known, db.Prepare("SELECT 1 FROM goal_run_facts WHERE run_id = ?"));
   std::set<std::string> seen;
   for (const RunRecord& run : runs) {

@@ -74,6 +74,9 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
   sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
   sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--tick-threads", opt.tick_threads,
+                  "workflows a tick pass visits at once, each on its own thread below the HTTP side (default 2)")
+      ->check(CLI::Range(1, 16));
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
   sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));

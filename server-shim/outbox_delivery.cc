@@ -6,6 +6,8 @@
 // the scheduler tick or a turn; a failed delivery waits for its backoff.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "agent/outbox.h"
 #include "core/delivery.h"
 #include "core/slack_routing.h"
@@ -105,19 +107,32 @@ void OutboxDeliverer::Start() {
   thread_ = std::thread([this] {
     LowerThreadPriority("outbox deliverer");
     quiet_->Load();  // on this thread, so the server answers meanwhile
+    // Wakes for new messages; otherwise looks again every few seconds for
+    // retries whose time came (and for writers outside this process). A
+    // whole pass over many workflows waits at least five times its own
+    // length, so stamping them all stays within a fifth of a core.
+    auto next_whole = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     for (;;) {
+      bool whole = true;
+      std::set<std::string> named;
       {
         std::unique_lock<std::mutex> l(mu_);
-        // Wakes for new messages; otherwise looks again every few seconds
-        // for retries whose time came.
-        cv_.wait_for(l, std::chrono::seconds(2), [this] { return stop_ || woken_; });
+        cv_.wait_until(l, next_whole, [this] { return stop_ || woken_ || !named_.empty(); });
         if (stop_) break;
+        whole = woken_ || std::chrono::steady_clock::now() >= next_whole;
         woken_ = false;
+        named.swap(named_);
       }
+      const auto started = std::chrono::steady_clock::now();
       try {
-        DeliverAllOnce();
+        DeliverAllOnce(whole ? nullptr : &named);
       } catch (const std::exception& e) {
         spdlog::error("outbox delivery: internal error: {}", e.what());
+      }
+      if (whole) {
+        const auto ended = std::chrono::steady_clock::now();
+        const std::chrono::duration<double> gap(std::max(2.0, 5 * std::chrono::duration<double>(ended - started).count()));
+        next_whole = ended + std::chrono::duration_cast<std::chrono::steady_clock::duration>(gap);
       }
       quiet_->Save(false);
     }
@@ -142,8 +157,31 @@ void OutboxDeliverer::Wake() {
   cv_.notify_all();
 }
 
-void OutboxDeliverer::DeliverAllOnce() {
-  Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
+void OutboxDeliverer::Wake(const std::string& workflow) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    named_.insert(workflow);
+  }
+  cv_.notify_all();
+}
+
+void OutboxDeliverer::Settled(const std::string& workflow, ApiContext& ctx) {
+  // The other files stamped first: one that moves after this is a mismatch
+  // when the mark is made (MarkQuiet compares).
+  WorkflowStamp stamp = StampWorkflow(options_.workspace, workflow);
+  std::optional<DbStamp> db =
+      StampIfQuiet(*ctx.db, WorkflowDbPath(options_.workspace, workflow), [&] { return OutboxQuiet(ctx); });
+  if (!db) return Wake(workflow);
+  stamp.db = *db;
+  quiet_->MarkQuiet(workflow, stamp, env_->NowSeconds(), INT64_MAX);
+}
+
+void OutboxDeliverer::DeliverAllOnce(const std::set<std::string>* only) {
+  // Named workflows come from turns of workflows that were listed; one
+  // removed since fails to open and is passed over.
+  Result<std::vector<std::string>> names =
+      only ? Result<std::vector<std::string>>(std::vector<std::string>(only->begin(), only->end()))
+           : ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) return;
   for (const std::string& wf : *names) {
     {
@@ -170,7 +208,7 @@ void OutboxDeliverer::DeliverAllOnce() {
     expected.db = *db_after;
     quiet_->MarkQuiet(wf, expected, now, INT64_MAX);
   }
-  quiet_->Retain(*names);
+  if (!only) quiet_->Retain(*names);
 }
 
 }  // namespace pulse::serve

@@ -52,6 +52,7 @@ struct ServeOptions {
   std::string wasm_root;         // the WASM module (build/wasm/), served at /wasm/
   int max_turns = 2;             // turns running at once, all workflows together
   int max_checks = 2;            // the goal checks' concurrency cap (core: goal.check_due)
+  int tick_threads = 2;          // workflows a tick pass visits at once
   int max_waiting = 32;          // accepted turns waiting for a slot before 429
   size_t max_body = 1 << 20;     // request bodies over this get 413
   int threads = 32;              // HTTP worker threads
@@ -147,11 +148,15 @@ class TurnManager {
   // Opens the turn's session, records its agent-log row (started) and runs it
   // on its own thread once a slot is free (at most max_turns at once, one per
   // workflow). Busy when too many wait; Refused while shutting down.
-  Result<TurnTicket> Submit(const TurnRequest& request);
+  // `open`, when given, is the caller's connection to the workflow (the
+  // tick's), used for the turn's records instead of a new one.
+  Result<TurnTicket> Submit(const TurnRequest& request, OpenCtx* open = nullptr);
 
   bool ActiveOn(const std::string& workflow);
   // Waits until every accepted turn has finished (`pulse talk|pass`).
   void Drain();
+  // Turns of this kind accepted and not yet finished (waiting for a slot or
+  // running): what the goal checks' cap and the one Workflow Review count.
   int RunningOfKind(const std::string& kind);
   int Active();
 
@@ -190,7 +195,7 @@ class TurnManager {
   // The after-run backup/publish turn for one housekeeping request.
   Result<nlohmann::json> HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
-                const std::string& error, int64_t started);
+                const std::string& error, int64_t started, OpenCtx* open = nullptr);
   void Reap();
 
   // A turn that came from Slack: its reply goes back to the thread.
@@ -208,7 +213,7 @@ class TurnManager {
   int waiting_ = 0;
   std::multiset<std::string> active_workflows_;   // waiting or running
   std::set<std::string> running_workflows_;
-  std::multiset<std::string> running_kinds_;
+  std::multiset<std::string> running_kinds_;      // waiting or running
   std::list<std::thread> threads_;
   std::list<std::thread::id> finished_;
   std::atomic<uint64_t> counter_{0};
@@ -264,8 +269,20 @@ class OutboxDeliverer {
   ~OutboxDeliverer();
   void Start();
   void Stop();
+  // A pass over every workflow, at once (the tick, after its pass).
   void Wake();
-  void DeliverAllOnce();
+  // A look at this workflow only (a turn that ended, and may have left
+  // messages): with thousands of workflows a whole pass per ended turn would
+  // stamp every one of them each time.
+  void Wake(const std::string& workflow);
+  // After a writer that holds the workflow open (a turn, a tick visit) has
+  // made its last write: when nothing waits to be planned or retried the
+  // workflow is marked quiet as it stands, so this thread does not open it
+  // to find that out; otherwise Wake(workflow).
+  void Settled(const std::string& workflow, ApiContext& ctx);
+  // Every workflow (passed over where the quiet index allows), or only
+  // `only` when given.
+  void DeliverAllOnce(const std::set<std::string>* only = nullptr);
 
  private:
   Env* env_;
@@ -274,8 +291,9 @@ class OutboxDeliverer {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  bool woken_ = false;
-  std::unique_ptr<DueIndex> quiet_;  // workflows with nothing to deliver
+  bool woken_ = false;                // a whole pass asked for
+  std::set<std::string> named_;       // workflows to look at before the next whole pass
+  std::unique_ptr<DueIndex> quiet_;   // workflows with nothing to deliver
 };
 
 // ---- the scheduler tick ----
@@ -300,16 +318,23 @@ class Scheduler {
   std::vector<std::string> Claimed(const std::vector<std::string>& all);
   std::optional<Fence> FenceFor(const std::string& wf) const;
   bool BeginFencedTick(const std::string& wf, Db& db);
+  // One pass's counts, from every visitor thread.
+  struct PassCounts {
+    std::atomic<int64_t> visited{0}, skipped{0};
+  };
+  // One workflow's visit in a pass (any visitor thread).
+  void Visit(const std::string& wf, PassCounts& counts);
   std::atomic<int64_t> ticks_{0};
   std::atomic<bool> ticking_{false};
   std::unique_ptr<Claims> claims_;
-  std::map<std::string, int64_t> revisions_;  // this tick's claims (tick thread only)
+  std::map<std::string, int64_t> revisions_;  // this tick's claims (written before its visits, read by them)
   Env* env_;
   const ServeOptions& options_;
   TurnManager* turns_;
   OutboxDeliverer* deliverer_;
   std::thread thread_;
   std::mutex mu_;
+  std::mutex starts_mu_;  // a capped turn's count and start (two visitors)
   std::condition_variable cv_;
   bool stop_ = false;
   std::unique_ptr<DueIndex> due_;  // workflows the tick may pass over (tick_due.h)

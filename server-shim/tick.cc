@@ -92,27 +92,29 @@ void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
   else if (*sent) spdlog::info("tick: {}: the goal is measured again (outbox {})", wf, **sent);
 }
 
-// A turn the tick starts; a refusal (busy, shutting down) is logged.
-bool SubmitTickTurn(TurnManager& turns, const std::string& wf, const char* kind, json input) {
+// A turn the tick starts (its records written through the tick's own
+// connection when given); a refusal (busy, shutting down) is logged.
+bool SubmitTickTurn(TurnManager& turns, const std::string& wf, const char* kind, json input, OpenCtx* open = nullptr) {
   TurnRequest req;
   req.workflow = wf;
   req.kind = kind;
   req.trigger = "tick";
   req.input = std::move(input);
-  Result<TurnTicket> t = turns.Submit(req);
+  Result<TurnTicket> t = turns.Submit(req, open);
   if (!t.ok()) spdlog::warn("tick: {}: {} not started: {}", wf, kind, t.status().message());
   return t.ok();
 }
 
 // The full Pulse pass, when its schedule or a fast request makes it due.
-bool StartPassIfDue(Env& env, TurnManager& turns, ApiContext& ctx, const std::string& wf) {
+bool StartPassIfDue(Env& env, TurnManager& turns, OpenCtx& oc, const std::string& wf) {
+  ApiContext& ctx = oc.ctx;
   Result<PassDue> pass = PassDueAt(*ctx.db, ctx.config, env.NowSeconds());
   if (!pass.ok()) {
     spdlog::warn("tick: {}: pass due: {}", wf, pass.status().message());
     return false;
   }
   if (!pass->due) return false;
-  return SubmitTickTurn(turns, wf, "pass", {{"pass_kind", pass->kind}, {"due_reason", pass->reason}});
+  return SubmitTickTurn(turns, wf, "pass", {{"pass_kind", pass->kind}, {"due_reason", pass->reason}}, &oc);
 }
 
 // Focus areas past their end date expire (an edit of workflow.json that
@@ -127,14 +129,14 @@ void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
 }
 
 // The daily goal check, when the core says it is due.
-void StartCheckIfDue(TurnManager& turns, ApiContext& ctx, const std::string& wf, const CheckLoad& load) {
-  Result<CheckDue> due = TurnCheckDue(ctx, load);
+void StartCheckIfDue(TurnManager& turns, OpenCtx& oc, const std::string& wf, const CheckLoad& load) {
+  Result<CheckDue> due = TurnCheckDue(oc.ctx, load);
   if (!due.ok()) {
     spdlog::warn("tick: {}: goal check due: {}", wf, due.status().message());
     return;
   }
   if (due->due) {
-    (void)SubmitTickTurn(turns, wf, "goal_check", {{"report_only", due->report_only}, {"due_reason", due->reason}});
+    (void)SubmitTickTurn(turns, wf, "goal_check", {{"report_only", due->report_only}, {"due_reason", due->reason}}, &oc);
   }
 }
 
@@ -157,72 +159,107 @@ void Scheduler::TickOnce() {
   count_.Seen(listed_at, *names);
   due_->Retain(*names);
   const std::vector<std::string> mine = claims_ ? Claimed(*names) : *names;
+  // Workflows are independent databases: `tick_threads` visitors take the
+  // next one in name order until none is left (the threads below this one
+  // inherit its lower priority, so the HTTP side still comes first).
+  PassCounts counts;
+  std::atomic<size_t> next{0};
+  auto visitor = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < mine.size();) {
+      if (std::lock_guard<std::mutex> l(mu_); stop_) return;
+      try {
+        Visit(mine[i], counts);
+      } catch (const std::exception& e) {
+        spdlog::error("tick: {}: internal error: {}", mine[i], e.what());
+      }
+    }
+  };
+  const size_t helpers = std::min<size_t>(static_cast<size_t>(std::max(1, options_.tick_threads)) - 1,
+                                          mine.size() > 1 ? mine.size() - 1 : 0);
+  std::vector<std::thread> others;
+  for (size_t t = 0; t < helpers; ++t) others.emplace_back(visitor);
+  visitor();
+  for (std::thread& t : others) t.join();
+  if (std::lock_guard<std::mutex> l(mu_); stop_) return;
+  if (deliverer_) deliverer_->Wake();
   TickStats stats;
   stats.workflows = static_cast<int64_t>(mine.size());
-  for (const std::string& wf : mine) {
-    if (std::lock_guard<std::mutex> l(mu_); stop_) return;
-    // Passed over when nothing it reads moved and no rule's time came
-    // (tick_due.h); declared first so it ends after the database closed.
-    TickVisit visit(*due_, *env_, options_, *turns_, wf);
-    ++(visit.skip() ? stats.skipped : stats.visited);
-    if (visit.skip()) continue;
-    // With --etcd every write below, and in the turns started here, carries
-    // this instance's claim on the workflow (fence.h).
-    FenceScope fence(FenceFor(wf));
-    Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
-    if (!oc.ok()) {
-      spdlog::warn("tick: {}: {}", wf, oc.status().message());
-      continue;
-    }
-    ApiContext& ctx = (*oc)->ctx;
-    visit.Opened(*ctx.db);
-    if (claims_ && !BeginFencedTick(wf, *ctx.db)) continue;
-
-    // 1. The daily goal check, when the core says it is due. Older runs from
-    // schedule-runs.json come in first, as for `pulse check`, so the check
-    // deciding due-ness and quiet sees the runs the command line sees (only
-    // when the file changed since its last import: tick_import.h).
-    Result<ImportCounts> imported = ImportScheduleRunsOnChange(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
-    if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
-    // 1a. The full Pulse pass first (its Goal Work begins with the goal
-    // check): never beside another turn of the workflow, and it shares the
-    // goal checks' concurrency cap.
-    const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
-    const bool pass_started =
-        !turns_->ActiveOn(wf) && pulse_running < options_.max_checks && StartPassIfDue(*env_, *turns_, ctx, wf);
-    if (!pass_started) StartCheckIfDue(*turns_, ctx, wf, CheckLoad{turns_->ActiveOn(wf), pulse_running, options_.max_checks});
-
-    // 1b. The failed-run safety net (a workflow with a goal: one short
-    // run_failed turn per new failed run), then a QA fix run for the oldest
-    // QA request; each only when no turn of the workflow is active.
-    if (!StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
-
-    // 2. Safe defaults whose time has passed.
-    ApplySafeDefaults(*env_, ctx, wf);
-
-    ExpireFocusAreas(ctx, wf);
-
-    // Workflow Review ahead of the next run, and the after-run housekeeping
-    // a finished run asked for.
-    ReviewAhead(*env_, options_, *turns_, wf, ctx);
-    StartHousekeeping(*turns_, wf, ctx);
-
-    // Asks over the hourly cap whose slot has freed.
-    (void)StartQueuedAsks(*turns_, ctx);
-
-    // 3. The goal measured again after it was not: the recovery message.
-    NoteGoalRecovery(*env_, ctx, wf);
-
-    // 4. Messages not yet delivered: on the deliverer's thread, so a slow
-    // endpoint never holds up the tick.
-    if (!deliverer_) DeliverOutbox(**oc);
-    // Apply messages go to the Builder chat, not to the channels.
-    DeliverApplyMessages(ctx);
-    visit.Done(ctx);
-  }
-  if (deliverer_) deliverer_->Wake();
+  stats.visited = counts.visited;
+  stats.skipped = counts.skipped;
   StoreStats(mu_, &last_stats_, stats, started);
   ++ticks_;
+}
+
+void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
+  // Passed over when nothing it reads moved and no rule's time came
+  // (tick_due.h); declared first so it ends after the database closed.
+  TickVisit visit(*due_, *env_, options_, *turns_, wf);
+  ++(visit.skip() ? counts.skipped : counts.visited);
+  if (visit.skip()) return;
+  // With --etcd every write below, and in the turns started here, carries
+  // this instance's claim on the workflow (fence.h).
+  FenceScope fence(FenceFor(wf));
+  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, wf);
+  if (!oc.ok()) {
+    spdlog::warn("tick: {}: {}", wf, oc.status().message());
+    return;
+  }
+  ApiContext& ctx = (*oc)->ctx;
+  visit.Opened(*ctx.db);
+  if (claims_ && !BeginFencedTick(wf, *ctx.db)) return;
+
+  // 1. The daily goal check, when the core says it is due. Older runs from
+  // schedule-runs.json come in first, as for `pulse check`, so the check
+  // deciding due-ness and quiet sees the runs the command line sees (only
+  // when the file changed since its last import: tick_import.h).
+  Result<ImportCounts> imported = ImportScheduleRunsOnChange(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
+  if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
+  {
+    // 1a. The full Pulse pass first (its Goal Work begins with the goal
+    // check): never beside another turn of the workflow, and it shares the
+    // goal checks' concurrency cap. The cap is counted and a turn started
+    // under one lock, so two visitors never both take its last place.
+    std::lock_guard<std::mutex> starting(starts_mu_);
+    const int pulse_running = turns_->RunningOfKind("goal_check") + turns_->RunningOfKind("pass");
+    const bool pass_started =
+        !turns_->ActiveOn(wf) && pulse_running < options_.max_checks && StartPassIfDue(*env_, *turns_, **oc, wf);
+    if (!pass_started) StartCheckIfDue(*turns_, **oc, wf, CheckLoad{turns_->ActiveOn(wf), pulse_running, options_.max_checks});
+  }
+
+  // 1b. The failed-run safety net (a workflow with a goal: one short
+  // run_failed turn per new failed run), then a QA fix run for the oldest
+  // QA request; each only when no turn of the workflow is active.
+  if (!StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
+
+  // 2. Safe defaults whose time has passed.
+  ApplySafeDefaults(*env_, ctx, wf);
+
+  ExpireFocusAreas(ctx, wf);
+
+  // Workflow Review ahead of the next run (one at a time over the
+  // workspace, so under the same lock), and the after-run housekeeping a
+  // finished run asked for.
+  {
+    std::lock_guard<std::mutex> starting(starts_mu_);
+    ReviewAhead(*env_, options_, *turns_, wf, ctx);
+  }
+  StartHousekeeping(*turns_, wf, ctx);
+
+  // Asks over the hourly cap whose slot has freed.
+  (void)StartQueuedAsks(*turns_, ctx);
+
+  // 3. The goal measured again after it was not: the recovery message.
+  NoteGoalRecovery(*env_, ctx, wf);
+
+  // 4. Messages not yet delivered: on the deliverer's thread, so a slow
+  // endpoint never holds up the tick.
+  if (!deliverer_) DeliverOutbox(**oc);
+  // Apply messages go to the Builder chat, not to the channels.
+  DeliverApplyMessages(ctx);
+  visit.Done(ctx);
+  // What the visit wrote (and what waits) is the deliverer's to look at;
+  // with nothing for it, it need not open the workflow to find that out.
+  if (deliverer_) deliverer_->Settled(wf, ctx);
 }
 
 }  // namespace pulse::serve

@@ -3,6 +3,7 @@
 // shutdown). The rules of a turn are core API methods ("turn.rules",
 // "turn.context"); this file only schedules threads and processes.
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <random>
@@ -24,6 +25,7 @@
 #include "server-shim/first_open.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick_due.h"
+#include "server-shim/tick_import.h"
 
 namespace pulse::serve {
 
@@ -96,7 +98,10 @@ std::string LastLines(const std::string& s, size_t cap) {
 // in (the chain guard reads it).
 void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request) {
   if (ticket.kind == "goal_check" || ticket.kind == "goal_work") {
-    Result<ImportCounts> imported = ImportScheduleRunsFile(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+    // Only when the file changed since its last import (the tick that
+    // started this turn has usually just imported it).
+    Result<ImportCounts> imported =
+        ImportScheduleRunsOnChange(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
     if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
   }
   const json ask = JGet(request.input, "ask", json());
@@ -159,7 +164,7 @@ int TurnManager::Active() {
   return static_cast<int>(active_workflows_.size());
 }
 
-Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
+Result<TurnTicket> TurnManager::Submit(const TurnRequest& request, OpenCtx* open) {
   if (stopping_) return Status::Refused("the server is shutting down; the turn was not started");
   {
     std::lock_guard<std::mutex> l(mu_);
@@ -167,7 +172,13 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
       return Status::Busy(std::to_string(waiting_) + " turns are already waiting for a slot; try again later");
     }
   }
-  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<OpenCtx> oc, OpenForCall(*env_, options_.workspace, request.workflow));
+  // The caller's connection to this workflow when it has one open (the
+  // tick), else one of its own.
+  std::unique_ptr<OpenCtx> own;
+  if (!open || open->ctx.workflow != request.workflow) {
+    PULSE_ASSIGN_OR_RETURN(own, OpenForCall(*env_, options_.workspace, request.workflow));
+  }
+  OpenCtx* oc = own ? own.get() : open;
   const bool pass = request.kind == "pass";
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(pass ? "goal_work" : request.kind));
   int64_t now = env_->NowSeconds();
@@ -212,6 +223,10 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request) {
   Reap();
   ++waiting_;
   active_workflows_.insert(request.workflow);
+  // Counted from here, not from when it has a slot: a cap read by whoever
+  // starts the next turn (the tick's checks, one Workflow Review) must see
+  // the ones accepted and still waiting too.
+  running_kinds_.insert(request.kind);
   threads_.emplace_back([this, t, request, fence = CurrentFence()] {
     // A turn is background work, as the tick is: it (and the runner it
     // starts, which inherits the thread's priority) yields to the HTTP side.
@@ -250,7 +265,6 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
       got_slot = true;
       ++running_;
       running_workflows_.insert(request.workflow);
-      running_kinds_.insert(request.kind);
     }
   }
 
@@ -258,7 +272,10 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
   if (!got_slot) {
     status = "failed";
     error = "not run: the server shut down before a slot was free";
-  } else {
+  }
+  // The turn's connection, kept for its completion.
+  std::unique_ptr<OpenCtx> open;
+  if (got_slot) {
     Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, request.workflow);
     if (!oc.ok()) {
       status = "failed";
@@ -293,19 +310,24 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         error = out.status().message();
       }
       if (request.input.contains("slack")) ReplyToSlack(**oc, request, status, result, error);
-      if (deliverer_) deliverer_->Wake(); else DeliverOutbox(**oc);
+      if (!deliverer_) DeliverOutbox(**oc);
+      open = std::move(*oc);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
   (void)t0;
-  Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000));
+  Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000), open.get());
+  // The messages the turn left go to the deliverer's thread; with nothing
+  // to deliver, it is told so and need not open the workflow itself.
+  if (deliverer_ && open) deliverer_->Settled(request.workflow, open->ctx);
+  open.reset();
 
   std::lock_guard<std::mutex> l(mu_);
   if (got_slot) {
     --running_;
     running_workflows_.erase(request.workflow);
-    running_kinds_.erase(running_kinds_.find(request.kind));
   }
+  running_kinds_.erase(running_kinds_.find(request.kind));
   active_workflows_.erase(active_workflows_.find(request.workflow));
   finished_.push_back(std::this_thread::get_id());
   cv_.notify_all();
@@ -444,19 +466,25 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
 }
 
 void TurnManager::Complete(const TurnTicket& t, const std::string& status, const std::string& result,
-                           const std::string& error, int64_t duration_ms) {
-  Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, t.workflow);
-  if (!oc.ok()) {
-    spdlog::error("{}: cannot record the completion of turn {}: {}", t.workflow, t.pulse_run_id,
-                  oc.status().message());
-    return;
+                           const std::string& error, int64_t duration_ms, OpenCtx* open) {
+  // The turn's own connection unless it has none, or one a failure left
+  // inside a transaction.
+  Result<std::unique_ptr<OpenCtx>> oc = std::unique_ptr<OpenCtx>();
+  if (!open || sqlite3_get_autocommit(open->ctx.db->handle()) == 0) {
+    oc = OpenForCall(*env_, options_.workspace, t.workflow);
+    if (!oc.ok()) {
+      spdlog::error("{}: cannot record the completion of turn {}: {}", t.workflow, t.pulse_run_id,
+                    oc.status().message());
+      return;
+    }
+    open = oc->get();
   }
   char dur[32];
   std::snprintf(dur, sizeof dur, "%.3fs", duration_ms / 1000.0);
   const int64_t now = env_->NowSeconds();
-  Status done = CompleteAgent(**oc, t.session, t.agent, status, result, error, dur, now);
+  Status done = CompleteAgent(*open, t.session, t.agent, status, result, error, dur, now);
   if (!done.ok()) spdlog::warn("{}: agent log: {}", t.workflow, done.message());
-  Result<std::vector<std::string>> closed = CloseToolSession(*(*oc)->ctx.db, t.session, now);
+  Result<std::vector<std::string>> closed = CloseToolSession(*open->ctx.db, t.session, now);
   if (!closed.ok()) spdlog::warn("{}: closing session {}: {}", t.workflow, t.session, closed.status().message());
   if (error.empty()) {
     spdlog::info("{}: turn {} {}: {}", t.workflow, t.pulse_run_id, status, std::string(Utf8Prefix(result, 200)));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -31,6 +32,13 @@ class OwnWrites {
  private:
   std::optional<int64_t> version_;
 };
+
+// For a writer that holds the workflow open and made its last write (a turn,
+// a tick visit): with the write lock held, so nothing commits between the
+// two, the database's stamp when `quiet` holds of the database as it then
+// is; the connection is then set not to checkpoint on close, as End does.
+// nullopt when the lock cannot be had or `quiet` is false.
+std::optional<DbStamp> StampIfQuiet(Db& db, const std::string& db_path, const std::function<bool()>& quiet);
 
 // <dir>/db/db.sqlite, as StampWorkflow stamps it.
 std::string WorkflowDbPath(const std::string& workspace, const std::string& workflow);

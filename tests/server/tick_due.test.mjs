@@ -4,7 +4,7 @@
 // the clock reaching the next day sends the tick into every workflow again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, startServer, request, waitFor, setNow } from './helpers.mjs';
 import { makeManyWorkflows, manyConfig, manyName } from './many_workflows.mjs';
@@ -133,6 +133,54 @@ test('the due-index survives a restart; a damaged index file is ignored with one
     const h = await ticksPass(s, 1);
     assert.ok(h.db_opens >= COUNT, `every workflow was opened again (${h.db_opens} opens)`);
     assert.match(s.stdout, /tick-due\.json: ignored \(entries\[0\]: until is not after visited_at within 86400 s\)/);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+// Several visitors (--tick-threads) share a pass: the goal checks' cap is
+// counted and a check started under one lock, so no more checks run at once
+// than --max-checks even with more turn slots free; and every workflow due
+// gets its day's check exactly once (none visited twice, none skipped). The
+// runner counts the checks running when it starts (its own slot file among
+// the others') and holds its slot a while.
+test('with four tick visitors the goal checks\' cap holds and every due check starts once', async () => {
+  const tmp = makeTempDir('pulse-tick-visitors-');
+  const ws = join(tmp.dir, 'ws');
+  makeManyWorkflows(ws, COUNT, { runs: 40 });
+  const nowFile = join(tmp.dir, 'now');
+  setNow(nowFile, '2026-10-08T12:00:00Z');  // the day after the recorded checks: every check is due
+  const slots = join(tmp.dir, 'slots');
+  mkdirSync(slots);
+  const seen = join(tmp.dir, 'seen');
+  const runner = `touch ${slots}/$$; ls ${slots} | wc -l >> ${seen}; sleep 0.6; rm -f ${slots}/$$; echo checked`;
+  const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--tick-threads', '4',
+    '--max-turns', '4', '--max-checks', '2', '--runner', runner, '--sandbox-allow-write', tmp.dir]);
+  try {
+    const rows = await waitFor(async () => {
+      const all = [];
+      for (let i = 0; i < COUNT; i++) {
+        const log = (await request(`${s.url}api/workflows/${manyName(i)}/agent-log`)).body.rows;
+        const today = log.filter((r) => r.kind === 'goal_check' && r.started_at.startsWith('2026-10-08'));
+        if (today.length === 0 || today.some((r) => r.status === 'running')) return null;
+        all.push(today);
+      }
+      return all;
+    }, { what: 'every workflow\'s goal check of the day, finished', timeoutMs: 120000 });
+    // A few more passes: nothing starts a second check the same day.
+    await ticksPass(s, 3);
+    for (let i = 0; i < COUNT; i++) {
+      const log = (await request(`${s.url}api/workflows/${manyName(i)}/agent-log`)).body.rows;
+      const today = log.filter((r) => r.kind === 'goal_check' && r.started_at.startsWith('2026-10-08'));
+      assert.equal(today.length, 1, `${manyName(i)}: one goal check today, got ${today.length}`);
+      assert.equal(today[0].status, 'completed', `${manyName(i)}: ${JSON.stringify(today[0])}`);
+    }
+    assert.equal(rows.length, COUNT);
+    const counts = readFileSync(seen, 'utf8').trim().split('\n').map(Number);
+    assert.equal(counts.length, COUNT, 'the runner ran once per workflow');
+    assert.ok(Math.max(...counts) <= 2, `at most --max-checks checks at once, saw ${Math.max(...counts)}`);
+    assert.equal(Math.max(...counts), 2, 'two checks did run at once (the cap was reached, not just respected by running one)');
   } finally {
     await s.stop();
     tmp.cleanup();
