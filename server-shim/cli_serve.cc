@@ -38,6 +38,16 @@ void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
 }
 
+// What a runner may reach besides its own folders (sandbox.h).
+void AddSandboxOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
+                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
+                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
+      ->allow_extra_args(false);
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
@@ -100,12 +110,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--header-timeout", opt.header_timeout,
                   "seconds a client has to send a request header in full (default 10; then 408)")
       ->check(CLI::Range(0.5, 3600.0));
-  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
-                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
-                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
-      ->allow_extra_args(false);
+  AddSandboxOptions(sub, opt);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;

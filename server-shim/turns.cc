@@ -252,7 +252,6 @@ void TurnManager::Reap() {
 }
 
 void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
-  int64_t t0 = env_->NowSeconds();
   auto steady0 = std::chrono::steady_clock::now();
   bool got_slot = false;
   {
@@ -315,7 +314,6 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
-  (void)t0;
   Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000), open.get());
   // The messages the turn left go to the deliverer's thread; with nothing
   // to deliver, it is told so and need not open the workflow itself.
