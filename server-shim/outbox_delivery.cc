@@ -119,9 +119,16 @@ void OutboxDeliverer::Start() {
         std::unique_lock<std::mutex> l(mu_);
         cv_.wait_until(l, next_whole, [this] { return stop_ || woken_ || !named_.empty(); });
         if (stop_) break;
-        whole = woken_ || std::chrono::steady_clock::now() >= next_whole;
-        woken_ = false;
+        // Not while the tick's pass is under way: each workflow it visits is
+        // settled by the visit itself (Settled), so a whole look beside it
+        // would open every one a second time; the tick wakes one at its end.
+        whole = (woken_ || std::chrono::steady_clock::now() >= next_whole) && !tick_pass_;
+        if (whole) woken_ = false;
         named.swap(named_);
+        if (!whole && named.empty()) {
+          cv_.wait(l, [this] { return stop_ || !tick_pass_ || !named_.empty(); });
+          continue;
+        }
       }
       const auto started = std::chrono::steady_clock::now();
       try {
@@ -153,6 +160,14 @@ void OutboxDeliverer::Wake() {
   {
     std::lock_guard<std::mutex> l(mu_);
     woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+void OutboxDeliverer::TickPassing(bool running) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    tick_pass_ = running;
   }
   cv_.notify_all();
 }

@@ -271,6 +271,9 @@ class OutboxDeliverer {
   void Stop();
   // A pass over every workflow, at once (the tick, after its pass).
   void Wake();
+  // The tick's pass began / ended: no whole pass runs meanwhile (its visits
+  // settle what they open); named looks go on.
+  void TickPassing(bool running);
   // A look at this workflow only (a turn that ended, and may have left
   // messages): with thousands of workflows a whole pass per ended turn would
   // stamp every one of them each time.
@@ -292,6 +295,7 @@ class OutboxDeliverer {
   std::condition_variable cv_;
   bool stop_ = false;
   bool woken_ = false;                // a whole pass asked for
+  bool tick_pass_ = false;            // the tick is in a pass (TickPassing)
   std::set<std::string> named_;       // workflows to look at before the next whole pass
   std::unique_ptr<DueIndex> quiet_;   // workflows with nothing to deliver
 };

@@ -28,6 +28,8 @@ Scheduler::~Scheduler() { Stop(); }
 
 void Scheduler::Start() {
   if (!options_.etcd.empty()) claims_ = StartClaims(options_);
+  // The first pass comes at once: the deliverer waits for it (TickOnce).
+  if (deliverer_) deliverer_->TickPassing(true);
   thread_ = std::thread([this] {
     LowerThreadPriority("tick");
     due_->Load();  // here, not before serving: 10,000 entries take a while to parse
@@ -152,7 +154,15 @@ void StoreStats(std::mutex& mu, TickStats* into, TickStats stats, std::chrono::s
 void Scheduler::TickOnce() {
   const auto started = std::chrono::steady_clock::now();
   ticking_ = true;  // until the pass ends, however it ends
-  struct Ended { std::atomic<bool>& flag; ~Ended() { flag = false; } } ended{ticking_};
+  if (deliverer_) deliverer_->TickPassing(true);
+  struct Ended {
+    std::atomic<bool>& flag;
+    OutboxDeliverer* deliverer;
+    ~Ended() {
+      flag = false;
+      if (deliverer) deliverer->TickPassing(false);
+    }
+  } ended{ticking_, deliverer_};
   const WorkflowCount::DirMark listed_at = count_.Mark();
   Result<std::vector<std::string>> names = ListWorkflows(*env_, options_.workspace);
   if (!names.ok()) return spdlog::error("tick: {}", names.status().message());
