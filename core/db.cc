@@ -3,7 +3,11 @@
 
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 
 #include "core/time_util.h"
@@ -158,7 +162,41 @@ std::atomic<uint64_t> g_open_count{0};
 
 uint64_t DbOpenCount() { return g_open_count.load(std::memory_order_relaxed); }
 
+namespace {
+thread_local bool making_aside = false;  // CreateWhole's own open makes its file in place
+
+// A new database file appears whole: made under a unique sibling name (page
+// size, the WAL header), closed, then linked into place with link(2), which
+// refuses to overwrite. No other process opens it empty or half-made (SQLite
+// deletes a WAL beside an empty file; "disk I/O error" for whoever loses that
+// race). Losing to another maker is fine: theirs is the one used.
+Status CreateWhole(const std::string& path, const OpenOptions& options) {
+  static std::atomic<uint64_t> counter{0};
+  std::string tmp = path + ".new-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+  OpenOptions made = options;
+  making_aside = true;
+  struct Reset { ~Reset() { making_aside = false; } } reset;
+  {
+    PULSE_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(tmp, made));
+    PULSE_ASSIGN_OR_RETURN(int64_t pages, db->QueryInt64("PRAGMA page_count"));
+    if (pages == 0) PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA user_version=0; VACUUM"));
+  }
+  ::unlink((tmp + "-wal").c_str());
+  ::unlink((tmp + "-shm").c_str());
+  int rc = ::link(tmp.c_str(), path.c_str());
+  int err = errno;
+  ::unlink(tmp.c_str());
+  if (rc != 0 && err != EEXIST) return Status::IoError(path + ": cannot create database: " + std::strerror(err));
+  return Status::OK();
+}
+}  // namespace
+
 Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
+  struct stat st;
+  if (options.create && !options.read_only && options.vfs.empty() && path != ":memory:" && !path.empty() &&
+      path.rfind("file:", 0) != 0 && !making_aside && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    PULSE_RETURN_IF_ERROR(CreateWhole(path, options));
+  }
   int flags = options.read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (options.create && !options.read_only) flags |= SQLITE_OPEN_CREATE;
   flags |= SQLITE_OPEN_NOMUTEX;
@@ -216,6 +254,10 @@ Status Db::Error(int rc, std::string_view what) const {
     msg += sqlite3_errstr(rc);
   }
   Code code = CodeFor(rc);
+  // An I/O error's extended code says which call failed (read, lock, shm, ...).
+  if (code == Code::kIoError && db_ && sqlite3_extended_errcode(db_) != (rc & 0xff)) {
+    msg += " (extended code " + std::to_string(sqlite3_extended_errcode(db_)) + ")";
+  }
   if (code == Code::kCorruption && msg.find("not a database") == std::string::npos) {
     msg += " (the file is not a SQLite database or is damaged)";
   }
