@@ -5,6 +5,8 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 
 #include "tests/cpp/test_util.h"
@@ -15,6 +17,13 @@ namespace {
 using testing::T;
 using testing::TempDir;
 using testing::WriteFile;
+
+std::vector<unsigned char> ReadBytes(const std::string& path, size_t n) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<unsigned char> out(n, 0);
+  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(n));
+  return out;
+}
 
 TEST(Db, OpensWalAndRoundTrips) {
   TempDir dir;
@@ -34,6 +43,33 @@ TEST(Db, OpensWalAndRoundTrips) {
   ASSERT_TRUE(*q->Step());
   EXPECT_EQ(q->Int64(0), 7);
   EXPECT_EQ(q->Text(1), "seven");
+}
+
+// A new file appears whole: never empty at its name (SQLite would delete a
+// WAL found beside an empty file), its WAL header already in page 1, and no
+// sibling left behind; a file another process made first is used, not replaced.
+TEST(Db, NewFileAppearsWholeAndAnExistingOneIsKept) {
+  TempDir dir;
+  const std::string path = dir.Join("new.sqlite");
+  {
+    auto db = Db::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status().message();
+  }
+  ASSERT_GE(std::filesystem::file_size(path), 512u);
+  auto header = ReadBytes(path, 20);
+  EXPECT_EQ(header[18], 2);  // WAL write version
+  EXPECT_EQ(header[19], 2);  // WAL read version
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    EXPECT_EQ(entry.path().filename().string().find(".new-"), std::string::npos) << entry.path();
+  }
+  {
+    auto db = Db::Open(path);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)->Exec("CREATE TABLE kept(x); INSERT INTO kept VALUES(1)").ok());
+  }
+  auto again = Db::Open(path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*(*again)->QueryInt64("SELECT count(*) FROM kept"), 1);
 }
 
 TEST(Db, NotSqliteAndTruncatedFilesAreCorruption) {
