@@ -12,13 +12,17 @@
 // Last, the index files are removed and the server started once more: a cold
 // pass again, but on workflows whose schedule-runs.json was imported before
 // (as on any day after the first, when every stamp moved or the index was
-// lost), so what it measures is the visit itself.
+// lost), so what it measures is the visit itself. That cold pass is run
+// three times, under three loads on /api/health: CLIENTS clients back to back
+// (a load generator on the same 2 cores, taking what CPU it can), CLIENTS
+// clients at one request every --paced ms each (a probe: the latency it sees
+// is the HTTP side's while the tick runs), and none (the tick alone).
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
 // (/proc/PID/fd), sampled every 20 ms.
 //
-//   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--gap 3] [--tick-threads 2]
+//   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--paced 50] [--gap 3] [--tick-threads 2]
 //   PULSE_BIN=/path/to/other/pulse node bench/tick.mjs ...   (compare a binary)
 import { readdirSync, readFileSync, writeFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,6 +34,7 @@ const N = numberArg('--workflows', 1000);
 const RUNS = numberArg('--runs', 1000);
 const CLIENTS = numberArg('--clients', 4);
 const GAP = numberArg('--gap', 3);
+const PACED_MS = numberArg('--paced', 50);
 // Passed on only when given (a binary from before the flag runs too).
 const TICK_THREADS = process.argv.includes('--tick-threads') ? numberArg('--tick-threads', 2) : null;
 
@@ -66,7 +71,9 @@ function touchSome() {
 // ([tick number, label, what to do before it]) while CLIENTS poll
 // /api/health, and stops it. Returns its start time, peak RSS and open
 // files, and per pass its stats, db_opens and the health latencies.
-async function serveAndMeasure(prefix, plan) {
+// `load`: how many health clients, and the ms between one client's requests
+// (0: back to back).
+async function serveAndMeasure(prefix, plan, load = { clients: CLIENTS, every: 0 }) {
   const t0 = performance.now();
   server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile,
     ...(TICK_THREADS ? ['--tick-threads', String(TICK_THREADS)] : [])], { startTimeoutMs: 3600 * 1000 });
@@ -89,9 +96,10 @@ async function serveAndMeasure(prefix, plan) {
         if (!during.has(pass)) during.set(pass, []);
         during.get(pass).push(ms);
       }
+      if (load.every > 0) await new Promise((res) => setTimeout(res, Math.max(0, load.every - ms)));
     }
   };
-  const clients = Array.from({ length: CLIENTS }, client);
+  const clients = Array.from({ length: load.clients }, client);
   const waitTicks = async (n) => {
     for (;;) {
       const h = (await request(`${server.url}api/health`)).body;
@@ -137,14 +145,27 @@ try {
   ]);
   rows.push(...again.rows);
   // The index lost: every workflow opened again, its runs imported before.
-  for (const f of ['tick-due.json', 'outbox-due.json']) rmSync(join(ws, '.pulse', f), { force: true });
+  const removeIndex = () => {
+    for (const f of ['tick-due.json', 'outbox-due.json']) rmSync(join(ws, '.pulse', f), { force: true });
+  };
+  removeIndex();
   const lost = await serveAndMeasure('index removed: ', () => [
     [1, 'first pass (cold, runs imported before)'],
     [2, 'second pass'],
   ]);
   rows.push(...lost.rows);
+  removeIndex();
+  const paced = await serveAndMeasure(`index removed, ${CLIENTS} clients paced at ${PACED_MS} ms: `, () => [
+    [1, 'first pass (cold)'],
+  ], { clients: CLIENTS, every: PACED_MS });
+  rows.push(...paced.rows);
+  removeIndex();
+  const alone = await serveAndMeasure('index removed, no health clients: ', () => [
+    [1, 'first pass (cold)'],
+  ], { clients: 0, every: 0 });
+  rows.push(...alone.rows);
 
-  console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients; ${GAP} s between passes; --tick-threads ${TICK_THREADS ?? 'default'}`);
+  console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients (back to back unless the row says); ${GAP} s between passes; --tick-threads ${TICK_THREADS ?? 'default'}`);
   console.log(`server start (until it serves): ${fmt(run.startSeconds, 1)} s; after the restart ${fmt(again.startSeconds, 1)} s`);
   console.log('| pass | seconds | visited | passed over | db opens (server total) | health answers during | p50 ms | p99 ms |');
   console.log('|---|---|---|---|---|---|---|---|');
@@ -152,7 +173,8 @@ try {
     console.log(`| ${r.what} | ${fmt(r.stats.seconds, 2)} | ${fmt(r.stats.visited)} | ${fmt(r.stats.skipped)} |` +
       ` ${fmt(r.opens)} | ${fmt(r.ms.length)} | ${fmt(median(r.ms) ?? NaN, 1)} | ${fmt(pct(r.ms, 99), 1)} |`);
   }
-  for (const [label, r] of [['first server', run], ['after the restart', again], ['index removed', lost]]) {
+  for (const [label, r] of [['first server', run], ['after the restart', again], ['index removed', lost],
+    ['index removed, paced', paced], ['index removed, alone', alone]]) {
     console.log(`${label}: peak RSS ${fmt(r.peak.hwm / 1024, 1)} MiB, most open files ${fmt(r.peak.fds)} (${fmt(N)} workflows)`);
   }
   console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
