@@ -155,16 +155,23 @@ test('slow and idle connections do not stop the server; at the per-client cap th
 
   // At the per-client cap, the connection that waited longest without a
   // request makes room: holding connections open locks nobody out.
-  const capped = await startServer(ws, ['--no-tick', '--max-connections-per-client', '16', '--header-timeout', '1']);
+  // Each sends the first byte of a request and no more: the listening socket
+  // defers accept() until bytes arrive (TCP_DEFER_ACCEPT), so a connection
+  // that sends nothing reaches the server only a second or more later, in
+  // whatever order the kernel's timers release them, and "oldest" would be
+  // the kernel's order, not the test's. The first one gets a head start.
+  const capped = await startServer(ws, ['--no-tick', '--max-connections-per-client', '16', '--header-timeout', '3']);
   try {
     const idle = [];
     const closed = new Set();
     for (let i = 0; i < 100; i++) {
       idle.push(await new Promise((resolve) => {
-        const k = net.connect(portOf(capped.url), '127.0.0.1', () => resolve(k));
+        const k = net.connect(portOf(capped.url), '127.0.0.1', () => { k.write('G'); resolve(k); });
         k.on('error', () => {});
+        k.resume();  // reads what comes (a 408 at the header timeout), so the close is seen
         k.on('close', () => closed.add(i));
       }));
+      if (i === 0) await new Promise((r) => setTimeout(r, 300));
     }
     const health = await rawRequest(capped.url);
     assert.equal(health.status, 200, JSON.stringify(health));
