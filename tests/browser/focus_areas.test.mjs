@@ -132,6 +132,16 @@ test('QA and fast requests Pulse recorded are visible in the tab', opts, async (
   assert.equal(qa.status, 200, qa.text);
   const fast = await call('record_pulse_fast_request', { why: 'the owner resumed the schedules' });
   assert.equal(fast.status, 200, fast.text);
+  // The tick takes both at once (a fix run for the QA request, a pass for
+  // the fast one), but not while another turn of the workflow runs (the
+  // day's goal check the clock move above started may still): the page is
+  // opened once the server says neither waits and the fix run has ended,
+  // and the tab must then show that.
+  await waitFor(async () => {
+    const r = await request(`${server.url}api/workflows/substack/requests`);
+    const rs = r.body.requests || [];
+    return rs.length === 2 && rs.every((x) => x.status !== 'pending') && rs.some((x) => x.kind === 'qa' && x.result);
+  }, { what: 'the tick to take the QA and the fast request', timeoutMs: 60000 });
   const page = await context.newPage();
   await page.setViewportSize({ width: 1300, height: 1100 });
   await page.goto(`${server.url}?nosw#token=${server.ownerToken}`);
@@ -142,8 +152,7 @@ test('QA and fast requests Pulse recorded are visible in the tab', opts, async (
   assert.match(text, /check that growth_funnel records subscribers/);
   assert.match(text, /why: no reading for 20 days/);
   assert.match(text, /the owner resumed the schedules/);
-  // The tick takes both at once (a fix run for the QA request, a pass for
-  // the fast one): each shows what became of it, and none is left waiting.
+  // Each shows what became of it, and none is left waiting.
   assert.match(text, /0 requests waiting/);
   assert.match(text, /result: completed/);
   assert.match(text, /taken \d+ \w+ \d\d:\d\d/);
