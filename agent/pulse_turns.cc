@@ -286,7 +286,7 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed,
                          call.Ask("record_pulse_recommendation", RecommendationArgs(rec, safe_default_by)));
   if (!allowed.allowed) return "No decision raised: " + allowed.reason + ".";
-  DecisionRequest request{rec.question, rec.options, rec.blocks, "pulse"};
+  DecisionRequest request{rec.question, rec.options, rec.blocks, "pulse", "", std::nullopt};
   RecommendationInput input;
   input.option = rec.option;
   input.why = rec.why;

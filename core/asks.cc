@@ -73,8 +73,6 @@ std::string LastLine(const std::string& s) {
   return s.substr(b == std::string::npos ? 0 : b + 1, e - (b == std::string::npos ? 0 : b + 1) + 1);
 }
 
-json OptJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }
-
 }  // namespace
 
 const char* AskDirectionName(AskDirection d) { return d == AskDirection::kToBuilder ? "ask_builder" : "ask_pulse"; }

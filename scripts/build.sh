@@ -17,8 +17,17 @@ if command -v ccache >/dev/null 2>&1; then
   export EM_COMPILER_WRAPPER=ccache
 fi
 
+# The native build with clang where it is installed (scripts/setup.sh
+# installs it for the fuzz build): with its precompiled headers, whose
+# templates are instantiated once per target (CMakeLists.txt), a fresh build
+# takes about 6 minutes on two cores against 10 with GCC. A build folder
+# already configured keeps its compiler (remove build/native to switch).
+NATIVE_CC=()
+if command -v clang >/dev/null 2>&1 && command -v clang++ >/dev/null 2>&1; then
+  NATIVE_CC=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++)
+fi
 if [ ! -f build/native/build.ninja ]; then
-  cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${NATIVE_LAUNCHER[@]}" >/dev/null
+  cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${NATIVE_CC[@]}" "${NATIVE_LAUNCHER[@]}" >/dev/null
 fi
 ninja -C build/native -j "$JOBS" | grep -vE '^\[[0-9]+/[0-9]+\] ' || true
 test -x build/native/pulse

@@ -46,7 +46,7 @@ const WorkflowPaths& DbPool::Lease::paths() const { return entry_->w.paths; }
 const WatchSet& DbPool::Lease::config_inputs() const { return entry_->config; }
 
 DbPool::DbPool(Env* env, std::string workspace, DbPoolOptions options)
-    : env_(env), workspace_(std::move(workspace)), options_(options) {
+    : workspace_(std::move(workspace)), options_(options) {
   reaper_ = std::thread([this] { Reap(); });
 }
 

@@ -81,7 +81,6 @@ class DbPool {
   void CheckIn(Entry* e);
   void Reap();
 
-  Env* env_;
   std::string workspace_;
   DbPoolOptions options_;
   mutable std::mutex mu_;

@@ -19,7 +19,7 @@ namespace pulse::serve {
 class PooledReads {
  public:
   PooledReads(Env* env, const std::string& workspace, DbPoolOptions options)
-      : env_(env), workspace_(workspace), pool_(env, workspace, options), status_(&pool_), answers_(&pool_) {}
+      : workspace_(workspace), pool_(env, workspace, options), status_(&pool_), answers_(&pool_) {}
 
   // One read method on `workflow` at `env`'s clock, as the reply's text
   // (CachedAnswer::text). *open_failed: the workflow could not be opened
@@ -36,7 +36,6 @@ class PooledReads {
   nlohmann::json Health() const;
 
  private:
-  Env* env_;
   std::string workspace_;
   DbPool pool_;
   StatusCache status_;   // the goal status (the route and the list's items)
