@@ -99,3 +99,60 @@ test('1,000 workflows: one page drawn from a handful of requests; Show more and 
   await page.locator('#overview-q').press('Enter');
   await page.locator('#overview .empty-state', { hasText: 'No workflow name contains' }).waitFor();
 });
+
+// data/early.mjs: the page asks for /api/health and the overview's first
+// page before app.mjs runs (while its modules load), and the app uses those
+// answers instead of asking again; a local-mode address asks for no page.
+test('the first page is asked for before the app runs, once, and not under a local-mode address', opts, async () => {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  // In the page, in order: each fetch the page makes, and the moment app.mjs
+  // takes over #app (it removes the "Loading Pulse…" placeholder).
+  await page.addInitScript(() => {
+    window.__events = [];
+    const fetch0 = window.fetch;
+    window.fetch = function (input, init) {
+      window.__events.push(`fetch ${typeof input === 'string' ? input : input.url}`);
+      return fetch0.call(this, input, init);
+    };
+    new MutationObserver((_, obs) => {
+      const app = document.getElementById('app');
+      if (app && !/Loading Pulse/.test(app.textContent)) { window.__events.push('app'); obs.disconnect(); }
+    }).observe(document, { childList: true, subtree: true, characterData: true });
+  });
+  const api = [];
+  const asked = [];  // every request, in the order the browser made them
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    asked.push(u.pathname + u.search);
+    if (u.pathname.startsWith('/api/')) api.push(u.pathname + u.search);
+  });
+  await page.goto(`${url}/?nosw#/`);
+  await page.locator('#overview .overview-row').nth(OVERVIEW_PAGE - 1).waitFor();
+  // While the app's modules still load: before the last level of its import
+  // graph (app.mjs -> cards/dashboard.mjs -> cards/conversation.mjs ->
+  // data/conversation.mjs) is even asked for. Without index.html's early
+  // script the request would come after every module.
+  assert.ok(asked.indexOf(`/api/workflows?limit=${OVERVIEW_PAGE}`) < asked.indexOf('/data/conversation.mjs'), asked.join(', '));
+  assert.ok(asked.indexOf('/data/conversation.mjs') > 0, asked.join(', '));
+  const events = await page.evaluate(() => window.__events);
+  const firstPage = `/api/workflows?limit=${OVERVIEW_PAGE}`;
+  const appAt = events.indexOf('app');
+  assert.ok(appAt > 0, events.join(' | '));
+  assert.deepEqual(events.slice(0, appAt).sort(), ['fetch /api/health', `fetch ${firstPage}`], events.join(' | '));
+  assert.equal(api.filter((p) => p === firstPage).length, 1, `the first page once: ${api.join(', ')}`);
+  assert.equal(api.filter((p) => p === '/api/health').length, 1, `health once: ${api.join(', ')}`);
+  assert.deepEqual(await names(page), Array.from({ length: OVERVIEW_PAGE }, (_, i) => manyName(i)));
+
+  // This browser's copies: no server page is asked for.
+  api.length = 0;
+  const local = await context.newPage();
+  local.on('request', (r) => { const u = new URL(r.url()); if (u.pathname.startsWith('/api/')) api.push(u.pathname + u.search); });
+  await local.goto(`${url}/?nosw#/local`);
+  await local.locator('#mode-banner[data-mode="local"]').waitFor();
+  await local.locator('#overview').waitFor();
+  assert.deepEqual(api.filter((p) => p.startsWith('/api/workflows')), [], api.join(', '));
+  assert.ok(api.includes('/api/health'), 'the server is still asked whether it is there');
+  await local.close();
+  await page.close();
+});

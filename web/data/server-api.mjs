@@ -1,33 +1,12 @@
 // The served mode: the Pulse tab talking to `pulse serve` over its JSON API
 // (docs/http.md). Reads are open on loopback; writes (answers, memory
-// edits) carry the owner's token as `Authorization: Bearer ...`.
-//
-// The token reaches the page either pasted once by the owner (kept in this
-// browser's localStorage) or in the URL fragment the server prints,
-// `http://127.0.0.1:8080/#token=...` (a fragment never travels to the server
-// or into its logs); the page stores it and removes it from the address bar.
+// edits) carry the owner's token (data/token.mjs).
 
 import { REST_ROUTES } from './rest-routes.mjs';
+import { apiHeaders, storedToken } from './token.mjs';
+import { fetchHealth, takeEarly } from './early.mjs';
 
-const TOKEN_KEY = 'pulse.ownerToken';
-
-export function takeTokenFromLocation(loc = globalThis.location, storage = globalThis.localStorage) {
-  const m = /(?:^#|&)token=([^&]+)/.exec(loc.hash || '');
-  if (!m) return false;
-  storage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
-  const rest = (loc.hash || '').replace(/(^#|&)token=[^&]+/, '$1').replace(/^#&/, '#').replace(/^#$/, '');
-  globalThis.history.replaceState(null, '', loc.pathname + loc.search + rest);
-  return true;
-}
-
-export function storedToken(storage = globalThis.localStorage) {
-  return storage.getItem(TOKEN_KEY) || '';
-}
-
-export function storeToken(token, storage = globalThis.localStorage) {
-  if (token) storage.setItem(TOKEN_KEY, token.trim());
-  else storage.removeItem(TOKEN_KEY);
-}
+export { takeTokenFromLocation, storedToken, storeToken } from './token.mjs';
 
 class HttpError extends Error {
   constructor(message, status) {
@@ -86,27 +65,12 @@ export class ServerApi {
 
   token() { return storedToken(); }
 
-  headers(write) {
-    const h = { Accept: 'application/json' };
-    if (write) h['Content-Type'] = 'application/json';
-    const t = this.token();
-    if (t) h.Authorization = `Bearer ${t}`;
-    return h;
-  }
+  headers(write) { return apiHeaders(write); }
 
-  // {ok, now, ...} from the server, or null when no `pulse serve` is behind the page.
-  async health() {
-    try {
-      const ctl = new AbortController();
-      const timer = setTimeout(() => ctl.abort(), 1500);
-      const res = await fetch(`${this.base}/api/health`, { signal: ctl.signal, cache: 'no-store' });
-      clearTimeout(timer);
-      if (!res.ok) return null;
-      const body = await res.json();
-      return body && body.ok ? body : null;
-    } catch {
-      return null;
-    }
+  // {ok, now, ...} from the server, or null when no `pulse serve` is behind
+  // the page; the first time, the answer data/early.mjs asked for.
+  health() {
+    return takeEarly(`${this.base}/api/health`) || fetchHealth(this.base);
   }
 
   // Whether the stored token is the owner's (GET /api/auth).
@@ -119,8 +83,9 @@ export class ServerApi {
   // One page of the workflows in name order (GET /api/workflows?limit=):
   // {workflows, next_cursor, total}, each item with the overview's counts.
   async workflowPage({ limit, cursor, q: filter }) {
-    const res = await fetch(`${this.base}/api/workflows${q({ limit, cursor, q: filter })}`,
-      { headers: this.headers(false), cache: 'no-store' });
+    const url = `${this.base}/api/workflows${q({ limit, cursor, q: filter })}`;
+    // The overview's first page may be on its way already (data/early.mjs).
+    const res = (await takeEarly(url)) || await fetch(url, { headers: this.headers(false), cache: 'no-store' });
     const body = await readJson(res, 'GET /api/workflows');
     return { workflows: body.workflows || [], next_cursor: body.next_cursor ?? null, total: body.total ?? 0 };
   }
