@@ -17,6 +17,9 @@
 // (a load generator on the same 2 cores, taking what CPU it can), CLIENTS
 // clients at one request every --paced ms each (a probe: the latency it sees
 // is the HTTP side's while the tick runs), and none (the tick alone).
+// Then the first pass on a workspace whose databases know none of the runs
+// in schedule-runs.json (as when Pulse meets a workspace: every run is
+// imported), under the same three loads, each on a newly made workspace.
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
@@ -164,6 +167,23 @@ try {
     [1, 'first pass (cold)'],
   ], { clients: 0, every: 0 });
   rows.push(...alone.rows);
+  // A workspace Pulse has never ticked: the databases know none of the
+  // runs in schedule-runs.json, so the first pass imports them all (RUNS
+  // inserts a workflow), under the same three loads, each on a new copy.
+  const fresh = [];
+  for (const [label, load] of [
+    [`${CLIENTS} clients back to back`, { clients: CLIENTS, every: 0 }],
+    [`${CLIENTS} clients paced at ${PACED_MS} ms`, { clients: CLIENTS, every: PACED_MS }],
+    ['no health clients', { clients: 0, every: 0 }],
+  ]) {
+    rmSync(ws, { recursive: true, force: true });
+    makeManyWorkflows(ws, N, { runs: RUNS, imported: false });
+    const r = await serveAndMeasure(`runs never imported, ${label}: `, () => [
+      [1, 'first pass (imports every run)'],
+    ], load);
+    rows.push(...r.rows);
+    fresh.push([`runs never imported, ${label}`, r]);
+  }
 
   console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients (back to back unless the row says); ${GAP} s between passes; --tick-threads ${TICK_THREADS ?? 'default'}`);
   console.log(`server start (until it serves): ${fmt(run.startSeconds, 1)} s; after the restart ${fmt(again.startSeconds, 1)} s`);
@@ -174,7 +194,7 @@ try {
       ` ${fmt(r.opens)} | ${fmt(r.ms.length)} | ${fmt(median(r.ms) ?? NaN, 1)} | ${fmt(pct(r.ms, 99), 1)} |`);
   }
   for (const [label, r] of [['first server', run], ['after the restart', again], ['index removed', lost],
-    ['index removed, paced', paced], ['index removed, alone', alone]]) {
+    ['index removed, paced', paced], ['index removed, alone', alone], ...fresh]) {
     console.log(`${label}: peak RSS ${fmt(r.peak.hwm / 1024, 1)} MiB, most open files ${fmt(r.peak.fds)} (${fmt(N)} workflows)`);
   }
   console.log(`load average at the end: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);

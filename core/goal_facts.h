@@ -93,14 +93,19 @@ Result<RecordOutcome> RecordRunFacts(Db& db, const WorkflowConfig& config, const
 struct ImportCounts {
   int imported = 0;
   int already = 0;
+  int remaining = 0;  // runs not yet known and left for a later import (max_runs)
 };
 // Imports older runs; runs already known (from either source) are left alone.
+// `max_runs` > 0: at most that many of the runs not yet known, the newest
+// first (by finished_at, then started_at, then run_id); the rest are counted
+// in `remaining` and come in with a later import of the same runs.
 Result<ImportCounts> ImportScheduleRuns(Db& db, const WorkflowConfig& config, const std::vector<RunRecord>& runs,
-                                        int64_t now);
+                                        int64_t now, int max_runs = 0);
 // schedule-runs.json at `path` when the workflow has one (nothing otherwise),
 // imported before a goal check reads, so the command line's `pulse check`
 // and the server's goal check turn see the same runs.
-Result<ImportCounts> ImportScheduleRunsFile(Env& env, Db& db, const WorkflowConfig& config, const std::string& path);
+Result<ImportCounts> ImportScheduleRunsFile(Env& env, Db& db, const WorkflowConfig& config, const std::string& path,
+                                            int max_runs = 0);
 
 // The whole after-run hook in one transaction: the older runs of
 // schedule-runs.json (if any) and this run's own facts are recorded together

@@ -16,6 +16,7 @@
 #include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "server-shim/cli.h"
+#include "server-shim/tick_import.h"
 #include "server-shim/cli_facts.h"
 
 namespace pulse::cli {
@@ -164,7 +165,9 @@ void SetupCheck(CLI::App& app, State& state) {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx = ServerContext(*w, *state.env);
-    Result<ImportCounts> imported = ImportScheduleRunsFile(*state.env, *w->db, w->config, w->paths.schedule_runs);
+    // As the tick: an unchanged file is not read again (tick_import.h).
+    Result<ImportCounts> imported =
+        serve::ImportScheduleRunsOnChange(*state.env, *w->db, w->config, w->paths.schedule_runs);
     if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
     Result<json> out = CallApi(ctx, "goal.check", json{{"record", f.record}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }

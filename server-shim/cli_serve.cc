@@ -87,6 +87,8 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--tick-threads", opt.tick_threads,
                   "workflows a tick pass visits at once, each on its own thread below the HTTP side (default 2)")
       ->check(CLI::Range(1, 16));
+  sub->add_option("--import-batch", opt.import_batch, "new schedule-runs.json runs a tick visit imports (default 250)")
+      ->check(CLI::Range(1, 1000000));
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
   sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));

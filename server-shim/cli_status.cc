@@ -10,6 +10,7 @@
 #include "core/goal_facts.h"
 #include "core/time_util.h"
 #include "server-shim/cli.h"
+#include "server-shim/tick_import.h"
 
 namespace pulse::cli {
 namespace {
@@ -30,7 +31,7 @@ json StatusRow(State& state, const std::string& name) {
     return row;
   }
   ApiContext ctx = ServerContext(*w, *one.env);
-  Result<ImportCounts> imported = ImportScheduleRunsFile(*one.env, *w->db, w->config, w->paths.schedule_runs);
+  Result<ImportCounts> imported = serve::ImportScheduleRunsOnChange(*one.env, *w->db, w->config, w->paths.schedule_runs);
   Result<json> check = imported.ok() ? CallApi(ctx, "goal.check", json::object()) : Result<json>(imported.status());
   if (!check.ok()) {
     row["status"] = "error";

@@ -53,6 +53,7 @@ struct ServeOptions {
   int max_turns = 2;             // turns running at once, all workflows together
   int max_checks = 2;            // the goal checks' concurrency cap (core: goal.check_due)
   int tick_threads = 2;          // workflows a tick pass visits at once
+  int import_batch = 250;        // new schedule-runs.json runs one visit imports (the newest first)
   int max_waiting = 32;          // accepted turns waiting for a slot before 429
   size_t max_body = 1 << 20;     // request bodies over this get 413
   int threads = 32;              // HTTP worker threads
@@ -324,7 +325,7 @@ class Scheduler {
   bool BeginFencedTick(const std::string& wf, Db& db);
   // One pass's counts, from every visitor thread.
   struct PassCounts {
-    std::atomic<int64_t> visited{0}, skipped{0};
+    std::atomic<int64_t> visited{0}, skipped{0}, importing{0};
   };
   // One workflow's visit in a pass (any visitor thread).
   void Visit(const std::string& wf, PassCounts& counts);

@@ -149,6 +149,25 @@ void StoreStats(std::mutex& mu, TickStats* into, TickStats stats, std::chrono::s
   *into = stats;
 }
 
+// Older runs from schedule-runs.json come in first, as for `pulse check`, so
+// the goal check deciding due-ness and quiet sees the runs the command line
+// sees (only when the file changed since its last import: tick_import.h). At
+// most --import-batch new runs a visit, the newest first, so a workspace met
+// for the first time (every run new) does not hold one pass for minutes.
+// False while runs are left for the next visit.
+bool HistoryIn(Env& env, const ServeOptions& options, OpenCtx& oc, const std::string& wf) {
+  Result<ImportCounts> imported =
+      ImportScheduleRunsOnChange(env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs, options.import_batch);
+  if (!imported.ok()) {
+    spdlog::warn("tick: {}: {}", wf, imported.status().message());
+    return true;
+  }
+  if (imported->remaining == 0) return true;
+  spdlog::debug("tick: {}: imported {} runs of schedule-runs.json, {} to go", wf, imported->imported,
+                imported->remaining);
+  return false;
+}
+
 }  // namespace
 
 void Scheduler::TickOnce() {
@@ -196,6 +215,7 @@ void Scheduler::TickOnce() {
   stats.workflows = static_cast<int64_t>(mine.size());
   stats.visited = counts.visited;
   stats.skipped = counts.skipped;
+  stats.importing = counts.importing;
   StoreStats(mu_, &last_stats_, stats, started);
   ++ticks_;
 }
@@ -218,13 +238,16 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   visit.Opened(*ctx.db);
   if (claims_ && !BeginFencedTick(wf, *ctx.db)) return;
 
-  // 1. The daily goal check, when the core says it is due. Older runs from
-  // schedule-runs.json come in first, as for `pulse check`, so the check
-  // deciding due-ness and quiet sees the runs the command line sees (only
-  // when the file changed since its last import: tick_import.h).
-  Result<ImportCounts> imported = ImportScheduleRunsOnChange(*env_, *ctx.db, ctx.config, (*oc)->w.paths.schedule_runs);
-  if (!imported.ok()) spdlog::warn("tick: {}: {}", wf, imported.status().message());
-  {
+  // 1. The daily goal check, when the core says it is due, once the older
+  // runs are in (HistoryIn); until then nothing that reads them starts (the
+  // goal check or pass, the failed-run and QA turns, a review ahead, the
+  // recovery note) and the workflow is visited again on the next pass.
+  const bool history_in = HistoryIn(*env_, options_, **oc, wf);
+  if (!history_in) {
+    visit.NotQuiet();
+    ++counts.importing;
+  }
+  if (history_in) {
     // 1a. The full Pulse pass first (its Goal Work begins with the goal
     // check): never beside another turn of the workflow, and it shares the
     // goal checks' concurrency cap. The cap is counted and a turn started
@@ -239,7 +262,7 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   // 1b. The failed-run safety net (a workflow with a goal: one short
   // run_failed turn per new failed run), then a QA fix run for the oldest
   // QA request; each only when no turn of the workflow is active.
-  if (!StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
+  if (history_in && !StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
 
   // 2. Safe defaults whose time has passed.
   ApplySafeDefaults(*env_, ctx, wf);
@@ -249,7 +272,7 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   // Workflow Review ahead of the next run (one at a time over the
   // workspace, so under the same lock), and the after-run housekeeping a
   // finished run asked for.
-  {
+  if (history_in) {
     std::lock_guard<std::mutex> starting(starts_mu_);
     ReviewAhead(*env_, options_, *turns_, wf, ctx);
   }
@@ -259,7 +282,7 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   (void)StartQueuedAsks(*turns_, ctx);
 
   // 3. The goal measured again after it was not: the recovery message.
-  NoteGoalRecovery(*env_, ctx, wf);
+  if (history_in) NoteGoalRecovery(*env_, ctx, wf);
 
   // 4. Messages not yet delivered: on the deliverer's thread, so a slow
   // endpoint never holds up the tick.

@@ -129,7 +129,7 @@ void LowerThreadPriority(const char* who) {
 
 json TickStatsJson(const TickStats& stats) {
   return json{{"running", stats.running}, {"workflows", stats.workflows}, {"visited", stats.visited}, {"skipped", stats.skipped},
-              {"seconds", stats.seconds}};
+              {"importing", stats.importing}, {"seconds", stats.seconds}};
 }
 
 std::unique_ptr<DueIndex> DueIndexFor(const ServeOptions& options, const std::string& file_name,
@@ -195,7 +195,7 @@ bool TickVisit::Calm() const {
 }
 
 void TickVisit::Done(ApiContext& ctx) {
-  if (skip_ || !calm_before_ || !Calm()) return;
+  if (skip_ || not_quiet_ || !calm_before_ || !Calm()) return;
   until_ = TickQuietUntil(env_, ctx, now_);
   if (until_) db_after_ = own_.End(*ctx.db, WorkflowDbPath(options_.workspace, workflow_));
 }

@@ -110,6 +110,9 @@ class TickVisit {
   bool skip() const { return skip_; }
   // Right after the database opened.
   void Opened(Db& db) { own_.Begin(db); }
+  // The visit left work for the next pass (runs still to import): it is not
+  // recorded as quiet, whatever it wrote.
+  void NotQuiet() { not_quiet_ = true; }
   // Called with the workflow still open, after everything the tick did (its
   // last use of the database).
   void Done(ApiContext& ctx);
@@ -127,6 +130,7 @@ class TickVisit {
   int64_t now_ = 0;
   bool skip_ = false;
   bool calm_before_ = false;
+  bool not_quiet_ = false;
   WorkflowStamp before_;
   OwnWrites own_;
   std::optional<DbStamp> db_after_;
@@ -144,9 +148,10 @@ struct TickStats {
   int64_t workflows = 0;
   int64_t visited = 0;
   int64_t skipped = 0;
+  int64_t importing = 0;  // visits that left runs of schedule-runs.json for the next pass (--import-batch)
   double seconds = 0;
 };
-// {running, workflows, visited, skipped, seconds}
+// {running, workflows, visited, skipped, importing, seconds}
 nlohmann::json TickStatsJson(const TickStats& stats);
 
 }  // namespace pulse::serve

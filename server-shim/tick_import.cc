@@ -42,7 +42,7 @@ Status RecordImport(Db& db, int64_t size, const std::string& digest, int64_t now
 }  // namespace
 
 Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const WorkflowConfig& config,
-                                                const std::string& path) {
+                                                const std::string& path, int max_runs) {
   if (!env.FileExists(path)) return ImportCounts{};
   Result<std::string> text = env.ReadFile(path);
   // Unreadable: the import names the file and the problem.
@@ -55,8 +55,8 @@ Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const Workflow
   const int64_t size = static_cast<int64_t>(text->size());
   PULSE_RETURN_IF_ERROR(EnsureImportMarkSchema(db));
   if (SameAsLast(db, size, digest)) return ImportCounts{};
-  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRunsFile(env, db, config, path));
-  PULSE_RETURN_IF_ERROR(RecordImport(db, size, digest, env.NowSeconds()));
+  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRunsFile(env, db, config, path, max_runs));
+  if (counts.remaining == 0) PULSE_RETURN_IF_ERROR(RecordImport(db, size, digest, env.NowSeconds()));
   return counts;
 }
 

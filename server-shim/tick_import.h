@@ -15,9 +15,12 @@
 namespace pulse::serve {
 
 // As ImportScheduleRunsFile; when the file's size and content hash are the ones
-// recorded in the database by the last import that succeeded, nothing is
-// read from it beyond the hash and nothing is imported.
+// recorded in the database by the last import that took in the whole file,
+// nothing is read from it beyond the hash and nothing is imported.
+// `max_runs` > 0: at most that many new runs, the newest first; with runs
+// left (`remaining` > 0) the file is not marked as taken in, so the next
+// call imports the next ones.
 Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const WorkflowConfig& config,
-                                                const std::string& path);
+                                                const std::string& path, int max_runs = 0);
 
 }  // namespace pulse::serve

@@ -60,6 +60,62 @@ TEST(GoalFacts, ScheduleRunsNeverOverrideARunsOwnFactsButAreReplacedByThem) {
   EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts"), 2);
 }
 
+TEST(GoalFacts, ImportInBatchesTakesTheNewestRunsFirstUntilNoneRemain) {
+  GoalDb g(GoalConfigJson());
+  // Seven runs, out of order in the file; r5 and r6 finish at the same time
+  // (the later start first), r0 is already known.
+  g.Run("r0", "growth_funnel", "2026-09-01T09:00:00Z", "2026-09-01T09:30:00Z");
+  g.Read(10, "2026-09-10T12:00:00Z", "workflow_run", "r3");   // names r3
+  g.Read(11, "2026-09-05T09:10:00Z", "workflow_run");          // inside r1's window
+  std::string text = "[";
+  const char* runs[][3] = {{"r3", "2026-09-10T09:00:00Z", "2026-09-10T09:30:00Z"},
+                           {"r1", "2026-09-05T09:00:00Z", "2026-09-05T09:30:00Z"},
+                           {"r6", "2026-09-20T08:00:00Z", "2026-09-20T10:00:00Z"},
+                           {"r0", "2026-09-01T09:00:00Z", "2026-09-01T09:30:00Z"},
+                           {"r5", "2026-09-20T09:00:00Z", "2026-09-20T10:00:00Z"},
+                           {"r2", "2026-09-07T09:00:00Z", "2026-09-07T09:30:00Z"},
+                           {"r4", "2026-09-15T09:00:00Z", "2026-09-15T09:30:00Z"}};
+  for (auto& r : runs) {
+    text += std::string(text.size() > 1 ? "," : "") + R"({"run_id": ")" + r[0] + R"(", "schedule_id": "daily", )" +
+            R"("started_at": ")" + r[1] + R"(", "finished_at": ")" + r[2] +
+            R"(", "status": "completed", "route": "growth_funnel"})";
+  }
+  auto parsed = ParseScheduleRuns(json::parse(text + "]"), "schedule-runs.json");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const auto ids = [&] {
+    std::string out;
+    auto q = g.db().Prepare("SELECT run_id FROM goal_run_facts ORDER BY run_id");
+    EXPECT_TRUE(q.ok());
+    while (q.ok() && *q->Step()) out += q->Text(0) + " ";
+    return out;
+  };
+  auto c1 = ImportScheduleRuns(g.db(), g.config(), *parsed, 0, 3);
+  ASSERT_TRUE(c1.ok());
+  EXPECT_EQ(c1->imported, 3);
+  EXPECT_EQ(c1->already, 1);
+  EXPECT_EQ(c1->remaining, 3);
+  EXPECT_EQ(ids(), "r0 r4 r5 r6 ");  // the newest: r5 (same finish as r6, later start), r6, r4
+  auto c2 = ImportScheduleRuns(g.db(), g.config(), *parsed, 0, 3);
+  ASSERT_TRUE(c2.ok());
+  EXPECT_EQ(c2->imported, 3);
+  EXPECT_EQ(c2->already, 4);
+  EXPECT_EQ(c2->remaining, 0);
+  EXPECT_EQ(ids(), "r0 r1 r2 r3 r4 r5 r6 ");
+  auto c3 = ImportScheduleRuns(g.db(), g.config(), *parsed, 0, 3);
+  ASSERT_TRUE(c3.ok());
+  EXPECT_EQ(c3->imported, 0);
+  EXPECT_EQ(c3->remaining, 0);
+  // An imported run's primary reading: by run id (r3) or inside its window (r1).
+  EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts WHERE primary_reading = 1 AND run_id IN ('r1', 'r3')"), 2);
+  EXPECT_EQ(g.Count("SELECT count(*) FROM goal_run_facts WHERE primary_reading = 1"), 2);
+  // Without a limit everything comes in at once.
+  GoalDb all(GoalConfigJson());
+  auto c = ImportScheduleRuns(all.db(), all.config(), *parsed, 0);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->imported, 7);
+  EXPECT_EQ(c->remaining, 0);
+}
+
 TEST(GoalFacts, PrimaryReadingByRunIdOrWindowInEitherOrder) {
   GoalDb g(GoalConfigJson());
   // Reading first, then the run: matched by run id.

@@ -52,12 +52,13 @@ function must(args) {
 export const manyName = (i) => `wf-${String(i).padStart(5, '0')}`;
 
 // Builds the first workflow, wf-00000, in `ws`; returns its folder.
-function buildTemplate(ws, runs) {
+function buildTemplate(ws, runs, imported) {
   const name = manyName(0);
   const dir = join(ws, 'Workflow', name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'workflow.json'), JSON.stringify(manyConfig(0), null, 2));
-  writeFileSync(join(dir, 'schedule-runs.json'), JSON.stringify(scheduleRuns(runs)));
+  const runsFile = join(dir, 'schedule-runs.json');
+  writeFileSync(runsFile, JSON.stringify(imported ? scheduleRuns(runs) : []));
   const common = ['--workspace', ws, '--workflow', name];
   const readingsFrom = Date.parse(MANY_MADE_AT) - 30 * DAY;
   for (let d = 0; d < 5; d++) {
@@ -74,14 +75,18 @@ function buildTemplate(ws, runs) {
   }
   // The runs come in (from schedule-runs.json) and today's check is recorded.
   must(['check', ...common, '--record', '--now', MANY_MADE_AT]);
+  // Not imported: the platform's file arrives after, so the database knows
+  // none of its runs (a workspace Pulse has never ticked).
+  if (!imported) writeFileSync(runsFile, JSON.stringify(scheduleRuns(runs)));
   return dir;
 }
 
 // `count` workflows named wf-00000...; returns their names. The database is
 // copied; schedule-runs.json (the platform's file, which Pulse only reads) is
-// hard-linked to keep 10,000 copies small.
-export function makeManyWorkflows(ws, count, { runs = 1000 } = {}) {
-  const template = buildTemplate(ws, runs);
+// hard-linked to keep 10,000 copies small. `imported: false`: the databases
+// hold none of the file's runs yet.
+export function makeManyWorkflows(ws, count, { runs = 1000, imported = true } = {}) {
+  const template = buildTemplate(ws, runs, imported);
   const db = join(template, 'db', 'db.sqlite');
   const names = [manyName(0)];
   for (let i = 1; i < count; i++) {
