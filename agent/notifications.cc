@@ -31,9 +31,13 @@ Result<std::optional<int64_t>> NoteGoalRecovery(ApiContext& ctx) {
   // Nothing to record or send while the goal is as measured (or not) as the
   // last visit found it: the whole check only when that flips (the tick asks
   // on every visit).
-  if (last) {
-    PULSE_ASSIGN_OR_RETURN(bool measured, GoalMeasuredNow(*ctx.db, ctx.config, now));
-    if (measured == last->measured) return std::optional<int64_t>();
+  PULSE_ASSIGN_OR_RETURN(bool measured, GoalMeasuredNow(*ctx.db, ctx.config, now));
+  if (last && measured == last->measured) return std::optional<int64_t>();
+  // The first visit only records the state, as GoalRecoveryStep would with
+  // no last state (a recovery needs a time it was not measured): no check.
+  if (!last) {
+    PULSE_RETURN_IF_ERROR(SaveMeasuredState(*ctx.db, MeasuredState{measured, now}));
+    return std::optional<int64_t>();
   }
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, now, false));
   RecoveryStep step = GoalRecoveryStep(last, check, PulseName(ctx.workflow), now);

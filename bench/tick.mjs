@@ -17,9 +17,10 @@
 // (a load generator on the same 2 cores, taking what CPU it can), CLIENTS
 // clients at one request every --paced ms each (a probe: the latency it sees
 // is the HTTP side's while the tick runs), and none (the tick alone).
-// Then the first pass on a workspace whose databases know none of the runs
-// in schedule-runs.json (as when Pulse meets a workspace: every run is
-// imported), under the same three loads, each on a newly made workspace.
+// Then the passes on a workspace whose databases know none of the runs in
+// schedule-runs.json (as when Pulse meets a workspace: every run is new),
+// --import-batch runs a visit until none is left, under the same three
+// loads, each on a newly made workspace.
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
@@ -178,19 +179,21 @@ try {
   ]) {
     rmSync(ws, { recursive: true, force: true });
     makeManyWorkflows(ws, N, { runs: RUNS, imported: false });
-    const r = await serveAndMeasure(`runs never imported, ${label}: `, () => [
-      [1, 'first pass (imports every run)'],
-    ], load);
+    // --import-batch (250) runs a visit: the history comes in over
+    // ceil(RUNS / 250) passes; one more finds nothing left.
+    const passes = Math.ceil(RUNS / 250) + 1;
+    const r = await serveAndMeasure(`runs never imported, ${label}: `, () => Array.from({ length: passes }, (_, i) => (
+      [i + 1, `pass ${i + 1}${i === 0 ? ' (imports the newest 250 runs of each)' : ''}`])), load);
     rows.push(...r.rows);
     fresh.push([`runs never imported, ${label}`, r]);
   }
 
   console.log(`binary: ${PULSE_BIN}; ${CLIENTS} health clients (back to back unless the row says); ${GAP} s between passes; --tick-threads ${TICK_THREADS ?? 'default'}`);
   console.log(`server start (until it serves): ${fmt(run.startSeconds, 1)} s; after the restart ${fmt(again.startSeconds, 1)} s`);
-  console.log('| pass | seconds | visited | passed over | db opens (server total) | health answers during | p50 ms | p99 ms |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| pass | seconds | visited | passed over | still importing | db opens (server total) | health answers during | p50 ms | p99 ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.what} | ${fmt(r.stats.seconds, 2)} | ${fmt(r.stats.visited)} | ${fmt(r.stats.skipped)} |` +
+    console.log(`| ${r.what} | ${fmt(r.stats.seconds, 2)} | ${fmt(r.stats.visited)} | ${fmt(r.stats.skipped)} | ${fmt(r.stats.importing ?? NaN)} |` +
       ` ${fmt(r.opens)} | ${fmt(r.ms.length)} | ${fmt(median(r.ms) ?? NaN, 1)} | ${fmt(pct(r.ms, 99), 1)} |`);
   }
   for (const [label, r] of [['first server', run], ['after the restart', again], ['index removed', lost],

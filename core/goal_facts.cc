@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "core/json_limits.h"
+#include "core/schedule_runs_text.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -205,6 +206,8 @@ Status InsertFacts(Db& db, const WorkflowConfig& config, const RunRecord& run, b
 }  // namespace
 
 
+Status ValidateRunRecord(const RunRecord& run, const std::string& where) { return ValidateRun(run, where); }
+
 Result<json> ParseJsonText(const std::string& text, const std::string& source) {
   return ParseJsonBounded(text, source);
 }
@@ -233,8 +236,14 @@ Result<RunRecord> ReadRunFolder(Env& env, const std::string& run_dir) {
 
 Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string& path) {
   if (!env.FileExists(path)) return std::vector<RunRecord>();
-  PULSE_ASSIGN_OR_RETURN(json doc, ReadJsonFile(env, path));
-  return ParseScheduleRuns(doc, path);
+  Result<std::string> text = env.ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
+    return text.status();
+  }
+  // Read into runs directly (schedule_runs_text.h): the same runs and errors
+  // as ParseScheduleRuns on the parsed tree, without the tree.
+  return ParseScheduleRunsText(*text, path);
 }
 
 Result<RunRecord> ParseRunJson(const json& doc, const std::string& source) {

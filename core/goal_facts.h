@@ -67,6 +67,9 @@ struct RunRecord {
 Result<RunRecord> ParseRunJson(const nlohmann::json& doc, const std::string& source);
 // Parses route_selection.json ({"route": "..."}).
 Result<std::string> ParseRouteSelection(const nlohmann::json& doc, const std::string& source);
+// The checks every run passes (a run id, a known status, finished not before
+// started); `where` names it in the error.
+Status ValidateRunRecord(const RunRecord& run, const std::string& where);
 // Parses schedule-runs.json (an array of {run_id, schedule_id, started_at,
 // finished_at, status, route}); every entry is checked before anything is
 // used, so one bad entry rejects the file.

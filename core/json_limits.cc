@@ -38,11 +38,9 @@ Status CheckJsonDepth(std::string_view text, const std::string& what, int max_de
   return Status::OK();
 }
 
-namespace {
-
 // nlohmann's message without its "[json.exception...] " prefix and without
 // the "; last read: '...'" tail, which quotes the input.
-std::string ParserReason(const std::string& what) {
+std::string JsonParserReason(const std::string& what) {
   std::string msg = what;
   size_t start = msg.find("] ");
   if (start != std::string::npos) msg = msg.substr(start + 2);
@@ -52,6 +50,8 @@ std::string ParserReason(const std::string& what) {
   if (tail != std::string::npos) msg = msg.substr(0, tail);
   return msg;
 }
+
+namespace {
 
 // Builds the document as json::parse does, but keeps the parser's complaint
 // instead of throwing it: exceptions are off in the WASM build, where a throw
@@ -79,7 +79,7 @@ class CapturingSax {
   bool end_array() { return dom_.end_array(); }
   template <typename Exception>
   bool parse_error(std::size_t position, const std::string&, const Exception& ex) {
-    reason_ = ParserReason(ex.what());
+    reason_ = JsonParserReason(ex.what());
     byte_ = position > 0 ? position - 1 : 0;
     return false;
   }

@@ -31,6 +31,10 @@ inline constexpr int kMaxJsonDepth = 64;
 [[nodiscard]] Result<nlohmann::json> ParseJsonBounded(std::string_view text, const std::string& what,
                                                       int max_depth = kMaxJsonDepth);
 
+// The parser's complaint (an exception's what()) as ParseJsonBounded words it:
+// without nlohmann's prefix and without the tail that quotes the input.
+std::string JsonParserReason(const std::string& exception_what);
+
 // json::parse(text, nullptr, false) for text Pulse wrote itself (a stored
 // column, a span of a checked document): the discarded value when it is not
 // JSON. It goes through the same parser as ParseJsonBounded, so the WASM

@@ -67,6 +67,21 @@ TEST(Notifications, RecoveryIsSentOnceWhenTheGoalIsMeasuredAgain) {
   EXPECT_EQ(Outbox(wf).size(), 1u);
 }
 
+TEST(Notifications, TheFirstLookAtAMeasuredGoalRemembersItAndSendsNothing) {
+  Workflow wf;
+  wf.OnTrack();
+  Result<std::optional<int64_t>> first = NoteGoalRecovery(wf.ctx);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_FALSE(first->has_value());
+  Result<std::optional<MeasuredState>> state = LoadMeasuredState(*wf.ctx.db);
+  ASSERT_TRUE(state.ok() && state->has_value());
+  EXPECT_TRUE((*state)->measured);
+  EXPECT_EQ((*state)->since, wf.ctx.env->NowSeconds());
+  EXPECT_TRUE(Outbox(wf).empty());
+  EXPECT_FALSE(NoteGoalRecovery(wf.ctx)->has_value());
+  EXPECT_TRUE(Outbox(wf).empty());
+}
+
 TEST(Notifications, AWorkflowWithoutAGoalIsLeftAlone) {
   Workflow wf;
   wf.NotMeasured();
