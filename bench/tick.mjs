@@ -19,14 +19,15 @@
 // is the HTTP side's while the tick runs), and none (the tick alone).
 // Then the passes on a workspace whose databases know none of the runs in
 // schedule-runs.json (as when Pulse meets a workspace: every run is new),
-// --import-batch runs a visit until none is left, under the same three
-// loads, each on a newly made workspace.
+// --import-batch runs a visit and --import-seconds a pass, until none is
+// left importing, under the same three loads, each on a newly made workspace.
 // For each pass: its time (the server's own tick.seconds), workflows visited
 // and passed over, database opens (db_opens), and /api/health's p50/p99
 // while it ran; for the whole run: peak RSS (VmHWM) and the most open files
 // (/proc/PID/fd), sampled every 20 ms.
 //
 //   node bench/tick.mjs [--workflows 1000] [--runs 1000] [--clients 4] [--paced 50] [--gap 3] [--tick-threads 2]
+//                       [--import-seconds 24]
 //   PULSE_BIN=/path/to/other/pulse node bench/tick.mjs ...   (compare a binary)
 import { readdirSync, readFileSync, writeFileSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,7 @@ const RUNS = numberArg('--runs', 1000);
 const CLIENTS = numberArg('--clients', 4);
 const GAP = numberArg('--gap', 3);
 const PACED_MS = numberArg('--paced', 50);
+const IMPORT_SECONDS = numberArg('--import-seconds', 24);
 // Passed on only when given (a binary from before the flag runs too).
 const TICK_THREADS = process.argv.includes('--tick-threads') ? numberArg('--tick-threads', 2) : null;
 
@@ -77,9 +79,9 @@ function touchSome() {
 // files, and per pass its stats, db_opens and the health latencies.
 // `load`: how many health clients, and the ms between one client's requests
 // (0: back to back).
-async function serveAndMeasure(prefix, plan, load = { clients: CLIENTS, every: 0 }) {
+async function serveAndMeasure(prefix, plan, load = { clients: CLIENTS, every: 0 }, { extra = [], until = null } = {}) {
   const t0 = performance.now();
-  server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile,
+  server = await startServer(ws, ['--tick-seconds', String(GAP), '--now-file', nowFile, ...extra,
     ...(TICK_THREADS ? ['--tick-threads', String(TICK_THREADS)] : [])], { startTimeoutMs: 3600 * 1000 });
   const startSeconds = (performance.now() - t0) / 1000;
   const pid = server.proc.pid;
@@ -116,6 +118,7 @@ async function serveAndMeasure(prefix, plan, load = { clients: CLIENTS, every: 0
     if (before) before();
     const h = await waitTicks(n);
     rows.push({ what: prefix + what, stats: h.tick, opens: h.db_opens, ms: during.get(n) || [] });
+    if (until && until(h)) break;
   }
   stop = true;
   await Promise.all(clients);
@@ -179,11 +182,11 @@ try {
   ]) {
     rmSync(ws, { recursive: true, force: true });
     makeManyWorkflows(ws, N, { runs: RUNS, imported: false });
-    // --import-batch (250) runs a visit: the history comes in over
-    // ceil(RUNS / 250) passes; one more finds nothing left.
-    const passes = Math.ceil(RUNS / 250) + 1;
-    const r = await serveAndMeasure(`runs never imported, ${label}: `, () => Array.from({ length: passes }, (_, i) => (
-      [i + 1, `pass ${i + 1}${i === 0 ? ' (imports the newest 250 runs of each)' : ''}`])), load);
+    // At most --import-batch (250) runs a visit, and a pass imports for
+    // --import-seconds: 24 here, what 40% of a 60-s tick gives (the bench's
+    // passes come GAP s apart). Passes until none is left importing.
+    const r = await serveAndMeasure(`runs never imported, ${label}: `, () => Array.from({ length: 100 }, (_, i) => (
+      [i + 1, `pass ${i + 1}`])), load, { extra: ['--import-seconds', String(IMPORT_SECONDS)], until: (h) => h.tick.importing === 0 });
     rows.push(...r.rows);
     fresh.push([`runs never imported, ${label}`, r]);
   }

@@ -48,6 +48,19 @@ void AddSandboxOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->allow_extra_args(false);
 }
 
+// The tick's and the turns' bounds.
+void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--tick-threads", opt.tick_threads,
+                  "workflows a tick pass visits at once, each on its own thread below the HTTP side (default 2)")
+      ->check(CLI::Range(1, 16));
+  sub->add_option("--import-batch", opt.import_batch, "new schedule-runs.json runs a tick visit imports (default 250)")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--import-seconds", opt.import_seconds, "a tick pass imports runs this long (default 40% of the tick)")
+      ->check(CLI::Range(0.0, 86400.0));
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
@@ -82,13 +95,7 @@ void Setup(CLI::App& app, State& state) {
                   "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
   sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
   sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
-  sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
-  sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
-  sub->add_option("--tick-threads", opt.tick_threads,
-                  "workflows a tick pass visits at once, each on its own thread below the HTTP side (default 2)")
-      ->check(CLI::Range(1, 16));
-  sub->add_option("--import-batch", opt.import_batch, "new schedule-runs.json runs a tick visit imports (default 250)")
-      ->check(CLI::Range(1, 1000000));
+  AddTickOptions(sub, opt);
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
   sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));

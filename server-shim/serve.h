@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -54,6 +55,7 @@ struct ServeOptions {
   int max_checks = 2;            // the goal checks' concurrency cap (core: goal.check_due)
   int tick_threads = 2;          // workflows a tick pass visits at once
   int import_batch = 250;        // new schedule-runs.json runs one visit imports (the newest first)
+  double import_seconds = -1;    // a pass takes in runs only this long (< 0: 40% of tick_seconds)
   int max_waiting = 32;          // accepted turns waiting for a slot before 429
   size_t max_body = 1 << 20;     // request bodies over this get 413
   int threads = 32;              // HTTP worker threads
@@ -326,6 +328,10 @@ class Scheduler {
   // One pass's counts, from every visitor thread.
   struct PassCounts {
     std::atomic<int64_t> visited{0}, skipped{0}, importing{0};
+    // Runs of schedule-runs.json come in only until then (HistoryIn), and
+    // always in the pass's first visit that has any (so every pass moves on).
+    std::chrono::steady_clock::time_point import_until;
+    std::atomic<bool> imported{false};
   };
   // One workflow's visit in a pass (any visitor thread).
   void Visit(const std::string& wf, PassCounts& counts);

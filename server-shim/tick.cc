@@ -149,19 +149,28 @@ void StoreStats(std::mutex& mu, TickStats* into, TickStats stats, std::chrono::s
   *into = stats;
 }
 
+// The share of the tick interval a pass may spend taking in runs of
+// schedule-runs.json (unless --import-seconds says); visits after it leave
+// theirs for the next pass.
+constexpr double kImportShare = 0.4;
+
 // Older runs from schedule-runs.json come in first, as for `pulse check`, so
 // the goal check deciding due-ness and quiet sees the runs the command line
 // sees (only when the file changed since its last import: tick_import.h). At
-// most --import-batch new runs a visit, the newest first, so a workspace met
-// for the first time (every run new) does not hold one pass for minutes.
-// False while runs are left for the next visit.
-bool HistoryIn(Env& env, const ServeOptions& options, OpenCtx& oc, const std::string& wf) {
-  Result<ImportCounts> imported =
-      ImportScheduleRunsOnChange(env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs, options.import_batch);
+// most --import-batch new runs a visit, the newest first, and none once the
+// pass has spent kImportShare of the tick interval and imported some
+// (`may_import` false), so a workspace met for the first time (every run
+// new) comes in over a few passes, each within the interval. False while
+// runs are left for a later visit; `took_runs` is set when runs came in.
+bool HistoryIn(Env& env, const ServeOptions& options, OpenCtx& oc, const std::string& wf, bool may_import,
+               std::atomic<bool>* took_runs) {
+  Result<ImportCounts> imported = ImportScheduleRunsOnChange(env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs,
+                                                             may_import ? options.import_batch : -1);
   if (!imported.ok()) {
     spdlog::warn("tick: {}: {}", wf, imported.status().message());
     return true;
   }
+  if (imported->imported > 0) *took_runs = true;
   if (imported->remaining == 0) return true;
   spdlog::debug("tick: {}: imported {} runs of schedule-runs.json, {} to go", wf, imported->imported,
                 imported->remaining);
@@ -192,6 +201,10 @@ void Scheduler::TickOnce() {
   // next one in name order until none is left (the threads below this one
   // inherit its lower priority, so the HTTP side still comes first).
   PassCounts counts;
+  const double import_seconds =
+      options_.import_seconds >= 0 ? options_.import_seconds : kImportShare * options_.tick_seconds;
+  counts.import_until = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(import_seconds));
   std::atomic<size_t> next{0};
   auto visitor = [&] {
     for (size_t i; (i = next.fetch_add(1)) < mine.size();) {
@@ -242,7 +255,8 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   // runs are in (HistoryIn); until then nothing that reads them starts (the
   // goal check or pass, the failed-run and QA turns, a review ahead, the
   // recovery note) and the workflow is visited again on the next pass.
-  const bool history_in = HistoryIn(*env_, options_, **oc, wf);
+  const bool may_import = std::chrono::steady_clock::now() < counts.import_until || !counts.imported;
+  const bool history_in = HistoryIn(*env_, options_, **oc, wf, may_import, &counts.imported);
   if (!history_in) {
     visit.NotQuiet();
     ++counts.importing;

@@ -55,6 +55,11 @@ Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const Workflow
   const int64_t size = static_cast<int64_t>(text->size());
   PULSE_RETURN_IF_ERROR(EnsureImportMarkSchema(db));
   if (SameAsLast(db, size, digest)) return ImportCounts{};
+  if (max_runs < 0) {
+    ImportCounts later;
+    later.remaining = 1;  // at least: the file is not read now
+    return later;
+  }
   PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRunsFile(env, db, config, path, max_runs));
   if (counts.remaining == 0) PULSE_RETURN_IF_ERROR(RecordImport(db, size, digest, env.NowSeconds()));
   return counts;

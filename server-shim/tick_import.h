@@ -19,7 +19,8 @@ namespace pulse::serve {
 // nothing is read from it beyond the hash and nothing is imported.
 // `max_runs` > 0: at most that many new runs, the newest first; with runs
 // left (`remaining` > 0) the file is not marked as taken in, so the next
-// call imports the next ones.
+// call imports the next ones. `max_runs` < 0: nothing now; `remaining` is 1
+// when the file changed since its last whole import (it is not parsed).
 Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const WorkflowConfig& config,
                                                 const std::string& path, int max_runs = 0);
 

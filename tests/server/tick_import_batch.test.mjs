@@ -85,3 +85,49 @@ test('a first import comes in --import-batch runs a pass, the newest first; the 
     tmp.cleanup();
   }
 });
+
+// The pass's import time: with --import-seconds 0 a pass takes in runs only
+// in its first visit that has any (one visitor: exactly one batch a pass), so
+// three workflows' histories come in one after the other, every pass moving
+// on, until none is left.
+test('a pass stops importing when its import time is spent, and every pass still moves on', async () => {
+  const tmp = makeTempDir('pulse-tick-import-seconds-');
+  const ws = join(tmp.dir, 'ws');
+  const names = makeManyWorkflows(ws, 3, { runs: RUNS, imported: false });
+  const nowFile = join(tmp.dir, 'now');
+  setNow(nowFile, '2026-10-07T12:00:00Z');
+  const s = await startServer(ws, ['--tick-seconds', '1', '--now-file', nowFile, '--import-batch', String(BATCH),
+    '--import-seconds', '0', '--tick-threads', '1']);
+  const known = async (wf) => {
+    const routes = (await request(`${s.url}api/workflows/${wf}/runs-by-route`)).body.routes;
+    return routes.reduce((n, r) => n + r.runs, 0);
+  };
+  try {
+    const seen = [];
+    for (let pass = 1; pass <= 9; pass++) {
+      await waitFor(async () => {
+        const h = await health(s);
+        return h.ticks >= pass && !h.tick.running ? h : null;
+      }, { what: `pass ${pass}`, timeoutMs: 60000, intervalMs: 20 });
+      const h = await health(s);
+      const runs = [];
+      for (const wf of names) runs.push(await known(wf));
+      seen.push({ ticks: h.ticks, importing: h.tick.importing, runs });
+    }
+    // 600 runs in batches of 250: three passes a workflow, one workflow at a time.
+    assert.deepEqual(seen, [
+      { ticks: 1, importing: 3, runs: [250, 0, 0] },
+      { ticks: 2, importing: 3, runs: [500, 0, 0] },
+      { ticks: 3, importing: 2, runs: [600, 0, 0] },
+      { ticks: 4, importing: 2, runs: [600, 250, 0] },
+      { ticks: 5, importing: 2, runs: [600, 500, 0] },
+      { ticks: 6, importing: 1, runs: [600, 600, 0] },
+      { ticks: 7, importing: 1, runs: [600, 600, 250] },
+      { ticks: 8, importing: 1, runs: [600, 600, 500] },
+      { ticks: 9, importing: 0, runs: [600, 600, 600] },
+    ]);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
