@@ -19,10 +19,19 @@ async function health(s) {
   return (await request(`${s.url}api/health`)).body;
 }
 
+// /api/health once pass `pass` has ended (passes are 1 s apart here).
+async function afterPass(s, pass) {
+  await waitFor(async () => {
+    const h = await health(s);
+    return h.ticks >= pass && !h.tick.running ? h : null;
+  }, { what: `pass ${pass}`, timeoutMs: 60000, intervalMs: 20 });
+  return health(s);
+}
+
 // The runs the database knows (finished at or after `since`, when given).
-async function runsKnown(s, since = '') {
+async function runsKnown(s, since = '', wf = WF) {
   const q = since ? `?since=${encodeURIComponent(since)}` : '';
-  const routes = (await request(`${s.url}api/workflows/${WF}/runs-by-route${q}`)).body.routes;
+  const routes = (await request(`${s.url}api/workflows/${wf}/runs-by-route${q}`)).body.routes;
   return routes.reduce((n, r) => n + r.runs, 0);
 }
 
@@ -48,11 +57,7 @@ test('a first import comes in --import-batch runs a pass, the newest first; the 
     // Between passes (1 s apart): what each pass left behind.
     const seen = [];
     for (let pass = 1; pass <= 3; pass++) {
-      await waitFor(async () => {
-        const h = await health(s);
-        return h.ticks >= pass && !h.tick.running ? h : null;
-      }, { what: `pass ${pass}`, timeoutMs: 60000, intervalMs: 20 });
-      const h = await health(s);
+      const h = await afterPass(s, pass);
       seen.push({
         pass, ticks: h.ticks, importing: h.tick.importing, runs: await runsKnown(s),
         // The newest first: every known run is one of the newest pass * BATCH.
@@ -98,20 +103,12 @@ test('a pass stops importing when its import time is spent, and every pass still
   setNow(nowFile, '2026-10-07T12:00:00Z');
   const s = await startServer(ws, ['--tick-seconds', '1', '--now-file', nowFile, '--import-batch', String(BATCH),
     '--import-seconds', '0', '--tick-threads', '1']);
-  const known = async (wf) => {
-    const routes = (await request(`${s.url}api/workflows/${wf}/runs-by-route`)).body.routes;
-    return routes.reduce((n, r) => n + r.runs, 0);
-  };
   try {
     const seen = [];
     for (let pass = 1; pass <= 9; pass++) {
-      await waitFor(async () => {
-        const h = await health(s);
-        return h.ticks >= pass && !h.tick.running ? h : null;
-      }, { what: `pass ${pass}`, timeoutMs: 60000, intervalMs: 20 });
-      const h = await health(s);
+      const h = await afterPass(s, pass);
       const runs = [];
-      for (const wf of names) runs.push(await known(wf));
+      for (const wf of names) runs.push(await runsKnown(s, '', wf));
       seen.push({ ticks: h.ticks, importing: h.tick.importing, runs });
     }
     // 600 runs in batches of 250: three passes a workflow, one workflow at a time.
