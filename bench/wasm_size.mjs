@@ -15,6 +15,10 @@
 // add up to more than the whole module's gzip). Then the JS files.
 //
 //   node bench/wasm_size.mjs            (takes one extra link, ~1-3 min)
+//   node bench/wasm_size.mjs --top 40   (and the 40 largest functions, with
+//                                        their part: where a size step starts)
+//   KEEP=1 node bench/wasm_size.mjs     (keeps the relinked module and its
+//                                        symbol map; prints their folder)
 import { execFileSync, execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,7 +67,12 @@ function parseWasm(b) {
     sections.push({ id, size: size + (start - o) });
     if (id === 2) {
       for (let n = leb(), i = 0; i < n; i++) {
-        for (let k = 0; k < 2; k++) o += leb(); // module and field names
+        // Module and field names. Not `o += leb()`: that reads `o` before
+        // leb() moves it past the length.
+        for (let k = 0; k < 2; k++) {
+          const len = leb();
+          o += len;
+        }
         const kind = b[o++];
         if (kind === 0) {
           leb();
@@ -113,6 +122,12 @@ const PARTS = [
   ['bindings (wasm/)', definedBy(objects.filter((f) => !f.endsWith('sqljs_functions.c.o')))],
 ];
 const RUNTIME = 'Emscripten runtime (libc, libc++, malloc, Embind)';
+const topAt = process.argv.indexOf('--top');
+const TOP = topAt > 0 ? Number(process.argv[topAt + 1]) : 0;
+if (topAt > 0 && !(Number.isInteger(TOP) && TOP > 0)) {
+  console.error(`--top: expected a positive whole number, got ${JSON.stringify(process.argv[topAt + 1] ?? '')}`);
+  process.exit(2);
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'pulse-wasm-size-'));
 try {
@@ -120,14 +135,16 @@ try {
   const { wasm, symbols } = linkWithSymbolMap(dir);
   const nameOf = new Map(symbols.split('\n').filter(Boolean).map((l) => {
     const i = l.indexOf(':');
-    return [Number(l.slice(0, i)), l.slice(i + 1)];
+    // The map escapes what a wasm name may not hold: "\\28" for "(".
+    return [Number(l.slice(0, i)), l.slice(i + 1).replace(/\\([0-9a-f]{2})/g, (_, h) => String.fromCharCode(parseInt(h, 16)))];
   }));
   const { sections, bodies } = parseWasm(wasm);
   const code = new Map([...PARTS.map(([p]) => [p, []]), [RUNTIME, []]]);
   for (const body of bodies) {
-    const name = (nameOf.get(body.index) || '').replace(/\.\d+$/, '');
-    const part = PARTS.find(([, names]) => names.has(name));
-    code.get(part ? part[0] : RUNTIME).push(body);
+    body.name = (nameOf.get(body.index) || '').replace(/\.\d+$/, '');
+    const part = PARTS.find(([, names]) => names.has(body.name));
+    body.part = part ? part[0] : RUNTIME;
+    code.get(body.part).push(body);
   }
   const codeTotal = bodies.reduce((n, x) => n + x.size, 0);
   console.log(`pulse.wasm (shipping): ${KB(shipping.length)} raw, ${KB(gz(shipping))} gzip` +
@@ -139,6 +156,12 @@ try {
     console.log(`  ${part.padEnd(52)} ${String(list.length).padStart(5)} functions  ${KB(size).padStart(9)}` +
       `  ${((100 * size) / codeTotal).toFixed(1).padStart(5)} %  ${KB(alone).padStart(9)} gzip alone`);
   }
+  if (TOP) {
+    console.log(`\nThe ${TOP} largest functions (code bytes, part, name)`);
+    for (const b of [...bodies].sort((x, y) => y.size - x.size).slice(0, TOP)) {
+      console.log(`  ${String(b.size).padStart(7)}  ${b.part.split(' ')[0].padEnd(9)} ${b.name.slice(0, 150)}`);
+    }
+  }
   const names = { 1: 'type', 2: 'import', 3: 'function', 4: 'table', 5: 'memory', 6: 'global', 7: 'export', 9: 'element', 10: 'code', 11: 'data', 0: 'custom' };
   console.log('\nSections');
   for (const s of sections) console.log(`  ${(names[s.id] || `id ${s.id}`).padEnd(10)} ${KB(s.size).padStart(9)}`);
@@ -148,5 +171,5 @@ try {
     console.log(`  ${f.padEnd(22)} ${KB(statSync(join(BUILD, f)).size).padStart(9)} raw  ${KB(gz(bytes)).padStart(8)} gzip`);
   }
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true }); else console.log(dir);
 }

@@ -1,7 +1,7 @@
 // The WASM module's size: the shipping build's pulse.wasm, gzip -9 (as
 // bench/wasm.mjs and docs/wasm.md count it). The budget is 460 KiB
-// (471,040 bytes) and is NOT met today (475,060 bytes after the agent log's
-// pages, the run-day counts and the tick's core changes; docs/wasm.md,
+// (471,040 bytes) and is NOT met today (474,928 bytes after the tick's
+// batched first import and SQLITE_OMIT_AUTOMATIC_INDEX; docs/wasm.md,
 // *Size and speed*, says what each step saved and what is left to try).
 // Until it is, this test holds the module at its measured size plus a
 // little: a change that grows it further fails here, not in a reader's
@@ -14,7 +14,7 @@ import { gzipSync } from 'node:zlib';
 import { WASM_DIR } from './helpers.mjs';
 
 const BUDGET = 471040;  // 460 KiB: the target
-const CEILING = 475500; // measured 475,060 on 2026-12-02, plus 440 bytes of slack
+const CEILING = 475368; // measured 474,928 on 2026-12-05, plus 440 bytes of slack
 
 test('pulse.wasm does not grow past its ceiling (the 460 KiB gzip -9 budget is not met yet)', () => {
   const path = join(WASM_DIR, 'pulse.wasm');
