@@ -1,5 +1,6 @@
 #include "server-shim/cli.h"
 
+#include <cmath>
 #include <iostream>
 #include <vector>
 
@@ -8,6 +9,17 @@
 #include "core/time_util.h"
 
 namespace pulse::cli {
+
+CLI::Validator FiniteRange(double min, double max) {
+  CLI::Range range(min, max);
+  return CLI::Validator(
+      [range](std::string& in) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v)) return "Value " + in + " is not a finite number";
+        return range(in);
+      },
+      range.get_description());
+}
 
 namespace {
 std::vector<std::pair<const char*, CommandSetup>>& Registry() {

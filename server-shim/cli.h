@@ -53,6 +53,11 @@ Result<Env*> GetEnv(State& state);
 // Opens the named workflow (workflow.json parsed, database ready).
 Result<OpenedWorkflow> OpenFromFlags(State& state);
 
+// CLI::Range for a real-number flag (seconds): CLI11's Range lets "nan"
+// through, since every comparison with NaN is false, so a value that is not
+// a finite number is refused first, then the range is checked.
+CLI::Validator FiniteRange(double min, double max);
+
 // Every command's --help: plain flags, one example, the exit codes (cli_help.cc).
 void FinishHelp(CLI::App& app);
 // The one line for a usage error: "did you mean" for a mistyped command or

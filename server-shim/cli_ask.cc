@@ -49,7 +49,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner", f.runner, "run the turn with this command (as `pulse serve --runner`); default: the "
                                         "built-in rules runner");
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->callback([&state] {
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }

@@ -133,7 +133,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
 void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
   sub->add_option("--runner", flags.runner, "run the turn with this command (as `pulse serve --runner`); default: the built-in rules runner");
   sub->add_option("--runner-timeout", flags.timeout, "seconds before the runner is killed (default 600)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--sandbox-allow-write", flags.allow_write, "another path the runner may write (as pulse serve)");
   sub->add_option("--sandbox-allow-read", flags.allow_read, "another path the runner may read (as pulse serve)");
 }

@@ -60,9 +60,9 @@ void SetupPreRun(CLI::App& app, State& state) {
   sub->add_option("--step", f.step, "the step the run executes (default: the whole workflow)");
   sub->add_option("--runner", f.runner, "review with this command (as `pulse serve --runner`); default: the built-in reviewer");
   sub->add_option("--review-timeout", f.timeout, "seconds before the review's runner is killed and the run goes (default 300)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--wait-seconds", f.wait, "seconds to wait for a review (default: the timeout plus 30)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(FiniteRange(0.0, 86400.0));
   sub->callback([&state] { RunPreRun(state, f); });
 }
 

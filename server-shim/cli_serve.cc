@@ -58,7 +58,7 @@ void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--import-batch", opt.import_batch, "new schedule-runs.json runs a tick visit imports (default 250)")
       ->check(CLI::Range(1, 1000000));
   sub->add_option("--import-seconds", opt.import_seconds, "a tick pass imports runs this long (default 40% of the tick)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(FiniteRange(0.0, 86400.0));
 }
 
 void Setup(CLI::App& app, State& state) {
@@ -68,7 +68,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
   sub->add_option("--port", opt.port, "port (0: any free port; the first stdout line names it)")->check(CLI::Range(0, 65535));
   sub->add_option("--tick-seconds", opt.tick_seconds, "scheduler tick interval in seconds (default 60)")
-      ->check(CLI::Range(0.05, 86400.0));
+      ->check(FiniteRange(0.05, 86400.0));
   sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
   sub->add_option("--runner", opt.runner,
                   "external runner command for background turns (run with sh -c; turn JSON on stdin, "
@@ -82,15 +82,15 @@ void Setup(CLI::App& app, State& state) {
                   "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
                   "decisions, apply messages wait in the outbox");
   sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
-      ->check(CLI::Range(1.0, 3600.0));
+      ->check(FiniteRange(1.0, 3600.0));
   sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--review-timeout", opt.review_timeout,
                   "seconds before a Workflow Review's runner is killed; the run then goes (default 300)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--review-wait", opt.review_wait,
                   "seconds a scheduled run's pre-run waits for the review (default 330)")
-      ->check(CLI::Range(0.0, 86400.0));
+      ->check(FiniteRange(0.0, 86400.0));
   sub->add_option("--now-file", opt.now_file,
                   "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
   sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
@@ -103,10 +103,10 @@ void Setup(CLI::App& app, State& state) {
       ->check(CLI::Range(1, 4096));
   sub->add_option("--pool-idle-seconds", opt.pool_idle_seconds,
                   "seconds a kept read connection may stay unused before it is closed (default 30)")
-      ->check(CLI::Range(0.1, 86400.0));
+      ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--shutdown-grace", opt.shutdown_grace,
                   "seconds a running runner gets after SIGTERM before it is killed (default 5)")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(FiniteRange(0.0, 3600.0));
   sub->add_option("--allowed-host", opt.allowed_hosts,
                   "a host name (Host header) the server answers to besides 127.0.0.1, localhost and [::1]; "
                   "repeatable. Other names get 421, so a web page on a name that resolves here cannot read the API")
@@ -118,7 +118,7 @@ void Setup(CLI::App& app, State& state) {
       ->check(CLI::Range(1, 1 << 20));
   sub->add_option("--header-timeout", opt.header_timeout,
                   "seconds a client has to send a request header in full (default 10; then 408)")
-      ->check(CLI::Range(0.5, 3600.0));
+      ->check(FiniteRange(0.5, 3600.0));
   AddSandboxOptions(sub, opt);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {

@@ -100,6 +100,24 @@ test('agent-log show --status refuses a status that does not exist', opts, () =>
   assert.equal(pulse('agent-log', 'show', '--workspace', ws, '--workflow', 'substack', '--status', 'stuck').code, 0);
 });
 
+test('a seconds flag refuses a value that is not a finite number (CLI11\'s range alone lets "nan" through)', opts, () => {
+  for (const [flag, value] of [['--tick-seconds', 'nan'], ['--import-seconds', 'NaN'], ['--header-timeout', '-nan'],
+    ['--review-wait', 'inf'], ['--tick-seconds', '1e400'], ['--shutdown-grace', 'abc']]) {
+    // The workspace does not exist: were the flag taken, serve would fail on that instead.
+    const r = pulse('serve', '--workspace', join(tmp.dir, 'none'), '--port', '0', flag, value);
+    assert.equal(r.code, 2, `${flag} ${value}: ${r.err}`);
+    assert.equal(r.err, `pulse: ${flag}: Value ${value} is not a finite number (see pulse serve --help)\n`);
+  }
+  const range = pulse('serve', '--workspace', join(tmp.dir, 'none'), '--tick-seconds', '0.01');
+  assert.equal(range.code, 2);
+  assert.match(range.err, /--tick-seconds: Value 0\.01 not in range/);
+  for (const args of [['ask', '--runner-timeout', 'nan'], ['pre-run', '--wait-seconds', 'nan']]) {
+    const r = pulse(...args, '--workspace', ws, '--workflow', 'substack');
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, /Value nan is not a finite number/);
+  }
+});
+
 // Every command path under `pulse`, read from the help texts themselves
 // (the "Subcommands:" list of each), so a command added later is checked too.
 function commandTree(path = []) {
