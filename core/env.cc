@@ -20,6 +20,11 @@ namespace {
 // and the locales behind them are a large share of the WebAssembly module.
 bool Stat(const std::string& path, struct stat* st) { return ::stat(path.c_str(), st) == 0; }
 
+Status TooLarge(const std::string& path, int64_t bytes) {
+  return Status::InvalidArgument(path + ": too large (" + std::to_string(bytes) + " bytes; the bound is " +
+                                 std::to_string(kMaxReadFileBytes) + ")");
+}
+
 bool IsDir(const std::string& path) {
   struct stat st;
   return Stat(path, &st) && S_ISDIR(st.st_mode);
@@ -90,13 +95,25 @@ class PosixEnv : public Env {
     struct stat st;
     if (!Stat(path, &st)) return Status::NotFound(path + ": no such file");
     if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + ": is a directory, not a file");
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO put there after the check must not block the open.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       // Gone between the check and the open (a writer swapping it): missing.
       if (!Stat(path, &st)) return Status::NotFound(path + ": no such file");
       return Status::IoError(path + ": cannot read: " + std::strerror(errno));
     }
+    // What was opened, not what was checked: only a regular file is read,
+    // and no more of it than the bound, even when it grows while read.
+    Status refused;
+    if (::fstat(fd, &st) != 0) refused = Status::IoError(path + ": cannot read: " + std::strerror(errno));
+    else if (!S_ISREG(st.st_mode)) refused = Status::InvalidArgument(path + ": not a regular file");
+    else if (st.st_size > kMaxReadFileBytes) refused = TooLarge(path, st.st_size);
+    if (!refused.ok()) {
+      ::close(fd);
+      return refused;
+    }
     std::string out;
+    out.reserve(static_cast<size_t>(st.st_size));
     char buf[65536];
     for (;;) {
       ssize_t n = ::read(fd, buf, sizeof buf);
@@ -106,6 +123,10 @@ class PosixEnv : public Env {
         return Status::IoError(path + ": read failed");
       }
       if (n == 0) break;
+      if (static_cast<int64_t>(out.size()) + n > kMaxReadFileBytes) {
+        ::close(fd);
+        return TooLarge(path, static_cast<int64_t>(out.size()) + n);
+      }
       out.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);

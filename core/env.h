@@ -13,6 +13,11 @@
 
 namespace pulse {
 
+// The most ReadFile takes from one file: far above any file Pulse reads (a
+// schedule-runs.json of 100,000 runs is about 20 MB), low enough that a
+// runaway or hostile file in the workspace cannot exhaust the memory.
+inline constexpr int64_t kMaxReadFileBytes = int64_t{128} << 20;
+
 enum class LogLevel { kDebug, kInfo, kWarn, kError };
 
 class Env {
@@ -22,7 +27,10 @@ class Env {
   virtual int64_t NowSeconds() = 0;
   virtual void Log(LogLevel level, const std::string& message) = 0;
 
-  // NotFound when the file is missing; IoError otherwise.
+  // NotFound when the file is missing; InvalidArgument for what is not a
+  // regular file (a directory, a FIFO that would block the reader, a device
+  // such as /dev/zero) and for a file over kMaxReadFileBytes; IoError
+  // otherwise.
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
   // Writes a sibling temp file, fsyncs it and renames it over `path`, so a
   // reader sees the old content or the new, never half of it.

@@ -52,6 +52,40 @@ TEST(Env, ReadFileNamesTheProblem) {
   EXPECT_EQ(*env->ReadFile(dir.Join("empty")), "");
 }
 
+// A file a runner or a hostile workspace put there: a FIFO (whose open would
+// wait for a writer), a device that never ends, a file over the bound. Each
+// is refused at once with one line naming it; the bound itself is read.
+TEST(Env, ReadFileRefusesWhatIsNotABoundedRegularFile) {
+  TempDir dir;
+  Env* env = DefaultEnv();
+  const std::string fifo = dir.Join("schedule-runs.json");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result<std::string> from_fifo = env->ReadFile(fifo);
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(from_fifo.status().message(), fifo + ": not a regular file");
+
+  const std::string zero = dir.Join("zero");
+  fs::create_symlink("/dev/zero", zero);
+  Result<std::string> from_zero = env->ReadFile(zero);
+  ASSERT_FALSE(from_zero.ok());
+  EXPECT_EQ(from_zero.status().message(), zero + ": not a regular file");
+
+  // Sparse: the size is there without the disk space.
+  const std::string big = dir.Join("big");
+  WriteFile(big, "");
+  ASSERT_EQ(::truncate(big.c_str(), kMaxReadFileBytes + 1), 0);
+  Result<std::string> from_big = env->ReadFile(big);
+  ASSERT_FALSE(from_big.ok());
+  EXPECT_EQ(from_big.status().code(), Code::kInvalidArgument);
+  EXPECT_EQ(from_big.status().message(), big + ": too large (" + std::to_string(kMaxReadFileBytes + 1) +
+                                             " bytes; the bound is " + std::to_string(kMaxReadFileBytes) + ")");
+  ASSERT_EQ(::truncate(big.c_str(), kMaxReadFileBytes), 0);
+  Result<std::string> at_bound = env->ReadFile(big);
+  ASSERT_TRUE(at_bound.ok()) << at_bound.status().message();
+  EXPECT_EQ(static_cast<int64_t>(at_bound->size()), kMaxReadFileBytes);
+}
+
 TEST(Env, WriteFileAtomicReplacesWholeAndLeavesNoTempFile) {
   TempDir dir;
   Env* env = DefaultEnv();
