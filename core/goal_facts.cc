@@ -241,16 +241,9 @@ Result<std::vector<RunRecord>> ReadScheduleRunsFile(Env& env, const std::string&
     if (text.status().code() == Code::kNotFound) return Status::InvalidArgument(path + ": missing");
     return text.status();
   }
-#ifdef __EMSCRIPTEN__
-  // The browser reads no workspace's file on a tick: the tree parser it
-  // already carries is enough, and the module stays within its size ceiling.
-  PULSE_ASSIGN_OR_RETURN(json doc, ParseJsonText(*text, path));
-  return ParseScheduleRuns(doc, path);
-#else
   // Read into runs directly (schedule_runs_text.h): the same runs and errors
   // as ParseScheduleRuns on the parsed tree, without the tree.
   return ParseScheduleRunsText(*text, path);
-#endif
 }
 
 Result<RunRecord> ParseRunJson(const json& doc, const std::string& source) {

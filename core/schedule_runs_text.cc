@@ -7,10 +7,6 @@
 #include "core/json_limits.h"
 #include "core/time_util.h"
 
-// Native only: the WASM module reads schedule-runs.json through the tree
-// (core/goal_facts.cc), so this parser adds nothing to its size.
-#ifndef __EMSCRIPTEN__
-
 namespace pulse {
 
 namespace {
@@ -199,5 +195,3 @@ Result<std::vector<RunRecord>> ParseScheduleRunsText(std::string_view text, cons
 }
 
 }  // namespace pulse
-
-#endif  // __EMSCRIPTEN__

@@ -3,6 +3,7 @@
 #include <functional>
 #include <string_view>
 
+#include "core/schedule_runs_text.h"
 #include "core/schema.h"
 #include "core/time_util.h"
 
@@ -60,7 +61,9 @@ Result<ImportCounts> ImportScheduleRunsOnChange(Env& env, Db& db, const Workflow
     later.remaining = 1;  // at least: the file is not read now
     return later;
   }
-  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRunsFile(env, db, config, path, max_runs));
+  // The text already read is parsed, not the file read a second time.
+  PULSE_ASSIGN_OR_RETURN(std::vector<RunRecord> runs, ParseScheduleRunsText(*text, path));
+  PULSE_ASSIGN_OR_RETURN(ImportCounts counts, ImportScheduleRuns(db, config, runs, env.NowSeconds(), max_runs));
   if (counts.remaining == 0) PULSE_RETURN_IF_ERROR(RecordImport(db, size, digest, env.NowSeconds()));
   return counts;
 }
