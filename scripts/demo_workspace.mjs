@@ -325,5 +325,20 @@ async function writeLedger(path, rows) {
   if (r.status !== 0) console.error(`demo: no cost ledger (build/wasm is not built and sqlite3 failed: ${r.stderr || r.error})`);
 }
 
+// Digest's year before Pulse: the platform's schedule-runs.json, written last
+// so nothing above imports it. `pulse serve` brings it in a batch a tick
+// (--import-batch, 250), the newest first, and the tab says so until it is in.
+{
+  const history = [];
+  for (let d = 365; d >= 31; d--) {
+    for (const hour of [7, 17]) {
+      const start = daysAgo(d, hour);
+      history.push({ run_id: `h-${d}-${hour}`, schedule_id: 'daily', started_at: at(start),
+        finished_at: at(start + 20 * 60e3), status: 'completed', route: 'publish' });
+    }
+  }
+  writeFileSync(join(digest, 'schedule-runs.json'), `${JSON.stringify(history)}\n`);
+}
+
 console.log(`demo: workspace ready in ${dir} (substack: the Substack case; digest: healthy; inbox: the goal check's context facts)` +
   (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

@@ -71,7 +71,7 @@ function NowSetting({ nowSeconds, nowError, onNow }) {
   </form>`;
 }
 
-function TopBar({ mode, switchMode, serverUp, now, serverNow }) {
+function TopBar({ mode, switchMode, serverUp, now, serverNow, importing }) {
   const modeButton = (m, label, extra = {}) => html`<button type="button" aria-pressed=${mode === m}
     class=${mode === m ? 'active' : ''} ...${extra} onClick=${() => switchMode(m)}>${label}</button>`;
   return html`<header class="topbar">
@@ -86,7 +86,9 @@ function TopBar({ mode, switchMode, serverUp, now, serverNow }) {
     </header>
     <div class=${`mode-banner banner-${mode}`} id="mode-banner" data-mode=${mode}>
       ${mode === 'server'
-        ? html`<strong>Served by pulse serve</strong> — the server's workflows, computed on the server's clock; answers and edits go through the server.`
+        ? html`<strong>Served by pulse serve</strong> — the server's workflows, computed on the server's clock; answers and edits go through the server.
+          ${importing > 0 ? html`<span id="importing-note" class="importing-note"> Bringing in the run history (<code>schedule-runs.json</code>)
+            of ${importing === 1 ? '1 workflow' : `${importing} workflows`}, a batch each tick; a workflow's goal check waits until its history is in.</span>` : null}`
         : html`<strong>Local copy, offline</strong> — computed in this browser by the WASM core; actions change only the copy in this browser (export it to keep them).`}
     </div>`;
 }
@@ -216,7 +218,8 @@ function App() {
   useViewScroll(route.view, key);
 
   return html`<div class=${`app mode-${mode}`}>
-    <${TopBar} mode=${mode} switchMode=${switchMode} serverUp=${server.serverUp} now=${now} serverNow=${server.serverNow} />
+    <${TopBar} mode=${mode} switchMode=${switchMode} serverUp=${server.serverUp} now=${now} serverNow=${server.serverNow}
+      importing=${server.importing} />
     <div class=${`layout ${route.open ? 'layout-open' : 'layout-overview'}`}>
       <aside class="sidebar">
         <${Sidebar} mode=${mode} local=${local} server=${server} open=${route.open} go=${go}

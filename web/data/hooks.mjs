@@ -46,6 +46,8 @@ export function useLocalCopies() {
   return { store, storeError, copies, refreshCopies, whenReady: () => ready.promise };
 }
 
+const IMPORT_POLL_MS = 5000;
+
 // The server behind the page: whether there is one, its clock, and the
 // owner token (stored in this browser) it accepts or not. Its workflows are
 // read a page at a time (useOverviewPages).
@@ -55,14 +57,25 @@ export function useServer() {
   const [token, setToken] = useState(storedToken());
   const [tokenState, setTokenState] = useState('');
   const [serverNow, setServerNow] = useState(undefined);
+  // Workflows whose schedule-runs.json history the tick is still bringing in
+  // (/api/health tick.importing); read again every IMPORT_POLL_MS until none.
+  const [importing, setImporting] = useState(0);
   useEffect(() => {
+    let timer = 0;
     api.health().then(async (health) => {
       const up = !!health;
       setServerUp(up);
       if (!up) return;
       setServerNow(parseNowParam(health.now).seconds);
       if (storedToken()) api.checkToken().then((ok) => setTokenState(ok ? 'ok' : 'refused')).catch(() => {});
+      const follow = (h) => {
+        const n = Number(h && h.tick && h.tick.importing) || 0;
+        setImporting(n);
+        if (n > 0) timer = setTimeout(() => api.health().then(follow, () => follow(null)), IMPORT_POLL_MS);
+      };
+      follow(health);
     });
+    return () => clearTimeout(timer);
   }, []);
   const onToken = async (t) => {
     storeToken(t);
@@ -70,7 +83,7 @@ export function useServer() {
     setTokenState('');
     if (t) setTokenState((await api.checkToken().catch(() => false)) ? 'ok' : 'refused');
   };
-  return { api, serverUp, token, tokenState, serverNow, onToken };
+  return { api, serverUp, token, tokenState, serverNow, importing, onToken };
 }
 
 // The overview's pages for the mode shown: the first page (filtered by the
