@@ -16,9 +16,9 @@
 #include <filesystem>
 #include <string>
 
-#include "core/agent_log.h"
-#include "core/db.h"
-#include "core/time_util.h"
+#include "core/agent_log/agent_log.h"
+#include "core/store/db.h"
+#include "core/base/time_util.h"
 
 namespace {
 

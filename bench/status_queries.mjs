@@ -1,4 +1,4 @@
-// The goal check's own queries (core/goal_check.cc, core/goal_facts.cc), with
+// The goal check's own queries (core/goal/goal_check.cc, core/goal/goal_facts.cc), with
 // the Substack fixture's values bound, for the sql.js side of
 // bench/web_open.mjs: the same reads the WASM core makes for the status card.
 const NOW = "'2026-10-07T12:00:00Z'";

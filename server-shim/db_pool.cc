@@ -1,5 +1,5 @@
 #include "server-shim/db_pool.h"
-#include "server-shim/first_open.h"
+#include "server-shim/tick/first_open.h"
 
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "agent/agent_api.h"
+#include "agent/tools/agent_api.h"
 
 namespace pulse::serve {
 

@@ -24,8 +24,8 @@
 #include <string>
 #include <thread>
 
-#include "core/env.h"
-#include "server-shim/input_watch.h"
+#include "core/base/env.h"
+#include "server-shim/tick/input_watch.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {

@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "server-shim/cli.h"
+#include "server-shim/cli/cli.h"
 
 namespace pulse::cli {
 void SetupAll(CLI::App& app, State& state);

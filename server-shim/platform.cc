@@ -3,8 +3,8 @@
 // operator's command does, and its answer is the call's result.
 #include <spdlog/spdlog.h>
 
-#include "core/json_limits.h"
-#include "core/tool_sessions.h"
+#include "core/base/json_limits.h"
+#include "core/autonomy/tool_sessions.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {

@@ -22,16 +22,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/agent_api.h"
-#include "agent/pulse_asks.h"
-#include "agent/pulse_tools.h"
-#include "core/ask_builder.h"
+#include "agent/tools/agent_api.h"
+#include "agent/turns/pulse_asks.h"
+#include "agent/tools/pulse_tools.h"
+#include "core/asks/ask_builder.h"
 #include "core/api/api.h"
-#include "core/env.h"
-#include "core/status.h"
-#include "core/workspace.h"
-#include "server-shim/tick_due.h"
-#include "server-shim/workflow_count.h"
+#include "core/base/env.h"
+#include "core/base/status.h"
+#include "core/store/workspace.h"
+#include "server-shim/tick/tick_due.h"
+#include "server-shim/tick/workflow_count.h"
 
 namespace pulse::serve {
 
@@ -244,7 +244,7 @@ Result<nlohmann::json> AskAndWait(TurnManager& turns, ApiContext& ctx, const Ask
 int StartQueuedAsks(TurnManager& turns, ApiContext& ctx);
 
 // decision.answer, then (Accept or Change) the apply message to the Builder
-// chat: the answer's document with "apply" (agent/pulse_asks.h).
+// chat: the answer's document with "apply" (agent/turns/pulse_asks.h).
 Result<nlohmann::json> AnswerWithApply(ApiContext& ctx, const nlohmann::json& args);
 
 // ---- the Builder channel ----

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "server-shim/http_server.h"
-#include "server-shim/owner_token.h"
+#include "server-shim/http/http_server.h"
+#include "server-shim/http/owner_token.h"
 #include "server-shim/serve.h"
 
 namespace pulse::serve {

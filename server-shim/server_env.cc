@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/time_util.h"
+#include "core/base/time_util.h"
 
 namespace pulse::serve {
 

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/env.h"
+#include "core/base/env.h"
 
 namespace pulse::serve {
 

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/status.h"
+#include "core/base/status.h"
 
 namespace pulse::wasm {
 

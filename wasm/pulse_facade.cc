@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "core/api/api.h"
-#include "core/env.h"
-#include "core/json_limits.h"
+#include "core/base/env.h"
+#include "core/base/json_limits.h"
 
 namespace pulse::wasm {
 

@@ -21,9 +21,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/agent_log.h"
-#include "core/db.h"
-#include "core/status.h"
+#include "core/agent_log/agent_log.h"
+#include "core/store/db.h"
+#include "core/base/status.h"
 
 namespace pulse::wasm {
 

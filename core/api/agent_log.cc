@@ -4,12 +4,12 @@
 
 #include "core/api/agent_log.h"
 
-#include "core/agent_log_page.h"
+#include "core/agent_log/agent_log_page.h"
 
 #include "core/api/api.h"
 #include "core/api/facts.h"
-#include "core/evidence.h"
-#include "core/time_util.h"
+#include "core/agent_log/evidence.h"
+#include "core/base/time_util.h"
 
 namespace pulse {
 

@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/agent_log.h"
-#include "core/status.h"
-#include "core/workflow_config.h"
+#include "core/agent_log/agent_log.h"
+#include "core/base/status.h"
+#include "core/workflow/workflow_config.h"
 
 namespace pulse {
 

@@ -2,8 +2,8 @@
 
 #include <sqlite3.h>
 
-#include "core/schema.h"
-#include "core/workspace.h"
+#include "core/store/schema.h"
+#include "core/store/workspace.h"
 
 namespace pulse {
 

@@ -3,7 +3,7 @@
 // facade — reaches the core through one table of named methods
 // ("goal.check", "agent_log.show", ...). Each method is registered once, with
 // its access (who may call it over HTTP), in the adapter file of its module
-// (core/api/<module>.cc, agent/agent_api.cc). Inside the core, modules call
+// (core/api/<module>.cc, agent/tools/agent_api.cc). Inside the core, modules call
 // each other through their typed headers, never through this table.
 #pragma once
 
@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/args.h"
-#include "core/db.h"
-#include "core/env.h"
-#include "core/status.h"
-#include "core/workflow_config.h"
+#include "core/store/db.h"
+#include "core/base/env.h"
+#include "core/base/status.h"
+#include "core/workflow/workflow_config.h"
 
 namespace pulse {
 
@@ -32,7 +32,7 @@ struct ApiContext {
   // at hand (methods that need files say so).
   std::string workflow_dir;
   // The methods this caller can reach: the core's everywhere; the native
-  // program adds the agent's (agent/agent_api.h).
+  // program adds the agent's (agent/tools/agent_api.h).
   const ApiRegistry* api = nullptr;
 };
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/time_util.h"
+#include "core/base/time_util.h"
 
 namespace pulse {
 

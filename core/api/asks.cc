@@ -1,7 +1,7 @@
 // The asks' method of the API table: the command line, GET /asks and the
 // browser's WASM facade read ask_pulse and ask_builder calls through it.
 #include "core/api/api.h"
-#include "core/asks.h"
+#include "core/asks/asks.h"
 
 namespace pulse {
 

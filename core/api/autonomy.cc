@@ -5,8 +5,8 @@
 #include "core/api/autonomy.h"
 
 #include "core/api/api.h"
-#include "core/time_util.h"
-#include "core/tool_catalog.h"
+#include "core/base/time_util.h"
+#include "core/autonomy/tool_catalog.h"
 
 namespace pulse {
 

@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/autonomy.h"
-#include "core/workflow_config.h"
+#include "core/autonomy/autonomy.h"
+#include "core/workflow/workflow_config.h"
 
 namespace pulse {
 

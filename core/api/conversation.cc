@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "core/api/api.h"
-#include "core/conversation.h"
+#include "core/conversation/conversation.h"
 
 namespace pulse {
 

@@ -4,8 +4,8 @@
 
 #include <map>
 
-#include "core/json_limits.h"
-#include "core/time_util.h"
+#include "core/base/json_limits.h"
+#include "core/base/time_util.h"
 
 namespace pulse {
 

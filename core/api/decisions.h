@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/api.h"
-#include "core/decisions.h"
-#include "core/goal_memory.h"
+#include "core/decisions/decisions.h"
+#include "core/goal/goal_memory.h"
 
 namespace pulse {
 

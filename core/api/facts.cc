@@ -2,9 +2,9 @@
 
 #include <cmath>
 
-#include "core/fact_snapshot.h"
-#include "core/goal_check.h"
-#include "core/time_util.h"
+#include "core/facts/fact_snapshot.h"
+#include "core/goal/goal_check.h"
+#include "core/base/time_util.h"
 
 namespace pulse {
 

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/api.h"
-#include "core/goal_context_facts.h"
-#include "core/status.h"
+#include "core/facts/goal_context_facts.h"
+#include "core/base/status.h"
 
 namespace pulse {
 

@@ -3,7 +3,7 @@
 #include "core/api/focus_areas.h"
 
 #include "core/api/decisions.h"
-#include "core/workflow_edit.h"
+#include "core/workflow/workflow_edit.h"
 
 namespace pulse {
 

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/api/api.h"
-#include "core/focus_areas.h"
-#include "core/pulse_requests.h"
+#include "core/focus_areas/focus_areas.h"
+#include "core/conversation/pulse_requests.h"
 
 namespace pulse {
 

@@ -5,9 +5,9 @@
 
 #include "core/api/api.h"
 #include "core/api/facts.h"
-#include "core/goal_check.h"
-#include "core/goal_facts.h"
-#include "core/time_util.h"
+#include "core/goal/goal_check.h"
+#include "core/goal/goal_facts.h"
+#include "core/base/time_util.h"
 
 namespace pulse {
 

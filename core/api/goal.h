@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/db.h"
-#include "core/goal_check.h"
-#include "core/status.h"
-#include "core/workflow_config.h"
+#include "core/store/db.h"
+#include "core/goal/goal_check.h"
+#include "core/base/status.h"
+#include "core/workflow/workflow_config.h"
 
 namespace pulse {
 

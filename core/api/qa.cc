@@ -2,8 +2,8 @@
 // due and what became of each) and the failed runs the safety net woke Pulse
 // for. The command line, the HTTP routes and the browser read the same rows.
 #include "core/api/api.h"
-#include "core/pass_worklist.h"
-#include "core/run_failures.h"
+#include "core/conversation/pass_worklist.h"
+#include "core/conversation/run_failures.h"
 
 namespace pulse {
 

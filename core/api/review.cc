@@ -1,14 +1,14 @@
 // review.* and schedule.* API methods: the Workflow Review state (what the
 // module view and the Pulse tab show as an input), the after-run options per
 // schedule, and the owner's checkboxes. Argument reading only; the rules are
-// in core/workflow_review.cc and core/after_run.cc.
+// in core/review/workflow_review.cc and core/workflow/after_run.cc.
 #include "core/api/review.h"
 
-#include "core/after_run.h"
+#include "core/workflow/after_run.h"
 #include "core/api/focus_areas.h"
-#include "core/review_conversation.h"
-#include "core/workflow_edit.h"
-#include "core/workflow_review.h"
+#include "core/review/review_conversation.h"
+#include "core/workflow/workflow_edit.h"
+#include "core/review/workflow_review.h"
 
 namespace pulse {
 

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "core/env.h"
-#include "core/time_util.h"
+#include "core/base/env.h"
+#include "core/base/time_util.h"
 
 namespace pulse::testing {
 

@@ -2,8 +2,8 @@
 // snapshot the asks take at the moment of a call), read back as the asks read
 // it (which Builder chat to send to, whether an ask is the owner's relay),
 // then the goal check's context facts built on it, rendered as JSON.
-#include "core/ask_builder.h"
-#include "core/fact_snapshot.h"
+#include "core/asks/ask_builder.h"
+#include "core/facts/fact_snapshot.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "core/api/api.h"
-#include "core/env.h"
-#include "core/workspace.h"
+#include "core/base/env.h"
+#include "core/store/workspace.h"
 
 namespace pulse::fuzz {
 

@@ -1,7 +1,7 @@
 // memory/goal.md: the owner may edit it by hand, so it is outside input.
 // Parsed, then saved through the API as an owner's edit is, then shown as the
 // Pulse tab shows it.
-#include "core/goal_memory.h"
+#include "core/goal/goal_memory.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

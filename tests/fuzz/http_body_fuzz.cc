@@ -3,7 +3,7 @@
 // reply rendered as the server renders it.
 #include <httplib.h>
 
-#include "server-shim/http_util.h"
+#include "server-shim/http/http_util.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -5,9 +5,9 @@
 // request with the server's API, the token resolved in its database.
 #include <httplib.h>
 
-#include "agent/agent_api.h"
-#include "core/tool_sessions.h"
-#include "server-shim/mcp.h"
+#include "agent/tools/agent_api.h"
+#include "core/autonomy/tool_sessions.h"
+#include "server-shim/http/mcp.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {

@@ -1,5 +1,5 @@
 // route_selection.json ({"route": "..."}) from a run's folder.
-#include "core/goal_facts.h"
+#include "core/goal/goal_facts.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

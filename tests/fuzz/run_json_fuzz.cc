@@ -1,5 +1,5 @@
 // run.json, as the after-run hook (finalize-run) reads it, then recorded.
-#include "core/goal_facts.h"
+#include "core/goal/goal_facts.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

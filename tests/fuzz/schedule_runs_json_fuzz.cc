@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstdio>
 
-#include "core/goal_facts.h"
-#include "core/schedule_runs_text.h"
+#include "core/goal/goal_facts.h"
+#include "core/goal/schedule_runs_text.h"
 #include "tests/fuzz/fuzz_util.h"
 
 namespace {

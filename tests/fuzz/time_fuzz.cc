@@ -6,7 +6,7 @@
 // clock-dependent methods then run at.
 #include <cstring>
 
-#include "core/time_util.h"
+#include "core/base/time_util.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "wasm/pulse_facade.h"
 

@@ -1,7 +1,7 @@
 // workflow.json: the file every command and the tick read first. A parsed
 // configuration must render back to JSON (the stored snapshot) and parse
 // again to the same thing.
-#include "core/workflow_config.h"
+#include "core/workflow/workflow_config.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -75,7 +75,7 @@ test('no per-method route is written by hand on either side', () => {
   // The server: the one workflow route outside the list is the generic call.
   const shim = join(ROOT, 'server-shim');
   const handWritten = [];
-  for (const f of readdirSync(shim).filter((n) => n.endsWith('.cc'))) {
+  for (const f of readdirSync(shim, { recursive: true }).filter((n) => n.endsWith('.cc'))) {
     for (const m of readFileSync(join(shim, f), 'utf8').matchAll(/kWorkflow \+ "([^"]*)"/g)) handWritten.push(m[1]);
   }
   assert.deepEqual(handWritten.sort(), ['/call/([^/]+)', '/pre-run'],

@@ -1,7 +1,7 @@
 // The REST routes of `pulse serve` under /api/workflows/<wf>: each one calls
 // one core API method. This is the one list both sides use: the server reads
 // the array below at build time (server-shim/CMakeLists.txt embeds it, and
-// server-shim/rest_routes.h installs a route per entry) and
+// server-shim/http/rest_routes.h installs a route per entry) and
 // web/data/server-api.mjs builds its requests from it, so a route cannot
 // exist on one side only (tests/node/rest_routes.test.mjs checks the running
 // server against it).

@@ -1,0 +1,147 @@
+#include "server-shim/cli/cli.h"
+
+#include <cmath>
+#include <iostream>
+#include <vector>
+
+#include "agent/tools/agent_api.h"
+#include "core/api/api.h"
+#include "core/base/time_util.h"
+
+namespace pulse::cli {
+
+CLI::Validator FiniteRange(double min, double max) {
+  CLI::Range range(min, max);
+  return CLI::Validator(
+      [range](std::string& in) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v)) return "Value " + in + " is not a finite number";
+        return range(in);
+      },
+      range.get_description());
+}
+
+namespace {
+std::vector<std::pair<const char*, CommandSetup>>& Registry() {
+  static std::vector<std::pair<const char*, CommandSetup>> r;
+  return r;
+}
+}  // namespace
+
+CommandRegistrar::CommandRegistrar(const char* name, CommandSetup setup) { Registry().push_back({name, setup}); }
+
+void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
+  sub->add_option("--workspace", state.globals.workspace, "the workspace directory (holds Workflow/)")->required();
+  if (needs_workflow) {
+    sub->add_option("--workflow", state.globals.workflow, "the workflow's slug (its folder under Workflow/)")
+        ->required();
+  }
+  CLI::Option* now = sub->add_option("--now", state.globals.now, "evaluate as of this RFC 3339 time (default: the clock)");
+  sub->add_option("--now-file", state.globals.now_file, "read that time from this file (as pulse serve --now-file)")
+      ->excludes(now);
+  sub->add_flag("--json", state.globals.json, "print one JSON document");
+}
+
+Result<Env*> GetEnv(State& state) {
+  if (!state.env) {
+    int64_t now = DefaultEnv()->NowSeconds();
+    std::string text = state.globals.now;
+    std::string flag = "--now";
+    if (!state.globals.now_file.empty()) {
+      Result<std::string> file = DefaultEnv()->ReadFile(state.globals.now_file);
+      if (!file.ok()) return Status::InvalidArgument("--now-file " + state.globals.now_file + ": " + file.status().message());
+      text = *file;
+      while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
+      flag = "--now-file " + state.globals.now_file;
+    }
+    if (!text.empty()) {
+      Result<int64_t> t = ParseTime(text);
+      if (!t.ok()) return Status::InvalidArgument(flag + ": " + t.status().message());
+      now = *t;
+    }
+    state.env = std::make_unique<FixedClockEnv>(DefaultEnv(), now);
+  }
+  return static_cast<Env*>(state.env.get());
+}
+
+Result<OpenedWorkflow> OpenFromFlags(State& state) {
+  PULSE_ASSIGN_OR_RETURN(Env * env, GetEnv(state));
+  if (!env->IsDirectory(state.globals.workspace)) {
+    return Status::NotFound(state.globals.workspace + ": workspace directory does not exist");
+  }
+  std::string folder = state.globals.workspace + "/Workflow/" + state.globals.workflow;
+  if (ValidateWorkflowName(state.globals.workflow).ok() && !env->IsDirectory(folder)) {
+    Result<std::vector<std::string>> names = ListWorkflows(*env, state.globals.workspace);
+    std::string known;
+    if (names.ok()) {
+      for (const std::string& n : *names) known += (known.empty() ? "" : ", ") + n;
+    }
+    return Status::NotFound("--workflow " + state.globals.workflow + ": no such workflow in " + state.globals.workspace +
+                            (known.empty() ? " (it has no workflows under Workflow/)" : " (the workflows: " + known + ")"));
+  }
+  return OpenWorkflow(*env, state.globals.workspace, state.globals.workflow);
+}
+
+int StatusRank(const std::string& status) {
+  static const char* kOrder[] = {"off_track", "not_measured", "at_risk", "on_track", "no_goal"};
+  for (int i = 0; i < 5; ++i) {
+    if (status == kOrder[i]) return i + 1;
+  }
+  return 0;  // a workflow that could not be checked comes first
+}
+
+Result<std::vector<std::string>> ParseFailOn(const std::string& list) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (StatusRank(item) == 0) {
+      return Status::InvalidArgument("--fail-on: \"" + item +
+                                     "\" is not a goal status (use off_track, not_measured, at_risk, on_track, no_goal)");
+    }
+    out.push_back(item);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+int Fail(const Status& status) {
+  std::cerr << "pulse: " << status.message() << std::endl;
+  switch (status.code()) {
+    case Code::kRefused:
+    case Code::kConflict:
+    case Code::kBusy:
+      return 1;
+    default:
+      return 2;
+  }
+}
+
+std::optional<nlohmann::json> CallOnWorkflow(State& state, const char* method, const nlohmann::json& args) {
+  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  if (!w.ok()) {
+    state.exit_code = Fail(w.status());
+    return std::nullopt;
+  }
+  ApiContext ctx = ServerContext(*w, *state.env);
+  Result<nlohmann::json> out = CallApi(ctx, method, args);
+  if (!out.ok()) {
+    state.exit_code = Fail(out.status());
+    return std::nullopt;
+  }
+  return *out;
+}
+
+std::string JsonText(const nlohmann::json& v) {
+  return v.is_string() ? v.get<std::string>() : (v.is_null() ? "" : v.dump());
+}
+
+void PrintJson(const nlohmann::json& doc) { std::cout << doc.dump(2) << std::endl; }
+
+void SetupAll(CLI::App& app, State& state) {
+  for (auto& [name, setup] : Registry()) setup(app, state);
+}
+
+}  // namespace pulse::cli

@@ -1,0 +1,141 @@
+// `pulse serve`: the scheduler tick, background turns, the HTTP API, the
+// guarded tool route and MCP (serve.h). Flags only; the server is Serve().
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "server-shim/cli/cli.h"
+#include "server-shim/cluster/etcd_client.h"
+#include "server-shim/serve.h"
+
+namespace pulse::cli {
+namespace {
+
+// <dir of this executable>/<rel>, when it exists.
+std::string NextToExecutable(const std::string& rel) {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  buf[n] = 0;
+  std::string dir = buf;
+  dir = dir.substr(0, dir.rfind('/'));
+  std::string candidate = dir + "/" + rel;
+  char real[PATH_MAX];
+  if (!::realpath(candidate.c_str(), real)) return "";
+  return real;
+}
+
+// Several servers on one workspace: the claims in etcd (claims.h).
+void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--etcd", opt.etcd,
+                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
+                  "several servers can share one workspace; default: this server ticks every workflow");
+  sub->add_option("--etcd-ttl", opt.etcd_ttl,
+                  "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
+      ->check(CLI::Range(2, 3600));
+  sub->add_option("--etcd-prefix", opt.etcd_prefix, "etcd key prefix (default /pulse/<workspace id>/)");
+  sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
+}
+
+// What a runner may reach besides its own folders (sandbox.h).
+void AddSandboxOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
+                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
+                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
+      ->allow_extra_args(false);
+}
+
+// The tick's and the turns' bounds.
+void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--max-checks", opt.max_checks, "goal checks running at once (default 2)")->check(CLI::Range(1, 64));
+  sub->add_option("--tick-threads", opt.tick_threads,
+                  "workflows a tick pass visits at once, each on its own thread below the HTTP side (default 2)")
+      ->check(CLI::Range(1, 16));
+  sub->add_option("--import-batch", opt.import_batch, "new schedule-runs.json runs a tick visit imports (default 250)")
+      ->check(CLI::Range(1, 1000000));
+  sub->add_option("--import-seconds", opt.import_seconds, "a tick pass imports runs this long (default 40% of the tick)")
+      ->check(FiniteRange(0.0, 86400.0));
+}
+
+void Setup(CLI::App& app, State& state) {
+  static serve::ServeOptions opt;
+  CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
+  sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
+  sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
+  sub->add_option("--port", opt.port, "port (0: any free port; the first stdout line names it)")->check(CLI::Range(0, 65535));
+  sub->add_option("--tick-seconds", opt.tick_seconds, "scheduler tick interval in seconds (default 60)")
+      ->check(FiniteRange(0.05, 86400.0));
+  sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
+  sub->add_option("--runner", opt.runner,
+                  "external runner command for background turns (run with sh -c; turn JSON on stdin, "
+                  "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  sub->add_option("--platform", opt.platform,
+                  "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
+                  "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
+  sub->add_option("--builder", opt.builder,
+                  "command that runs a turn in a Builder chat for ask_builder and apply messages (sh -c, in the runner "
+                  "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
+                  "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
+                  "decisions, apply messages wait in the outbox");
+  sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
+      ->check(FiniteRange(1.0, 3600.0));
+  sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--review-timeout", opt.review_timeout,
+                  "seconds before a Workflow Review's runner is killed; the run then goes (default 300)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--review-wait", opt.review_wait,
+                  "seconds a scheduled run's pre-run waits for the review (default 330)")
+      ->check(FiniteRange(0.0, 86400.0));
+  sub->add_option("--now-file", opt.now_file,
+                  "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
+  sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
+  sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
+  AddTickOptions(sub, opt);
+  sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
+      ->check(CLI::Range(1024, 1 << 30));
+  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
+  sub->add_option("--pool-size", opt.pool_size, "read connections kept open, all workflows together (default 64)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--pool-idle-seconds", opt.pool_idle_seconds,
+                  "seconds a kept read connection may stay unused before it is closed (default 30)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--shutdown-grace", opt.shutdown_grace,
+                  "seconds a running runner gets after SIGTERM before it is killed (default 5)")
+      ->check(FiniteRange(0.0, 3600.0));
+  sub->add_option("--allowed-host", opt.allowed_hosts,
+                  "a host name (Host header) the server answers to besides 127.0.0.1, localhost and [::1]; "
+                  "repeatable. Other names get 421, so a web page on a name that resolves here cannot read the API")
+      ->allow_extra_args(false);
+  sub->add_option("--max-connections", opt.max_connections, "connections open at once, all clients (default 2048)")
+      ->check(CLI::Range(16, 1 << 20));
+  sub->add_option("--max-connections-per-client", opt.max_connections_per_client,
+                  "connections open at once from one address (default 512; more get 503)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--header-timeout", opt.header_timeout,
+                  "seconds a client has to send a request header in full (default 10; then 408)")
+      ->check(FiniteRange(0.5, 3600.0));
+  AddSandboxOptions(sub, opt);
+  AddEtcdOptions(sub, opt);
+  sub->callback([&state] {
+    serve::ServeOptions o = opt;
+    // A URL that cannot be etcd's is bad usage, before anything is served.
+    if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
+      state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());
+      return;
+    }
+    char real[PATH_MAX];
+    if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
+    if (o.web_root.empty()) o.web_root = NextToExecutable("../../web");
+    if (o.wasm_root.empty()) o.wasm_root = NextToExecutable("../wasm");
+    state.exit_code = serve::Serve(o);
+  });
+}
+
+}  // namespace
+PULSE_REGISTER_COMMAND("serve", Setup);
+}  // namespace pulse::cli

@@ -1,0 +1,110 @@
+// `pulse status`: every workflow of a workspace in one table, worst first —
+// the goal check of each (as `pulse check`, not recorded), its key number,
+// worst alarm, pending decisions and last recorded check. The Pulse tab's
+// overview shows the same rows in the same order.
+#include <algorithm>
+#include <cstdio>
+
+#include "agent/tools/agent_api.h"
+#include "core/api/api.h"
+#include "core/goal/goal_facts.h"
+#include "core/base/time_util.h"
+#include "server-shim/cli/cli.h"
+#include "server-shim/tick/tick_import.h"
+
+namespace pulse::cli {
+namespace {
+
+using nlohmann::json;
+
+// One workflow's row; a workflow that cannot be read gets its reason.
+json StatusRow(State& state, const std::string& name) {
+  json row = {{"workflow", name}};
+  State one;
+  one.globals = state.globals;
+  one.globals.workflow = name;
+  one.env = std::make_unique<FixedClockEnv>(DefaultEnv(), state.env->NowSeconds());
+  Result<OpenedWorkflow> w = OpenFromFlags(one);
+  if (!w.ok()) {
+    row["status"] = "error";
+    row["error"] = w.status().message();
+    return row;
+  }
+  ApiContext ctx = ServerContext(*w, *one.env);
+  Result<ImportCounts> imported = serve::ImportScheduleRunsOnChange(*one.env, *w->db, w->config, w->paths.schedule_runs);
+  Result<json> check = imported.ok() ? CallApi(ctx, "goal.check", json::object()) : Result<json>(imported.status());
+  if (!check.ok()) {
+    row["status"] = "error";
+    row["error"] = check.status().message();
+    return row;
+  }
+  const json& c = *check;
+  row["status"] = c["status"];
+  row["metric"] = c["metric"];
+  row["alarms"] = c["alarms"].size();
+  row["worst_alarm"] = c["alarms"].empty() ? json(nullptr) : c["alarms"][0]["message"];
+  Result<json> pending = CallApi(ctx, "decision.list", json{{"status", "pending"}});
+  row["pending_decisions"] = pending.ok() ? json((*pending)["decisions"].size()) : json(nullptr);
+  Result<json> last = CallApi(ctx, "goal.last_check", json::object());
+  row["last_recorded_check_at"] = last.ok() ? (*last)["checked_at"] : json(nullptr);
+  return row;
+}
+
+std::string Cell(const json& v) {
+  if (v.is_null()) return "-";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+void PrintTable(const json& rows) {
+  std::printf("%-24s %-13s %-16s %-8s %s\n", "WORKFLOW", "STATUS", "KEY NUMBER", "PENDING", "WORST ALARM");
+  for (const json& r : rows) {
+    std::string key = "-";
+    if (r.contains("metric") && r["metric"].is_object() && !r["metric"]["value"].is_null()) {
+      key = Cell(r["metric"]["value"]);
+      if (!r["metric"]["target"].is_null()) key += " / " + Cell(r["metric"]["target"]);
+    }
+    std::string alarm = r.contains("error") ? r["error"].get<std::string>() : Cell(r.value("worst_alarm", json(nullptr)));
+    std::printf("%-24s %-13s %-16s %-8s %s\n", r["workflow"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
+                key.c_str(), Cell(r.value("pending_decisions", json(nullptr))).c_str(), alarm.c_str());
+  }
+}
+
+void Setup(CLI::App& app, State& state) {
+  static std::string fail_on_text;
+  CLI::App* sub = app.add_subcommand("status", "every workflow of the workspace, worst first: status, key number, worst alarm");
+  AddCommonOptions(sub, state, false);
+  sub->add_option("--fail-on", fail_on_text, "exit 1 when any workflow's status is one of these (comma-separated)");
+  sub->callback([&state] {
+    std::vector<std::string> fail_on;
+    if (!fail_on_text.empty()) {
+      Result<std::vector<std::string>> parsed = ParseFailOn(fail_on_text);
+      if (!parsed.ok()) { state.exit_code = Fail(parsed.status()); return; }
+      fail_on = *parsed;
+    }
+    Result<Env*> env = GetEnv(state);
+    if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
+    if (!(*env)->IsDirectory(state.globals.workspace)) {
+      state.exit_code = Fail(Status::NotFound(state.globals.workspace + ": workspace directory does not exist"));
+      return;
+    }
+    Result<std::vector<std::string>> names = ListWorkflows(**env, state.globals.workspace);
+    if (!names.ok()) { state.exit_code = Fail(names.status()); return; }
+    std::vector<json> rows;
+    for (const std::string& name : *names) rows.push_back(StatusRow(state, name));
+    std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+      return StatusRank(a["status"].get<std::string>()) < StatusRank(b["status"].get<std::string>());
+    });
+    json out = {{"checked_at", FormatTime((*env)->NowSeconds())}, {"workflows", rows}};
+    if (state.globals.json) PrintJson(out);
+    else if (rows.empty()) std::cout << "no workflows under " << state.globals.workspace << "/Workflow/\n";
+    else PrintTable(out["workflows"]);
+    for (const json& r : rows) {
+      if (std::find(fail_on.begin(), fail_on.end(), r["status"].get<std::string>()) != fail_on.end()) state.exit_code = 1;
+    }
+  });
+}
+
+}  // namespace
+PULSE_REGISTER_COMMAND("status", Setup);
+}  // namespace pulse::cli

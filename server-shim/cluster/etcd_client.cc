@@ -1,0 +1,206 @@
+// etcd's JSON gateway (etcd_client.h). Every failure names the etcd URL and
+// the call, on one line, so a log reader knows which server and what.
+#include "server-shim/cluster/etcd_client.h"
+
+#include <httplib.h>
+
+#include <cctype>
+
+namespace pulse::serve {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+// int64 fields come as strings ("7"), or are left out when zero.
+int64_t Int(const json& doc, const char* key) {
+  if (!doc.is_object() || !doc.contains(key)) return 0;
+  const json& v = doc[key];
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_string()) {
+    try {
+      return std::stoll(v.get<std::string>());
+    } catch (const std::exception&) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+std::string Text(const json& doc, const char* key) {
+  if (!doc.is_object() || !doc.contains(key)) return "";
+  const json& v = doc[key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+// The key just past every key that starts with `prefix` (etcd's range_end).
+std::string PrefixEnd(std::string prefix) {
+  while (!prefix.empty()) {
+    unsigned char last = static_cast<unsigned char>(prefix.back());
+    if (last < 0xff) {
+      prefix.back() = static_cast<char>(last + 1);
+      return prefix;
+    }
+    prefix.pop_back();
+  }
+  return std::string(1, '\0');
+}
+
+}  // namespace
+
+std::string Base64Encode(std::string_view bytes) {
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (size_t i = 0; i < bytes.size(); i += 3) {
+    uint32_t n = static_cast<unsigned char>(bytes[i]) << 16;
+    if (i + 1 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
+    if (i + 2 < bytes.size()) n |= static_cast<unsigned char>(bytes[i + 2]);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+Result<std::string> Base64Decode(std::string_view text) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    const char* at = std::char_traits<char>::find(kAlphabet, 64, c);
+    if (!at) return Status::InvalidArgument("etcd: not base64: \"" + std::string(text.substr(0, 40)) + "\"");
+    acc = (acc << 6) | static_cast<uint32_t>(at - kAlphabet);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xff);
+    }
+  }
+  return out;
+}
+
+Result<std::unique_ptr<EtcdClient>> EtcdClient::ForUrl(const std::string& url) {
+  const std::string bad =
+      "--etcd \"" + url + "\": expected http://HOST:PORT (etcd's client URL, e.g. http://127.0.0.1:2379)";
+  const std::string scheme = "http://";
+  if (url.compare(0, scheme.size(), scheme) != 0) return Status::InvalidArgument(bad);
+  std::string rest = url.substr(scheme.size());
+  if (!rest.empty() && rest.back() == '/') rest.pop_back();
+  size_t colon = rest.rfind(':');
+  if (colon == std::string::npos || colon == 0 || rest.find('/') != std::string::npos) {
+    return Status::InvalidArgument(bad);
+  }
+  std::string host = rest.substr(0, colon);
+  std::string port_text = rest.substr(colon + 1);
+  if (port_text.empty() || port_text.size() > 5) return Status::InvalidArgument(bad);
+  for (char c : port_text) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return Status::InvalidArgument(bad);
+  }
+  int port = std::stoi(port_text);
+  if (port < 1 || port > 65535) return Status::InvalidArgument(bad);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  return std::unique_ptr<EtcdClient>(new EtcdClient("http://" + rest, host, port));
+}
+
+EtcdClient::EtcdClient(std::string url, std::string host, int port)
+    : url_(std::move(url)), http_(std::make_unique<httplib::Client>(host, port)) {
+  // Short: a lease of a few seconds must not wait out a long connect.
+  http_->set_connection_timeout(1, 0);
+  http_->set_read_timeout(2, 0);
+  http_->set_write_timeout(2, 0);
+  http_->set_keep_alive(true);
+}
+
+EtcdClient::~EtcdClient() = default;
+
+Result<json> EtcdClient::Post(const std::string& path, const json& body) {
+  std::lock_guard<std::mutex> l(mu_);
+  httplib::Result res = http_->Post(path.c_str(), body.dump(), "application/json");
+  const std::string where = "etcd at " + url_ + ": " + path + ": ";
+  if (!res) return Status::IoError(where + "cannot reach it (" + httplib::to_string(res.error()) + ")");
+  json doc = json::parse(res->body, nullptr, false);
+  if (res->status != 200 || doc.is_discarded()) {
+    std::string msg = doc.is_object() ? Text(doc, "message") : res->body.substr(0, 200);
+    if (msg.empty() && doc.is_object()) msg = Text(doc, "error");
+    for (char& c : msg) if (c == '\n' || c == '\r') c = ' ';
+    return Status::IoError(where + "HTTP " + std::to_string(res->status) + ": " + msg);
+  }
+  return doc;
+}
+
+Result<std::string> EtcdClient::GrantLease(int64_t ttl, int64_t* granted) {
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/lease/grant", json{{"TTL", std::to_string(ttl)}}));
+  std::string id = Text(doc, "ID");
+  if (id.empty() || id == "0") {
+    return Status::IoError("etcd at " + url_ + ": /v3/lease/grant: no lease ID in " + doc.dump());
+  }
+  if (granted) *granted = Int(doc, "TTL");
+  return id;
+}
+
+Result<int64_t> EtcdClient::KeepAlive(const std::string& lease) {
+  // A stream in gRPC; through the gateway one request gets one answer line.
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/lease/keepalive", json{{"ID", lease}}));
+  const json result = doc.contains("result") ? doc["result"] : doc;
+  return Int(result, "TTL");
+}
+
+Status EtcdClient::Revoke(const std::string& lease) {
+  return Post("/v3/lease/revoke", json{{"ID", lease}}).status();
+}
+
+Status EtcdClient::Put(const std::string& key, const std::string& value, const std::string& lease) {
+  json body = {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}};
+  return Post("/v3/kv/put", body).status();
+}
+
+Result<std::optional<int64_t>> EtcdClient::CreateAllIfAbsent(const std::vector<std::string>& keys,
+                                                             const std::string& value, const std::string& lease) {
+  json compare = json::array(), success = json::array();
+  for (const std::string& key : keys) {
+    compare.push_back(
+        {{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"}, {"create_revision", "0"}});
+    success.push_back(
+        {{"request_put", {{"key", Base64Encode(key)}, {"value", Base64Encode(value)}, {"lease", lease}}}});
+  }
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", json{{"compare", compare}, {"success", success}}));
+  if (!doc.value("succeeded", false)) return std::optional<int64_t>();
+  // The puts are the transaction's only writes: the header's revision is theirs.
+  int64_t revision = Int(doc.value("header", json::object()), "revision");
+  if (revision <= 0) return Status::IoError("etcd at " + url_ + ": /v3/kv/txn: no revision in " + doc.dump());
+  return std::optional<int64_t>(revision);
+}
+
+Result<bool> EtcdClient::DeleteAllIfCreatedAt(const std::vector<std::pair<std::string, int64_t>>& keys) {
+  json compare = json::array(), success = json::array();
+  for (const auto& [key, revision] : keys) {
+    compare.push_back({{"key", Base64Encode(key)}, {"target", "CREATE"}, {"result", "EQUAL"},
+                       {"create_revision", std::to_string(revision)}});
+    success.push_back({{"request_delete_range", {{"key", Base64Encode(key)}}}});
+  }
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/txn", json{{"compare", compare}, {"success", success}}));
+  return doc.value("succeeded", false);
+}
+
+Result<std::vector<EtcdKv>> EtcdClient::RangePrefix(const std::string& prefix) {
+  PULSE_ASSIGN_OR_RETURN(json doc, Post("/v3/kv/range", json{{"key", Base64Encode(prefix)},
+                                                              {"range_end", Base64Encode(PrefixEnd(prefix))}}));
+  std::vector<EtcdKv> out;
+  for (const json& kv : doc.value("kvs", json::array())) {
+    EtcdKv e;
+    PULSE_ASSIGN_OR_RETURN(e.key, Base64Decode(Text(kv, "key")));
+    PULSE_ASSIGN_OR_RETURN(e.value, Base64Decode(Text(kv, "value")));
+    e.lease = Text(kv, "lease");
+    if (e.lease == "0") e.lease.clear();
+    e.create_revision = Int(kv, "create_revision");
+    e.mod_revision = Int(kv, "mod_revision");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace pulse::serve

@@ -1,0 +1,155 @@
+#include "server-shim/http/workflow_list.h"
+
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
+#include "core/api/review.h"
+#include "core/goal/goal_check.h"
+#include "core/autonomy/tool_args.h"
+#include "core/store/workspace.h"
+
+namespace pulse::serve {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kQueryMaxChars = 200;
+
+// One parameter's value; false when it is given more than once.
+bool OneValue(const httplib::Params& params, const std::string& name, std::string* value, bool* given,
+              std::string* error) {
+  auto range = params.equal_range(name);
+  *given = range.first != range.second;
+  if (!*given) return true;
+  if (std::next(range.first) != range.second) {
+    *error = name + ": given more than once";
+    return false;
+  }
+  *value = range.first->second;
+  return true;
+}
+
+bool ParseLimit(const std::string& text, int* limit, std::string* error) {
+  const std::string want = "limit: must be a whole number from 1 to " + std::to_string(kWorkflowPageMax);
+  const bool digits = std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); });
+  if (text.empty() || text.size() > 4 || !digits) {
+    *error = want + " (got \"" + text.substr(0, 40) + "\")";
+    return false;
+  }
+  const int n = std::stoi(text);
+  if (n < 1 || n > kWorkflowPageMax) {
+    *error = want + " (got " + text + ")";
+    return false;
+  }
+  *limit = n;
+  return true;
+}
+
+// Everything the overview and the unpaged list show of one workflow, kept
+// in the status cache: its goal check, pending decisions, last recorded
+// check and latest Workflow Review.
+Result<json> ComputeItem(ApiContext& ctx, const std::string& wf) {
+  json item = {{"name", wf}};
+  item["has_goal"] = ctx.config.HasGoal();
+  item["schedules_paused"] = ctx.config.AllSchedulesPaused();
+  item["workflow_review"] = LatestReviewJson(ctx);
+  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false);
+  if (check.ok()) {
+    item["status"] = GoalStatusName(check->status);
+    item["goal_status"] = check->ToJson();
+  } else {
+    item["error"] = check.status().message();
+  }
+  Result<json> pending = CallApi(ctx, "decision.list", json{{"status", "pending"}});
+  if (pending.ok() && pending->contains("decisions")) {
+    item["pending_decisions"] = (*pending)["decisions"].size();
+  } else {
+    item["pending_decisions"] = nullptr;
+  }
+  Result<json> last = CallApi(ctx, "goal.last_check", json::object());
+  item["last_check"] = last.ok() ? *last : json{{"checked_at", nullptr}, {"status", nullptr}};
+  return item;
+}
+
+json ItemOf(PooledReads& reads, Env& env, const std::string& wf) {
+  bool open_failed = false;
+  Result<json> item = reads.Cached(
+      env, wf, "workflow list item", [&](ApiContext& ctx) { return ComputeItem(ctx, wf); }, &open_failed);
+  return item.ok() ? *item : json{{"name", wf}, {"error", item.status().message()}};
+}
+
+// A page's item: the overview's row, without the whole goal status document.
+json Compact(const json& full) {
+  json out = {{"name", full.value("name", "")}};
+  for (const char* key : {"error", "status", "has_goal", "schedules_paused", "pending_decisions", "last_check"}) {
+    if (full.contains(key)) out[key] = full[key];
+  }
+  auto doc = full.find("goal_status");
+  if (doc == full.end()) return out;
+  auto metric = doc->find("metric");
+  if (metric != doc->end() && metric->is_object()) {
+    out["metric"] = {{"name", metric->value("name", "")}, {"value", metric->value("value", json())},
+                     {"target", metric->value("target", json())}};
+  } else {
+    out["metric"] = nullptr;
+  }
+  const json alarms = doc->value("alarms", json::array());
+  out["alarms"] = alarms.size();
+  out["worst_alarm"] = alarms.empty() ? json() : alarms[0].value("message", json());
+  return out;
+}
+
+}  // namespace
+
+bool ParseWorkflowListQuery(const httplib::Params& params, WorkflowListQuery* out, std::string* error) {
+  std::string limit, cursor, q;
+  bool has_limit = false, has_cursor = false, has_q = false;
+  if (!OneValue(params, "limit", &limit, &has_limit, error) || !OneValue(params, "cursor", &cursor, &has_cursor, error) ||
+      !OneValue(params, "q", &q, &has_q, error)) {
+    return false;
+  }
+  out->paged = has_limit || has_cursor || has_q;
+  if (has_limit && !ParseLimit(limit, &out->limit, error)) return false;
+  if (!cursor.empty() && !ValidateWorkflowName(cursor).ok()) {
+    *error = "cursor: not a workflow name from a page's next_cursor (got \"" + cursor.substr(0, 80) + "\")";
+    return false;
+  }
+  if (q.size() > kQueryMaxChars) {
+    *error = "q: at most " + std::to_string(kQueryMaxChars) + " characters (got " + std::to_string(q.size()) + ")";
+    return false;
+  }
+  out->cursor = cursor;
+  out->q = AsciiLower(q);
+  return true;
+}
+
+Result<json> WorkflowListAnswer(PooledReads& reads, Env& env, const std::string& workspace,
+                                const WorkflowListQuery& query) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<std::string> names, ListWorkflows(env, workspace));
+  json list = json::array();
+  if (!query.paged) {
+    for (const std::string& wf : names) list.push_back(ItemOf(reads, env, wf));
+    return json{{"workflows", list}};
+  }
+  // Names come sorted (ListWorkflows), so the page is the first `limit`
+  // matches after the cursor.
+  std::vector<const std::string*> matching;
+  for (const std::string& wf : names) {
+    if (query.q.empty() || AsciiLower(wf).find(query.q) != std::string::npos) matching.push_back(&wf);
+  }
+  auto from = std::upper_bound(matching.begin(), matching.end(), query.cursor,
+                               [](const std::string& c, const std::string* name) { return c < *name; });
+  json next = nullptr;
+  for (auto it = from; it != matching.end(); ++it) {
+    if (static_cast<int>(list.size()) == query.limit) {
+      next = list.back()["name"];
+      break;
+    }
+    list.push_back(Compact(ItemOf(reads, env, **it)));
+  }
+  return json{{"workflows", list}, {"next_cursor", next}, {"total", matching.size()}, {"limit", query.limit}};
+}
+
+}  // namespace pulse::serve
