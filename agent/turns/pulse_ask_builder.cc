@@ -12,6 +12,7 @@
 #include "core/conversation/conversation.h"
 #include "core/facts/fact_snapshot.h"
 #include "core/base/utf8.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -43,11 +44,6 @@ Status ReadBuilderAskArgs(const Args& a, BuilderAskArgs* out) {
   PULSE_RETURN_IF_ERROR(a.OptString("builder_session_id", &out->named));
   PULSE_RETURN_IF_ERROR(a.OptInt("wait_seconds", 1, kAskWaitMax, &out->wait));
   return Status::OK();
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 // A narrow text check (the guard holds the rest): a fix never touches the

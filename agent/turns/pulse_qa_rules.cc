@@ -8,6 +8,7 @@
 #include "core/api/facts.h"
 #include "core/facts/goal_context_facts.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -17,15 +18,7 @@ namespace {
 
 Result<GuardDecision> Ask(ApiContext& ctx, const RulesTurn& turn, RulesReport* out, const std::string& tool,
                           const json& args) {
-  PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx.db, turn.session));
-  PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx, session, tool, args));
-  out->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
-  return d;
-}
-
-std::string FirstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "…" : line;
+  return AskGuardForRules(ctx, turn, out, tool, args);
 }
 
 // "3 failed runs (latest r-9: ...), 2 CONCERNS: lines, 1 unreadable run folder"
@@ -34,7 +27,7 @@ std::string HealthLine(const RunHealth& h) {
   if (!h.failed_runs.empty()) {
     const FailedRun& f = h.failed_runs.front();
     s += " (latest " + f.run_id + ", " + f.status + (f.route.empty() ? "" : " on " + f.route) + ": " +
-         (f.error.empty() ? "no error text" : FirstLine(f.error)) + ")";
+         (f.error.empty() ? "no error text" : FirstLine(f.error, 200)) + ")";
   }
   s += "; " + std::to_string(h.concerns.size()) + " CONCERNS: line" + (h.concerns.size() == 1 ? "" : "s");
   if (!h.concerns.empty()) s += " (" + FirstLine(h.concerns.front().line) + ")";

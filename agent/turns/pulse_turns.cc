@@ -12,6 +12,7 @@
 #include "core/api/facts.h"
 #include "core/decisions/decisions.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -63,24 +64,13 @@ const char* kReportOnly =
     " All of this workflow's schedules are paused: this is a report-only turn. Run, Outward and Change are all held; "
     "report, do not act.";
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
-
 json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
-
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 // "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)"
 std::string KeyNumber(const GoalCheck& check) {
   if (!check.has_goal) return "";
-  std::string s = check.metric_name + " " + (check.value ? Num(*check.value) : "unmeasured");
-  if (check.target) s += " of " + Num(*check.target);
+  std::string s = check.metric_name + " " + (check.value ? FormatNumber(*check.value) : "unmeasured");
+  if (check.target) s += " of " + FormatNumber(*check.target);
   std::string last = check.last_measured_at ? FormatShortDay(*check.last_measured_at) : "";
   std::string by_run = check.last_measured_by_run_at ? FormatShortDay(*check.last_measured_by_run_at) : "";
   if (!last.empty()) {
@@ -228,6 +218,14 @@ json RulesReport::ToJson() const {
   return out;
 }
 
+Result<GuardDecision> AskGuardForRules(ApiContext& ctx, const RulesTurn& turn, RulesReport* report,
+                                       const std::string& tool, const json& args) {
+  PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx.db, turn.session));
+  PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx, session, tool, args));
+  report->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
+  return d;
+}
+
 namespace {
 
 // The rules runner asks the autonomy guard before each step, as any agent's
@@ -239,10 +237,7 @@ class GuardedRunner {
       : ctx_(ctx), turn_(turn), report_(report) {}
 
   Result<GuardDecision> Ask(const std::string& tool, const json& args) {
-    PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx_.db, turn_.session));
-    PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx_, session, tool, args));
-    report_->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
-    return d;
+    return AskGuardForRules(ctx_, turn_, report_, tool, args);
   }
 
   const std::string& session() const { return turn_.session; }

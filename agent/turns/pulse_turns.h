@@ -97,6 +97,11 @@ struct RulesReport {
   nlohmann::json ToJson() const;
 };
 
+// The rules runner's one way to ask the autonomy guard before a step, as any
+// agent's tool call does: the answer is logged in `report`.
+Result<GuardDecision> AskGuardForRules(ApiContext& ctx, const RulesTurn& turn, RulesReport* report,
+                                       const std::string& tool, const nlohmann::json& args);
+
 // On track (or no goal, or a quiet pause): records the check and stops;
 // otherwise records it, raises at most one batched decision with a
 // recommendation (none while one from Pulse is pending) and stores one

@@ -6,6 +6,7 @@
 #include "core/review/review_conversation.h"
 #include "core/base/time_util.h"
 #include "core/review/workflow_review.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -26,11 +27,6 @@ const char* kHousekeepingCharter =
     "You are the housekeeping turn of workflow \"{wf}\" after a run: do only the actions listed in the context "
     "(backup, publish), following backup-strategy.md / publish-strategy.md in the workflow folder, and record each "
     "with record_housekeeping(action, done). Nothing else: every other tool is refused in this turn.";
-
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
 
 std::string ReadIfThere(Env& env, const std::string& path) {
   if (!env.FileExists(path)) return "";

@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "core/autonomy/confusables.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -226,13 +227,6 @@ std::string Canonical(std::string_view raw) {
   size_t start = 0;
   while (start < out.size() && out[start] == '_') ++start;
   return out.substr(start);
-}
-
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "core/base/json_limits.h"
 #include "core/conversation/pulse_requests.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -57,11 +58,6 @@ const char kRunsCte[] =
     " UNION ALL"
     " SELECT run_id, finished_at, status, error, route, '[]' FROM goal_run_facts g"
     "  WHERE NOT EXISTS (SELECT 1 FROM pulse_fact_runs f WHERE f.run_id = g.run_id)) ";
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool MentionsWord(const std::string& text, const std::string& word) {
   if (word.empty()) return false;

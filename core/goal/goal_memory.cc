@@ -121,14 +121,14 @@ Result<GoalMemory::Current> GoalMemory::LoadCurrent(bool tolerate_split) {
 
 Result<bool> GoalMemory::IsPulseLine(const std::string& line) {
   PULSE_ASSIGN_OR_RETURN(Statement q, db_.Prepare("SELECT 1 FROM pulse_goal_memory_lines WHERE line = ?"));
-  q.Bind(1, Trim(line));
+  q.Bind(1, Trim(line, kLineBlanks));
   return q.Step();
 }
 
 Status GoalMemory::RememberPulseLine(const std::string& line) {
   PULSE_ASSIGN_OR_RETURN(Statement put, db_.Prepare(
       "INSERT INTO pulse_goal_memory_lines(line, written_at) VALUES(?, ?) ON CONFLICT(line) DO NOTHING"));
-  put.Bind(1, Trim(line)).Bind(2, FormatTime(env_.NowSeconds()));
+  put.Bind(1, Trim(line, kLineBlanks)).Bind(2, FormatTime(env_.NowSeconds()));
   return put.Run();
 }
 
@@ -188,7 +188,7 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
 }
 
 Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
-  std::string body = Trim(text);
+  std::string body = Trim(text, kLineBlanks);
   if (body.empty()) return Status::InvalidArgument("memory text is empty");
   if (HasLineBreak(body)) {
     return Status::InvalidArgument("memory text must be one line (it holds a line break)");
@@ -209,7 +209,7 @@ Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, 
       }
     }
     if (head == std::string::npos) {
-      while (!lines.empty() && Trim(lines.back()).empty()) lines.pop_back();
+      while (!lines.empty() && Trim(lines.back(), kLineBlanks).empty()) lines.pop_back();
       if (!lines.empty()) lines.push_back("");
       lines.push_back("## " + title);
       lines.push_back(line);
@@ -220,7 +220,7 @@ Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, 
       bool heading = false;
       HeadingSection(lines[i], &heading);
       if (heading) break;
-      if (!Trim(lines[i]).empty()) last = i;
+      if (!Trim(lines[i], kLineBlanks).empty()) last = i;
     }
     lines.insert(lines.begin() + static_cast<long>(last + 1), line);
     return JoinLines(lines);

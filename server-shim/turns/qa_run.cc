@@ -13,17 +13,13 @@
 #include "core/conversation/run_failures.h"
 #include "core/base/time_util.h"
 #include "server-shim/serve.h"
+#include "core/base/text.h"
 
 namespace pulse::serve {
 
 using nlohmann::json;
 
 namespace {
-
-std::string FirstLine(const std::string& s, size_t cap) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > cap ? line.substr(0, cap) + "…" : line;
-}
 
 // The result line goes into Pulse's conversation, so the next turn there
 // reads it with everything else.
