@@ -400,6 +400,13 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
 httplib::Server::HandlerWithContentReader HttpServer::WithBodyLimit(Handler handler) const {
   size_t max = limits_.max_body;
   return [handler, max](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    // A request with neither Content-Length nor Transfer-Encoding has no
+    // body (RFC 9112 6.3): nothing is read (httplib would read until the
+    // client closes, and `curl -X POST` waits for the answer instead).
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      const_cast<httplib::Request&>(req).body.clear();
+      return handler(req, res);
+    }
     std::string body;
     bool too_large = false;
     bool ok = reader([&](const char* data, size_t n) {
