@@ -149,12 +149,17 @@ TEST_F(AskBuilder, AChatRemovedFromChatsJsonIsNoLongerAskedAndAMissingFileIsNoCh
   Result<json> empty = Ask({{"kind", "question"}, {"message", "Which route?"}});
   ASSERT_TRUE(empty.ok()) << empty.status().message();
   EXPECT_EQ((*empty)["status"], "no_builder_chat");
+  EXPECT_EQ(channel_.requests.size(), 1u);
   Chats();
+  Result<json> back = Ask({{"kind", "question"}, {"message", "And now?"}});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ((*back)["builder_session_id"], "b-1");
+  ASSERT_EQ(channel_.requests.size(), 2u);
   ASSERT_EQ(std::remove((wf_.w.paths.dir + "/chats.json").c_str()), 0);
   Result<json> gone = Ask({{"kind", "question"}, {"message", "Which route now?"}});
   ASSERT_TRUE(gone.ok()) << gone.status().message();
   EXPECT_EQ((*gone)["status"], "no_builder_chat") << gone->dump();
-  EXPECT_EQ(channel_.requests.size(), 1u) << "the removed chat b-1 was asked";
+  EXPECT_EQ(channel_.requests.size(), 2u) << "the chat b-1, gone with chats.json, was asked";
   EXPECT_TRUE(ReadChats(*wf_.ctx.db)->empty());
 }
 

@@ -89,7 +89,8 @@ function collect(proc) {
   let err = '';
   proc.stdout.on('data', (d) => { out += d; });
   proc.stderr.on('data', (d) => { err += d; });
-  const done = new Promise((resolve) => proc.on('exit', (code) => resolve({ code, out, err })));
+  // 'close', not 'exit': the output is all read by then.
+  const done = new Promise((resolve) => proc.on('close', (code) => resolve({ code, out, err })));
   return done;
 }
 

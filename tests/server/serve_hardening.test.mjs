@@ -161,7 +161,7 @@ test('a POST with neither Content-Length nor Transfer-Encoding has an empty body
     assert.equal(answers[0].status, 202, answers[0].body);
     assert.equal(JSON.parse(answers[0].body).turn.kind, 'goal_check');
     assert.equal(answers[1].status, 200, answers[1].body);
-    assert.equal(JSON.parse(answers[1].body).workflow, 'substack');
+    assert.equal(JSON.parse(answers[1].body).result.workflow, 'substack');
     assert.equal(answers[2].status, 200, answers[2].body);
     // Still refused without the owner's token, bodiless or not.
     const anon = await exchange(s.url, `POST /api/workflows/substack/goal-check HTTP/1.1\r\n${host}Connection: close\r\n\r\n`, 1);
