@@ -10,14 +10,15 @@ namespace pulse::serve {
 
 namespace {
 
-// The first `n` bytes of a database (`type` SQLITE_OPEN_MAIN_DB) or of its
-// WAL (SQLITE_OPEN_WAL), read through the default VFS; empty when the file
-// cannot be opened. The unix VFS shares one record per inode with every
+// The first `n` bytes (at most `size`, the file's size by stat) of a
+// database (`type` SQLITE_OPEN_MAIN_DB) or of its WAL (SQLITE_OPEN_WAL), read
+// through the default VFS; empty when the file cannot be opened or is
+// shorter by now. The unix VFS shares one record per inode with every
 // connection of this process: a database file this process holds locks on
 // is not closed when its handle is (the descriptor is kept for the next
 // open of that file instead), so the connections' locks stay. SQLite takes
 // no lock on a WAL file.
-std::string ReadHeader(const std::string& db_path, int type, size_t n) {
+std::string ReadHeader(const std::string& db_path, int type, size_t n, int64_t size) {
   sqlite3_vfs* vfs = sqlite3_vfs_find(nullptr);
   if (!vfs) return "";
   // The name laid out as SQLite hands it to xOpen (database, journal and WAL
@@ -35,12 +36,10 @@ std::string ReadHeader(const std::string& db_path, int type, size_t n) {
   int rc = vfs->xOpen(vfs, path, file.get(), SQLITE_OPEN_READONLY | type, &out_flags);
   std::string header;
   if (rc == SQLITE_OK) {
-    sqlite3_int64 size = 0;
-    if (file->pMethods->xFileSize(file.get(), &size) == SQLITE_OK && size > 0) {
-      header.resize(std::min(n, static_cast<size_t>(size)));
-      if (file->pMethods->xRead(file.get(), header.data(), static_cast<int>(header.size()), 0) != SQLITE_OK) {
-        header.clear();
-      }
+    header.resize(std::min(n, static_cast<size_t>(size)));
+    // SQLITE_IOERR_SHORT_READ when the file shrank since the stat.
+    if (file->pMethods->xRead(file.get(), header.data(), static_cast<int>(header.size()), 0) != SQLITE_OK) {
+      header.clear();
     }
   }
   // xClose runs whenever xOpen left methods set, failed or not.
@@ -50,7 +49,7 @@ std::string ReadHeader(const std::string& db_path, int type, size_t n) {
 
 FileStamp StampDatabaseFile(const std::string& db_path, int type, size_t header_bytes) {
   FileStamp f = StampFile(type == SQLITE_OPEN_WAL ? db_path + "-wal" : db_path);
-  if (f.exists && f.size > 0) f.header = ReadHeader(db_path, type, header_bytes);
+  if (f.exists && f.size > 0) f.header = ReadHeader(db_path, type, header_bytes, f.size);
   return f;
 }
 
