@@ -122,17 +122,21 @@ TEST(PulseConversation, SessionsOpenedForAgentsNeverHoldAGenerationsIdSoRollover
   }
   EXPECT_EQ(std::set<std::string>(opened.begin(), opened.end()).size(), opened.size());
 
-  // 30 days on, the goal check starts generation 2 and runs in it.
+  // The goal check that rolls over: generation `n` begins and its turn runs
+  // in the generation's own session.
+  auto check_in_generation = [&](int n) {
+    Result<std::string> id = PrepareConversationTurn(f.ctx, TurnKind::kGoalCheck);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    EXPECT_EQ(*id, ConversationSessionId("substack", n));
+    Result<ConversationTurnHandle> h = BeginConversationTurn(f.ctx, TurnKind::kGoalCheck, Start("goal_check", "check"));
+    ASSERT_TRUE(h.ok()) << "generation " << n << ": " << h.status().message();
+    EXPECT_EQ(h->turn.generation, n);
+    EXPECT_EQ(h->session.session.id, *id);
+    ASSERT_TRUE(EndConversationTurn(f.ctx, h->turn.id, TurnState::kCompleted, "ok", "").ok());
+  };
+  // 30 days on, the goal check starts generation 2.
   f.env.Advance(int64_t{kRolloverDays} * 86400);
-  Result<std::string> id2 = PrepareConversationTurn(f.ctx, TurnKind::kGoalCheck);
-  ASSERT_TRUE(id2.ok()) << id2.status().message();
-  EXPECT_EQ(*id2, ConversationSessionId("substack", 2));
-  Result<ConversationTurnHandle> second =
-      BeginConversationTurn(f.ctx, TurnKind::kGoalCheck, Start("goal_check", "check"));
-  ASSERT_TRUE(second.ok()) << second.status().message();
-  EXPECT_EQ(second->turn.generation, 2);
-  EXPECT_EQ(second->session.session.id, *id2);
-  ASSERT_TRUE(EndConversationTurn(f.ctx, second->turn.id, TurnState::kCompleted, "ok", "").ok());
+  check_in_generation(2);
 
   // Another session opened, then 90 turns: generation 3 starts as well.
   EXPECT_NE(f.Call("session.open", {{"turn", "goal_work"}}).value("session", ""), ConversationSessionId("substack", 3));
@@ -142,13 +146,7 @@ TEST(PulseConversation, SessionsOpenedForAgentsNeverHoldAGenerationsIdSoRollover
     ASSERT_TRUE(t.ok()) << t.status().message();
     ASSERT_TRUE(EndConversationTurn(f.ctx, t->turn.id, TurnState::kCompleted, "ok", "").ok());
   }
-  Result<std::string> id3 = PrepareConversationTurn(f.ctx, TurnKind::kGoalCheck);
-  ASSERT_TRUE(id3.ok()) << id3.status().message();
-  EXPECT_EQ(*id3, ConversationSessionId("substack", 3));
-  Result<ConversationTurnHandle> third =
-      BeginConversationTurn(f.ctx, TurnKind::kGoalCheck, Start("goal_check", "check"));
-  ASSERT_TRUE(third.ok()) << third.status().message();
-  EXPECT_EQ(third->turn.generation, 3);
+  check_in_generation(3);
 
   // The opened sessions are still open under their own ids, and none may
   // answer for the owner.
