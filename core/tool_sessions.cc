@@ -283,10 +283,8 @@ Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& ses
   PULSE_ASSIGN_OR_RETURN(bool exists, q.Step());
   if (exists && q.Int64(0) > 0 && q.Text(1).empty()) {
     // Only a database from before opened sessions took -o<N> ids can hold one.
-    return Status::Conflict("session \"" + session_id +
-                            "\": an open session opened for an external agent holds this id (made before opened "
-                            "sessions took their own ids); `pulse session close --session " + session_id +
-                            "` frees it for the conversation");
+    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id;"
+                            " `pulse session close --session " + session_id + "` frees it");
   }
   const std::string at = FormatTime(now);
   Statement up;
