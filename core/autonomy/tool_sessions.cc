@@ -63,9 +63,13 @@ bool IsPulseTurn(TurnKind kind) {
 
 namespace {
 
-// The id's middle word and generation letter: schedule-<kind>--<hash>-<letter><N>.
+// The id's middle word and letter: schedule-<kind>--<hash>-<letter><N>.
+// A Pulse turn's session opened here (for an external agent, or a turn that
+// runs outside the conversation) is -o<N>: -g<N> is the conversation's
+// generation N, an id only the conversation makes (ConversationSessionId),
+// so no opened session can ever hold the id of a generation to come.
 void SessionKindOf(TurnKind turn, std::string* kind, std::string* letter) {
-  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "g"; return; }
+  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "o"; return; }
   switch (turn) {
     case TurnKind::kWorkflowStep: *kind = "step"; *letter = "s"; return;
     case TurnKind::kWorkflowReview: *kind = "review"; *letter = "r"; return;
@@ -278,7 +282,9 @@ Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& ses
   q.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool exists, q.Step());
   if (exists && q.Int64(0) > 0 && q.Text(1).empty()) {
-    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id");
+    // Only a database from before opened sessions took -o<N> ids can hold one.
+    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id;"
+                            " `pulse session close --session " + session_id + "` frees it");
   }
   const std::string at = FormatTime(now);
   Statement up;

@@ -73,9 +73,10 @@ Result<std::string> NewSessionToken();
 // Opens a session for `turn`. With `parent`: a delegated helper, which takes
 // its root's turn whatever `turn` says, except kWorkflowStep (a step the turn
 // started keeps the platform's normal tools). Ids start with "schedule-"
-// (unattended): schedule-goallead--<sha256(workflow)[:16]>-g<N> for Pulse
-// turns, schedule-builder--<hash>-<q|f><N> for Builder turns,
-// schedule-step--<hash>-s<N> for steps, <parent>--h<N> for helpers.
+// (unattended): schedule-goallead--<sha256(workflow)[:16]>-o<N> for Pulse
+// turns (never -g<N>: that is the conversation's generation N, made only by
+// ConversationSessionId), schedule-builder--<hash>-<q|f><N> for Builder
+// turns, schedule-step--<hash>-s<N> for steps, <parent>--h<N> for helpers.
 // NotFound / Refused for a missing / closed parent.
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn,
                                       const std::string& parent, int64_t now);

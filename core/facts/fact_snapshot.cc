@@ -371,7 +371,9 @@ void SnapshotPlan(SnapshotRun& run) {
 
 void SnapshotChats(SnapshotRun& run) {
   SourceRead src;
-  if (!run.OpenTextFile(kChatsFile, run.limits.max_chats_bytes, &src)) return;
+  // chats.json is the platform's current list of chats: a missing file is no
+  // chats (its stored rows go), not "unchanged".
+  if (!run.OpenTextFile(kChatsFile, run.limits.max_chats_bytes, &src, "pulse_fact_chats")) return;
   Result<json> doc = ParseJsonBounded(src.text, kChatsFile, 8);
   if (!doc.ok()) return run.Unreadable(kChatsFile, src, doc.status().message());
   if (!doc->is_array()) return run.Unreadable(kChatsFile, src, std::string(kChatsFile) + ": expected a JSON array");

@@ -25,7 +25,7 @@ WorkflowStamp StampWorkflow(const std::string& workspace, const std::string& wor
   s.db = StampDatabase(dir + "/db/db.sqlite");
   for (const char* rel : {"/workflow.json", "/schedule-runs.json", "/planning/plan.json", "/planning/step_config.json",
                           "/planning/changelog.jsonl", "/planning/workflow_review.json", "/runs"}) {
-    s.files.push_back(StampFile(dir + rel, 0));
+    s.files.push_back(StampFile(dir + rel));
   }
   return s;
 }

@@ -110,7 +110,7 @@ test('pulse session open gives an unattended session whose token the guard check
     const opened = pulse(['session', 'open', ...ws, '--turn', 'goal_work']);
     assert.equal(opened.code, 0, opened.err);
     const { session, token } = JSON.parse(opened.out);
-    assert.match(session, /^schedule-goallead--[0-9a-f]{16}-g1$/);
+    assert.match(session, /^schedule-goallead--[0-9a-f]{16}-o1$/);
     assert.match(token, /^[0-9a-f]{64}$/);
     const second = JSON.parse(pulse(['session', 'open', ...ws, '--turn', 'goal_check']).out);
     assert.notEqual(second.session, session);
@@ -190,7 +190,7 @@ test('autonomy.guard in the WASM module gives the same decisions as pulse guard'
       assert.equal(decisions.length, SAMPLE.length);
       // Sessions work in the browser too, with the same hashing code.
       const opened = pulseReply(Module, db, 'session.open', { turn: 'goal_work' }).result;
-      assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-g1$/);
+      assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-o1$/);
       assert.match(opened.token, /^[0-9a-f]{64}$/);
       tokens.add(opened.token);
       const resolved = pulseReply(Module, db, 'session.resolve', { token: opened.token }).result;

@@ -49,8 +49,8 @@ TEST_F(SessionTest, SessionIdsAreUnattendedAndTokensAreStoredOnlyAsDigests) {
   OpenedSession b = Open(TurnKind::kGoalCheck);
   OpenedSession q = Open(TurnKind::kBuilderQuestion);
   std::string hash = Sha256Hex("substack").substr(0, 16);
-  EXPECT_EQ(a.session.id, "schedule-goallead--" + hash + "-g1");
-  EXPECT_EQ(b.session.id, "schedule-goallead--" + hash + "-g2");
+  EXPECT_EQ(a.session.id, "schedule-goallead--" + hash + "-o1");
+  EXPECT_EQ(b.session.id, "schedule-goallead--" + hash + "-o2");
   EXPECT_EQ(q.session.id.rfind("schedule-builder--", 0), 0u);
   OpenedSession h = Open(TurnKind::kGoalWork, a.session.id);
   for (const OpenedSession* x : {&a, &b, &q, &h}) {
