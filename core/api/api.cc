@@ -87,6 +87,18 @@ Status NeedDb(const ApiContext& ctx, const Args& args) {
   return Status::OK();
 }
 
+ApiContext ContextFor(WorkflowHandle& handle, const ApiRegistry* api) {
+  ApiContext ctx;
+  ctx.db = &handle.db();
+  ctx.env = &handle.env();
+  ctx.workflow = handle.workflow();
+  ctx.config = handle.config();
+  ctx.workflow_dir = handle.dir();
+  ctx.api = api;
+  ctx.handle = &handle;
+  return ctx;
+}
+
 Result<ApiContext> ContextFromDb(Db& db, Env& env) {
   PULSE_RETURN_IF_ERROR(EnsureSchema(db));
   ApiContext ctx;

@@ -17,6 +17,7 @@
 #include "core/store/db.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
+#include "core/workflow/handle.h"
 #include "core/workflow/workflow_config.h"
 
 namespace pulse {
@@ -34,7 +35,13 @@ struct ApiContext {
   // The methods this caller can reach: the core's everywhere; the native
   // program adds the agent's (agent/tools/agent_api.h).
   const ApiRegistry* api = nullptr;
+  // The opened workflow these fields view, when the caller holds one.
+  WorkflowHandle* handle = nullptr;
 };
+
+// The adapter's view of an opened workflow: no schema check and no
+// configuration read (the handle did both when it was opened or refreshed).
+ApiContext ContextFor(WorkflowHandle& handle, const ApiRegistry* api = nullptr);
 
 // Who may call a method over HTTP. The command line and the WASM facade act
 // for the owner of the files they open; the server decides by this.

@@ -517,7 +517,6 @@ Result<GuardDecision> GuardSessionCall(Db& db, const WorkflowConfig& config, con
     d.reason = "refused: session " + s.id + " is closed (its " + TurnKindName(s.turn) +
                " turn has ended); create a decision request instead (create_decision_request)";
   }
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_RETURN_IF_ERROR(RecordDecision(db, s.id, s.turn, tool, args, d, now));
   return d;
 }
@@ -539,7 +538,6 @@ Result<GuardDecision> GuardTurnCall(Db* db, const WorkflowConfig& config, TurnKi
                                     const json& args, int64_t now) {
   GuardDecision d = DecideToolCall(turn, config.autonomy, config.AllSchedulesPaused(), tool, args);
   if (db) {
-    PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(*db));
     PULSE_RETURN_IF_ERROR(RecordDecision(*db, "", turn, tool, args, d, now));
   }
   return d;

@@ -189,7 +189,6 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
 }
 
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -198,7 +197,6 @@ Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
 }
 
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   if (token.empty()) return Status::InvalidArgument("token: missing");
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.token_sha256 = ?"));
   st.Bind(1, Sha256Hex(token));
@@ -210,7 +208,6 @@ Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token) {
 Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, const std::string& token) {
   const std::string bad = "session \"" + session_id + "\": missing or wrong session token";
   if (token.empty()) return Status::Unauthenticated(bad);
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -220,7 +217,6 @@ Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, c
 
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn, const std::string& parent,
                                       int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -274,7 +270,6 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
 
 Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& session_id, TurnKind turn, int64_t now) {
   if (!IsPulseTurn(turn)) return Status::InvalidArgument(std::string("turn: \"") + TurnKindName(turn) + "\" is not a Pulse turn");
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -349,7 +344,6 @@ Status AppendGuardRecord(Db& db, const GuardRecord& r) {
 }
 
 Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
       "SELECT id, session, turn, tool, args_sha256, allowed, rule, level, reason, at, tool_normalized, tool_class"
       " FROM pulse_guard_decisions"

@@ -260,7 +260,6 @@ Result<int> FailAbandonedQaRequests(Db& db, const std::string& why, int64_t now)
 }
 
 Result<int64_t> OpenQaRequestCount(Db& db) {
-  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   return db.QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status IN ('pending', 'taken')");
 }
 
