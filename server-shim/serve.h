@@ -75,9 +75,12 @@ struct ServeOptions {
 };
 
 // One workflow opened for one request or turn: its own connection.
+// A workflow opened for a request, a tick visit or a turn: the handle
+// (schema ensured and configuration read once) and the adapter's view of it.
 struct OpenCtx {
-  OpenedWorkflow w;
+  std::unique_ptr<WorkflowHandle> handle;
   ApiContext ctx;
+  const WorkflowPaths& paths() const { return *handle->paths(); }
 };
 Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow);
 

@@ -165,6 +165,8 @@ const ApiRegistry& ServerApi() {
   return registry;
 }
 
+ApiContext ServerContext(WorkflowHandle& handle) { return ContextFor(handle, &ServerApi()); }
+
 ApiContext ServerContext(const OpenedWorkflow& w, Env& env) {
   ApiContext ctx;
   ctx.db = w.db.get();

@@ -11,6 +11,7 @@
 #include "core/api/decisions.h"
 #include "core/api/facts.h"
 #include "core/decisions/decisions.h"
+#include "core/decisions/recommendation.h"
 #include "core/base/time_util.h"
 #include "core/base/text.h"
 
@@ -66,23 +67,8 @@ const char* kReportOnly =
 
 json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
 
-// "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)"
-std::string KeyNumber(const GoalCheck& check) {
-  if (!check.has_goal) return "";
-  std::string s = check.metric_name + " " + (check.value ? FormatNumber(*check.value) : "unmeasured");
-  if (check.target) s += " of " + FormatNumber(*check.target);
-  std::string last = check.last_measured_at ? FormatShortDay(*check.last_measured_at) : "";
-  std::string by_run = check.last_measured_by_run_at ? FormatShortDay(*check.last_measured_by_run_at) : "";
-  if (!last.empty()) {
-    s += " (last measured " + last;
-    if (!by_run.empty() && by_run != last) s += "; by a workflow run " + by_run;
-    s += ")";
-  }
-  return s;
-}
-
 std::string WithKeyNumber(const std::string& head, const GoalCheck& check) {
-  std::string key = KeyNumber(check);
+  std::string key = GoalKeyNumber(check);
   return key.empty() ? head : head + " — " + key;
 }
 
@@ -90,12 +76,6 @@ std::string WithKeyNumber(const std::string& head, const GoalCheck& check) {
 
 std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow) {
   return WithKeyNumber(PulseName(workflow) + ": " + GoalStatusWords(check.status), check);
-}
-
-std::string PulseName(const std::string& workflow) {
-  std::string w = workflow;
-  if (!w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
-  return w + " Pulse";
 }
 
 Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
@@ -117,47 +97,6 @@ Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
 }
 
 std::string CharterCommon(const std::string& workflow) { return Replace(kCharterCommon, "{wf}", workflow); }
-
-GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
-                                           const std::string& workflow) {
-  std::string metric = config.primary_metric ? config.primary_metric->name : "the primary metric";
-  std::string route = config.primary_metric && !config.primary_metric->route.empty() ? config.primary_metric->route
-                                                                                      : "the goal route";
-  GoalRecommendation rec;
-  auto add = [&](const std::string& o) {
-    for (const std::string& x : rec.options) if (x == o) return;
-    rec.options.push_back(o);
-  };
-  if (check.HasAlarm(AlarmKind::kNotMeasured) || check.HasAlarm(AlarmKind::kGoalWorkWithoutReading)) {
-    add("Add a step to " + route + " that records " + metric + " on every run");
-  }
-  if (check.HasAlarm(AlarmKind::kGoalWorkNotCompleted)) add("Make " + route + " the next scheduled run and fix what stops it");
-  // Only a paused schedule can be resumed: with none paused, a silence is
-  // something to look into, not to resume.
-  bool paused = check.HasAlarm(AlarmKind::kSchedulesPaused) || config.AllSchedulesPaused();
-  if (paused && (check.HasAlarm(AlarmKind::kNoRun) || check.HasAlarm(AlarmKind::kSchedulesPaused))) {
-    add("Resume the paused schedules");
-  } else if (check.HasAlarm(AlarmKind::kNoRun)) {
-    add("Find out why no scheduled run started and fix it");
-  }
-  if (rec.options.empty()) add("Review the plan for " + route + " with Pulse and change what does not move " + metric);
-  add("Leave it as it is for now");
-
-  for (const Alarm& a : check.alarms) {
-    if (!rec.why.empty()) rec.why += "; ";
-    rec.why += a.message.empty() ? AlarmKindName(a.kind) : a.message;
-  }
-  if (rec.why.empty()) rec.why = metric + " is " + GoalStatusWords(check.status) + " against the line to the target";
-  rec.evidence = KeyNumber(check);
-  if (rec.evidence.empty()) rec.evidence = "goal check of " + FormatTime(check.checked_at);
-  rec.question = PulseName(workflow) + ": the goal is " + GoalStatusWords(check.status) + ". Which fix should come first?";
-  rec.option = rec.options[0];
-  // A paused workflow's check is report-only: Pulse is less sure the owner
-  // wants anything running.
-  rec.confidence = !check.alarms.empty() && !config.AllSchedulesPaused() ? "high" : "medium";
-  rec.blocks = "the goal: " + metric;
-  return rec;
-}
 
 Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
   const int64_t now = ctx.env->NowSeconds();

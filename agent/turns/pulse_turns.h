@@ -13,6 +13,7 @@
 
 #include "core/api/api.h"
 #include "core/autonomy/autonomy.h"
+#include "core/decisions/recommendation.h"
 #include "core/goal/goal_check.h"
 #include "core/base/status.h"
 
@@ -26,23 +27,7 @@ Result<std::string> TurnInstruction(TurnKind kind, bool report_only);
 // The part every turn shares (the conversation's charter opens with it).
 std::string CharterCommon(const std::string& workflow);
 
-// The one batched decision the rules runner raises for a check that is not
-// on track.
-struct GoalRecommendation {
-  std::string question;
-  std::vector<std::string> options;
-  std::string option;  // the recommended one: options[0]
-  std::string why;
-  std::string evidence;
-  std::string confidence;  // high with alarms and schedules running, else medium
-  std::string blocks;
-};
-// Pure: depends only on the check and the workflow's configuration.
-GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
-                                           const std::string& workflow);
 
-// The owner-facing name: "Substack Pulse".
-std::string PulseName(const std::string& workflow);
 
 // GoalCheckDue, and not when a goal check turn already started today (the
 // agent log), so a restart or a runner that never recorded its check does

@@ -64,7 +64,7 @@ Result<Env*> GetEnv(State& state) {
   return static_cast<Env*>(state.env.get());
 }
 
-Result<OpenedWorkflow> OpenFromFlags(State& state) {
+Result<std::unique_ptr<WorkflowHandle>> OpenFromFlags(State& state) {
   PULSE_ASSIGN_OR_RETURN(Env * env, GetEnv(state));
   if (!env->IsDirectory(state.globals.workspace)) {
     return Status::NotFound(state.globals.workspace + ": workspace directory does not exist");
@@ -79,7 +79,7 @@ Result<OpenedWorkflow> OpenFromFlags(State& state) {
     return Status::NotFound("--workflow " + state.globals.workflow + ": no such workflow in " + state.globals.workspace +
                             (known.empty() ? " (it has no workflows under Workflow/)" : " (the workflows: " + known + ")"));
   }
-  return OpenWorkflow(*env, state.globals.workspace, state.globals.workflow);
+  return WorkflowHandle::Open(*env, state.globals.workspace, state.globals.workflow);
 }
 
 int StatusRank(const std::string& status) {
@@ -120,12 +120,12 @@ int Fail(const Status& status) {
 }
 
 std::optional<nlohmann::json> CallOnWorkflow(State& state, const char* method, const nlohmann::json& args) {
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) {
     state.exit_code = Fail(w.status());
     return std::nullopt;
   }
-  ApiContext ctx = ServerContext(*w, *state.env);
+  ApiContext ctx = ServerContext(**w);
   Result<nlohmann::json> out = CallApi(ctx, method, args);
   if (!out.ok()) {
     state.exit_code = Fail(out.status());

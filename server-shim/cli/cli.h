@@ -16,6 +16,7 @@
 
 #include "core/base/env.h"
 #include "core/base/status.h"
+#include "core/workflow/handle.h"
 #include "core/store/workspace.h"
 
 namespace pulse::cli {
@@ -51,7 +52,7 @@ void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow = true);
 Result<Env*> GetEnv(State& state);
 
 // Opens the named workflow (workflow.json parsed, database ready).
-Result<OpenedWorkflow> OpenFromFlags(State& state);
+Result<std::unique_ptr<WorkflowHandle>> OpenFromFlags(State& state);
 
 // CLI::Range for a real-number flag (seconds): CLI11's Range lets "nan"
 // through, since every comparison with NaN is false, so a value that is not

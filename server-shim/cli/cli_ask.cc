@@ -51,7 +51,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
   sub->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     json args = {{"caller", f.caller}, {"session", f.session}, {"wait_seconds", f.wait}};
     if (!f.account.empty()) args["account"] = f.account;
@@ -69,7 +69,7 @@ void Setup(CLI::App& app, State& state) {
     opt.runner_timeout = f.timeout;
     opt.max_turns = 1;
     serve::TurnManager turns(state.env.get(), opt);
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = serve::AskAndWait(turns, ctx, *call, true);
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) PrintJson(*out); else PrintAsk(*out);

@@ -28,8 +28,8 @@ Status CheckUtf8(const char* flag, const std::string& value) {
 
 // Runs one API method on the workflow named by the flags.
 Result<json> Call(State& state, const char* method, const json& args) {
-  PULSE_ASSIGN_OR_RETURN(OpenedWorkflow w, OpenFromFlags(state));
-  ApiContext ctx = ServerContext(w, *state.env);
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<WorkflowHandle> w, OpenFromFlags(state));
+  ApiContext ctx = ServerContext(*w);
   return CallApi(ctx, method, args);
 }
 

@@ -26,7 +26,7 @@ struct PreRunFlags {
 };
 
 void RunPreRun(State& state, const PreRunFlags& f) {
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   spdlog::set_default_logger(spdlog::stderr_color_mt("pulse-pre-run"));
   serve::ServeOptions opt;
@@ -70,9 +70,9 @@ void SetupMigrate(CLI::App& app, State& state) {
   CLI::App* sub = app.add_subcommand("migrate", "pulse_mode -> after_run in workflow.json (also done at serve start)");
   AddCommonOptions(sub, state);
   sub->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = CallApi(ctx, "workflow.migrate", json::object());
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) {

@@ -31,8 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   serve::SessionFinder find = [&](const std::string& t) -> Result<serve::FoundSession> {
     if (t != token) return Status::NotFound("unknown session token");
     auto oc = std::make_unique<serve::OpenCtx>();
-    PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, fuzz::TheScratch().workspace(), "fz"));
-    oc->ctx = ServerContext(oc->w, env);
+    PULSE_ASSIGN_OR_RETURN(oc->handle, WorkflowHandle::Open(env, fuzz::TheScratch().workspace(), "fz"));
+    oc->ctx = ServerContext(*oc->handle);
     PULSE_ASSIGN_OR_RETURN(ToolSession session, ResolveSessionToken(*oc->ctx.db, t));
     return serve::FoundSession{std::move(oc), std::move(session)};
   };
