@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "core/base/one_line.h"
 #include "core/store/schema.h"
 #include "core/store/workspace.h"
 
@@ -79,7 +80,7 @@ Result<json> CallApi(ApiContext& ctx, std::string_view method, const json& args)
 }
 
 json ErrorToJson(const Status& status) {
-  return json{{"error", status.message()}, {"code", CodeName(status.code())}};
+  return json{{"error", BoundedReason(status.message())}, {"code", CodeName(status.code())}};
 }
 
 Status NeedDb(const ApiContext& ctx, const Args& args) {

@@ -90,7 +90,9 @@ const ApiRegistry& CoreApi();
 // table when unset).
 Result<nlohmann::json> CallApi(ApiContext& ctx, std::string_view method, const nlohmann::json& args);
 
-// The one error document every edge sends: {"error": message, "code": name}.
+// The one error document every edge sends: {"error": message, "code": name},
+// the message bounded (BoundedReason: a reply names the input, it does not
+// carry a long one back).
 nlohmann::json ErrorToJson(const Status& status);
 
 // A context from the database alone (the browser's case): the workflow name

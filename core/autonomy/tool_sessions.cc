@@ -167,13 +167,15 @@ Result<ToolSession> ReadSession(Statement& st) {
   s.opened_at = st.Time(4).value_or(0);
   s.closed_at = st.Time(5);
   s.root_closed_at = st.Time(6);
+  s.conversation = st.Int64(8) <= 0;
   return s;
 }
 
-// The session with its root's closed_at, so one read answers whether it may act.
+// The session with its root's closed_at, so one read answers whether it may
+// act, and its root's seq (0 for Pulse's own conversation sessions).
 const char kSessionSelect[] =
     "SELECT s.session_id, s.turn, s.parent, s.root, s.opened_at, s.closed_at, COALESCE(r.closed_at, ''),"
-    " s.token_sha256"
+    " s.token_sha256, COALESCE(r.seq, s.seq)"
     " FROM pulse_tool_sessions s LEFT JOIN pulse_tool_sessions r ON r.session_id = s.root";
 
 }  // namespace

@@ -56,6 +56,7 @@ struct ToolSession {
   int64_t opened_at = 0;                 // seconds since the epoch
   std::optional<int64_t> closed_at;      // nullopt while open
   std::optional<int64_t> root_closed_at; // the root's closed_at, read with the session (nullopt while the root is open)
+  bool conversation = false;             // under Pulse's own conversation (OpenConversationTurnSession), not session.open
   bool open() const { return !closed_at; }
   // Open and under an open root: a helper of an ended turn cannot act.
   bool usable() const { return !closed_at && !root_closed_at; }

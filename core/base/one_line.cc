@@ -1,5 +1,7 @@
 #include "core/base/one_line.h"
 
+#include "core/base/utf8.h"
+
 namespace pulse {
 
 namespace {
@@ -35,6 +37,12 @@ std::string FlattenLineBreaks(std::string_view text) {
     }
   }
   return out;
+}
+
+std::string BoundedReason(std::string_view reason) {
+  if (reason.size() <= kMaxReasonBytes) return std::string(reason);
+  std::string_view kept = Utf8Prefix(reason, kMaxReasonBytes);
+  return std::string(kept) + "... (" + std::to_string(reason.size() - kept.size()) + " more bytes not shown)";
 }
 
 }  // namespace pulse

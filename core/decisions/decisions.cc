@@ -152,18 +152,51 @@ Status CommitWithMemory(Transaction& tx, GoalMemory& memory, MemorySection secti
 
 }  // namespace
 
-Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
-  if (session.empty()) return false;
-  if (HasUnattendedPrefix(session)) return true;
-  // A session the database knows as a Pulse turn (the guard's tool
-  // sessions) or as a background agent (the agent log).
+Result<UnattendedBy> WhyUnattended(Db& db, const std::string& session) {
+  if (session.empty()) return UnattendedBy::kNone;
+  // A session the database knows as a guarded turn: Pulse's own or another.
   Result<ToolSession> turn = LoadToolSession(db, session);
-  if (turn.ok()) return true;
+  if (turn.ok()) return turn->conversation ? UnattendedBy::kPulseTurn : UnattendedBy::kToolSession;
   if (turn.status().code() != Code::kNotFound) return turn.status();
+  // A background agent's session, known only from the agent log.
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT 1 FROM background_agent_log WHERE session_id = ? LIMIT 1"));
   q.Bind(1, session);
-  return q.Step();
+  PULSE_ASSIGN_OR_RETURN(bool logged, q.Step());
+  if (logged) return UnattendedBy::kAgentLog;
+  return HasUnattendedPrefix(session) ? UnattendedBy::kNamePrefix : UnattendedBy::kNone;
 }
+
+const char* UnattendedByName(UnattendedBy by) {
+  switch (by) {
+    case UnattendedBy::kPulseTurn: return "pulse_turn";
+    case UnattendedBy::kToolSession: return "tool_session";
+    case UnattendedBy::kAgentLog: return "agent_log";
+    case UnattendedBy::kNamePrefix: return "name_prefix";
+    case UnattendedBy::kNone: break;
+  }
+  return "";
+}
+
+Result<bool> IsUnattendedSession(Db& db, const std::string& session) {
+  PULSE_ASSIGN_OR_RETURN(UnattendedBy by, WhyUnattended(db, session));
+  return by != UnattendedBy::kNone;
+}
+
+namespace {
+
+// The refusal's words for each leg.
+const char* UnattendedWhat(UnattendedBy by) {
+  switch (by) {
+    case UnattendedBy::kPulseTurn: return "a session of Pulse's own turns";
+    case UnattendedBy::kToolSession: return "a guarded tool session (a runner's, a Builder's or one session.open made)";
+    case UnattendedBy::kAgentLog: return "a background agent's session in the agent log";
+    case UnattendedBy::kNamePrefix: return "named as a Pulse, scheduled or background session (schedule-, pulse-, bg-, background-)";
+    case UnattendedBy::kNone: break;
+  }
+  return "the owner";
+}
+
+}  // namespace
 
 Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req) {
   PULSE_RETURN_IF_ERROR(NonEmpty(req.question, "decision question"));
@@ -281,15 +314,14 @@ Result<DecisionView> Answer(DecisionContext& ctx, const AnswerInput& in) {
   Transaction tx(ctx.db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, in.decision_id));
-  PULSE_ASSIGN_OR_RETURN(bool unattended, IsUnattendedSession(ctx.db, in.session));
-  if (unattended) {
+  PULSE_ASSIGN_OR_RETURN(UnattendedBy by, WhyUnattended(ctx.db, in.session));
+  if (by != UnattendedBy::kNone) {
     // Kept in the log (the flight recorder), the decision itself untouched.
     PULSE_RETURN_IF_ERROR(AddEvent(ctx.db, d.id, now, "answer_refused", in.session,
-                                   {{"reason", "unattended session"}}));
+                                   {{"reason", "unattended session"}, {"leg", UnattendedByName(by)}}));
     PULSE_RETURN_IF_ERROR(tx.Commit());
-    return Status::Refused(what + ": session \"" + in.session +
-                           "\" is a Pulse, scheduled or background session; only the owner answers (it may "
-                           "recommend instead); the decision stays " + d.status);
+    return Status::Refused(what + ": session \"" + in.session + "\" is " + UnattendedWhat(by) +
+                           "; only the owner answers (it may recommend instead); the decision stays " + d.status);
   }
   bool over_pulse_default = d.status == "answered" && d.answered_by && *d.answered_by == "pulse";
   const std::string answered_at = d.answered_at ? FormatTime(*d.answered_at) : "?";

@@ -10,7 +10,8 @@
 //   run, outward, change; default change, the conservative reading: an answer
 //   usually changes the workflow), so needs=change requires change=auto.
 // - Only the owner answers: an answer from an unattended session (see
-//   IsUnattendedSession) is Refused and the decision stays pending.
+//   WhyUnattended) is Refused, naming the leg that knew it, and the decision
+//   stays pending (the refusal is kept in its log).
 // - The owner's answer, the recommendation's status (accepted, changed,
 //   dismissed, overruled) and the owner-answer line in goal memory are written
 //   in one transaction; if memory cannot be written nothing is answered.
@@ -36,11 +37,24 @@ namespace pulse {
 // Also ensures the goal memory tables (EnsureGoalMemorySchema).
 Status EnsureDecisionsSchema(Db& db);
 
-// Sessions that may recommend but never answer for the owner: ids starting
-// "schedule-" (Pulse's own conversation and every scheduled turn), "pulse-",
-// "bg-" or "background-", and any session the database knows as a Pulse turn
-// (a guarded tool session) or a background agent (the agent log). The empty
-// session is the owner (the CLI, the owner-token HTTP routes).
+// Sessions that may recommend but never answer for the owner, and which leg
+// of the check knows each (docs/decisions.md names the same legs):
+//  - kPulseTurn: a session of Pulse's own conversation (opened for its turns,
+//    OpenConversationTurnSession) or a helper under one;
+//  - kToolSession: any other guarded tool session (session.open, a runner's
+//    or a Builder's turn, their helpers);
+//  - kAgentLog: a session the background agent log knows (an agent's run);
+//  - kNamePrefix: an id starting "schedule-" (Pulse's own conversation and
+//    every scheduled turn), "pulse-", "bg-" or "background-", in any case,
+//    blanks ignored, '_' read as '-' (HasUnattendedPrefix).
+// The database legs are asked first, so the answer names what the database
+// knows even of a session whose name also says it. The empty session is the
+// owner (the CLI, the owner-token HTTP routes): kNone.
+enum class UnattendedBy { kNone, kPulseTurn, kToolSession, kAgentLog, kNamePrefix };
+Result<UnattendedBy> WhyUnattended(Db& db, const std::string& session);
+// "pulse_turn", "tool_session", "agent_log", "name_prefix" ("" for kNone):
+// the `leg` of an answer_refused event.
+const char* UnattendedByName(UnattendedBy by);
 Result<bool> IsUnattendedSession(Db& db, const std::string& session);
 
 // A question for the owner, as stored, with the answer and the outcome when

@@ -6,6 +6,7 @@
 
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
+#include "core/base/one_line.h"
 #include "core/base/time_util.h"
 
 namespace pulse::cli {
@@ -108,7 +109,7 @@ Result<std::vector<std::string>> ParseFailOn(const std::string& list) {
 }
 
 int Fail(const Status& status) {
-  std::cerr << "pulse: " << status.message() << std::endl;
+  std::cerr << "pulse: " << BoundedReason(status.message()) << std::endl;
   switch (status.code()) {
     case Code::kRefused:
     case Code::kConflict:

@@ -11,9 +11,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, makeTempDir, pulse, startServer, waitFor } from './helpers.mjs';
+import { missingOf, skipUnless } from '../strict.mjs';
 
 const ETCD = ['/usr/bin/etcd', '/usr/local/bin/etcd'].find((p) => existsSync(p));
-const skip = ETCD ? false : 'the etcd binary is missing (scripts/setup.sh installs Debian\'s etcd-server)';
+const skip = skipUnless(import.meta.url, missingOf([[ETCD, 'the etcd binary is missing from /usr/bin and /usr/local/bin (scripts/setup.sh installs Debian\'s etcd-server)']]));
 const WORKFLOWS = 300;
 const TTL = 2;
 

@@ -16,5 +16,22 @@ TEST(OneLine, EveryBreakAReaderMayHonourIsFlattened) {
   EXPECT_FALSE(HasLineBreak("\xe2\x80"));  // a cut sequence is not a break
 }
 
+// A reason quoting a long value is cut, at a character boundary, and says
+// so; a short one is as it was.
+TEST(OneLine, AReasonIsBounded) {
+  EXPECT_EQ(BoundedReason("id: must be a whole number"), "id: must be a whole number");
+  std::string exact(kMaxReasonBytes, 'x');
+  EXPECT_EQ(BoundedReason(exact), exact);
+  // "é" is two bytes: the cut never splits it.
+  std::string quoted = "method not found: " + std::string(kMaxReasonBytes - 19, 'a');
+  for (int i = 0; i < 3000; ++i) quoted += "\xc3\xa9";
+  std::string cut = BoundedReason(quoted);
+  EXPECT_EQ(cut.rfind("method not found: aaa", 0), 0u);
+  EXPECT_LT(cut.size(), kMaxReasonBytes + 40);
+  std::string kept = cut.substr(0, cut.find("..."));
+  EXPECT_EQ(kept.size(), kMaxReasonBytes - 1);  // one byte short: the next "é" would not fit whole
+  EXPECT_EQ(cut.substr(kept.size()), "... (" + std::to_string(quoted.size() - kept.size()) + " more bytes not shown)");
+}
+
 }  // namespace
 }  // namespace pulse
