@@ -106,7 +106,7 @@ TEST(BuilderStdin, SaysWhatIsHeld) {
 class ChainTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok());
     db_ = std::move(db).value();
   }

@@ -16,7 +16,7 @@ using testing::T;
 class ReviewConversationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(db).value();
   }
