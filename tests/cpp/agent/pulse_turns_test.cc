@@ -17,15 +17,6 @@ using nlohmann::json;
 using testing::T;
 using testing::Workflow;
 
-WorkflowConfig Config(const std::string& text) {
-  auto c = ParseWorkflowConfig(text, "workflow.json");
-  EXPECT_TRUE(c.ok()) << c.status().message();
-  return c.ok() ? *c : WorkflowConfig{};
-}
-
-const char* kSubstack = R"({"goal": {"primary_metric": {"name": "subscribers", "route": "growth_funnel", "target": 1000}},
-  "schedules": [{"id": "daily", "cron": "0 9 * * *", "enabled": true}]})";
-
 TEST(PulseTurns, ChartersPerTurnKind) {
   auto check = TurnCharter(TurnKind::kGoalCheck, false);
   ASSERT_TRUE(check.ok());
