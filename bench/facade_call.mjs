@@ -54,7 +54,7 @@ if (opt.before) builds.unshift(['before', resolve(opt.before)]);
 const mods = [];
 for (const [name, dir] of builds) {
   const M = await load(dir);
-  const noDb = new M.Pulse({});
+  const noDb = new M.Pulse(null);
   mods.push({ name, withDb: openWorkflow(M), noDb });
 }
 const cases = [['pulse.config', 'withDb'], ['goal.last_check', 'withDb'], ['pulse.version', 'noDb']];
