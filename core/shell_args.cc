@@ -37,12 +37,27 @@ std::vector<std::string> ShellWords(std::string_view s) {
       if (c == quote) {
         quote = 0;
       } else if (c == '\\' && quote == '"' && i + 1 < s.size()) {
-        cur.push_back(s[++i]);
+        // Inside double quotes a backslash escapes only $ ` " \ and a line
+        // break; before anything else it stays ("\163" is four characters).
+        char n = s[i + 1];
+        if (n == '$' || n == '`' || n == '"' || n == '\\') cur.push_back(s[++i]);
+        else if (n == '\n') ++i;
+        else cur.push_back(c);
       } else {
         cur.push_back(c);
       }
       continue;
     }
+    if (c == '$' && i + 1 < s.size() && s[i + 1] == '\'') {
+      // ANSI-C quoting: $'\x73oul.md', $'\163oul.md', $'\u0073oul.md'.
+      have = true;
+      for (i += 2; i < s.size() && s[i] != '\'';) {
+        if (s[i] == '\\') i = DecodeCEscape(s, i, &cur);
+        else cur.push_back(s[i++]);
+      }
+      continue;
+    }
+    if (c == '$' && i + 1 < s.size() && s[i + 1] == '"') continue;  // $"...": a translated string, read as "..."
     if (c == '\'' || c == '"') {
       quote = c;
       have = true;
@@ -321,9 +336,170 @@ std::vector<std::string> PathTokens(std::string_view word) {
   return out;
 }
 
+// The index of the '}' closing the '{' at `open` (nested braces counted,
+// a backslash escaping the next character); npos when it is not closed.
+size_t ClosingBrace(const std::string& w, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < w.size(); ++i) {
+    if (w[i] == '\\') {
+      ++i;
+    } else if (w[i] == '{') {
+      ++depth;
+    } else if (w[i] == '}' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+// The alternatives of a brace expression's inside: "soul,x" -> {soul, x};
+// "a..c" -> {a, b, c}; "1..3" -> {1, 2, 3} (at most 64); empty when it is
+// not one (a lone "{x}" stays as written, as in bash).
+std::vector<std::string> BraceAlternatives(const std::string& inside) {
+  std::vector<std::string> alts;
+  int depth = 0;
+  size_t from = 0;
+  for (size_t i = 0; i < inside.size(); ++i) {
+    if (inside[i] == '\\') ++i;
+    else if (inside[i] == '{') ++depth;
+    else if (inside[i] == '}') --depth;
+    else if (inside[i] == ',' && depth == 0) {
+      alts.push_back(inside.substr(from, i - from));
+      from = i + 1;
+    }
+  }
+  if (!alts.empty()) {
+    alts.push_back(inside.substr(from));
+    return alts;
+  }
+  size_t dots = inside.find("..");
+  if (dots == std::string::npos) return alts;
+  std::string a = inside.substr(0, dots), b = inside.substr(dots + 2);
+  if (b.find("..") != std::string::npos) b = b.substr(0, b.find(".."));  // {a..z..2}: the step is ignored
+  auto number = [](const std::string& t, long* v) {
+    if (t.empty() || t.size() > 9) return false;
+    size_t k = t[0] == '-' ? 1 : 0;
+    if (k == t.size()) return false;
+    for (size_t j = k; j < t.size(); ++j) {
+      if (!std::isdigit(static_cast<unsigned char>(t[j]))) return false;
+    }
+    *v = std::stol(t);
+    return true;
+  };
+  long x = 0, y = 0;
+  if (number(a, &x) && number(b, &y)) {
+    for (long v = x;; v += x <= y ? 1 : -1) {
+      alts.push_back(std::to_string(v));
+      if (v == y || alts.size() >= 64) break;
+    }
+  } else if (a.size() == 1 && b.size() == 1 && std::isalpha(static_cast<unsigned char>(a[0])) &&
+             std::isalpha(static_cast<unsigned char>(b[0]))) {
+    for (int v = a[0];; v += a[0] <= b[0] ? 1 : -1) {
+      alts.push_back(std::string(1, static_cast<char>(v)));
+      if (v == b[0]) break;
+    }
+  }
+  return alts;
+}
+
+// The operators of ${NAME<op>WORD} whose result may be WORD (a default, an
+// assignment, an alternate, an error's text) or hold it (a replacement).
+bool ParameterYieldsWord(const std::string& inside, std::string* word) {
+  size_t k = 0;
+  while (k < inside.size() && (std::isalnum(static_cast<unsigned char>(inside[k])) || inside[k] == '_')) ++k;
+  if (k == 0 && !inside.empty() && std::string_view("@*#?$!-0").find(inside[0]) != std::string_view::npos) k = 1;
+  if (k == 0 || k >= inside.size()) return false;
+  size_t op = k;
+  if (inside[op] == ':' && op + 1 < inside.size() && std::string_view("-=+?").find(inside[op + 1]) != std::string_view::npos) {
+    *word = inside.substr(op + 2);
+    return true;
+  }
+  if (std::string_view("-=+?").find(inside[op]) != std::string_view::npos) {
+    *word = inside.substr(op + 1);
+    return true;
+  }
+  if (inside[op] == '/') {  // ${X/pattern/replacement}, ${X//pattern/replacement}
+    size_t from = op + (op + 1 < inside.size() && inside[op + 1] == '/' ? 2 : 1);
+    size_t slash = inside.find('/', from);
+    *word = slash == std::string::npos ? std::string() : inside.substr(slash + 1);
+    return slash != std::string::npos;
+  }
+  return false;
+}
+
+// What a shell word may become before it names a file, for the checks
+// below: brace expansion ("{soul,x}.md", "so{u..u}l.md"; only in a word
+// without blanks, as bash expands braces only outside quotes), a parameter
+// expansion read as the word it may yield ("${X:-soul.md}", "${X=so}ul.md",
+// "${X/a/soul.md}", and as nothing), and the word with C escapes decoded (an
+// interpreter's string literal: '\\163oul.md', "\\x73oul.md"). The word
+// itself first; at most kMaxVariants of them. `*complete` is false when a
+// word has more: it then counts as naming what is checked (the guard does
+// not stop reading where an attacker's spellings go on). A word longer than
+// kMaxExpandedWord is read as itself and decoded, not expanded.
+constexpr size_t kMaxVariants = 128;
+constexpr size_t kMaxExpandedWord = 4096;
+
+std::vector<std::string> WordVariants(const std::string& word, bool* complete) {
+  std::vector<std::string> done;
+  *complete = true;
+  const bool escapes = word.find('\\') != std::string::npos;
+  if (word.size() > kMaxExpandedWord) {
+    done.push_back(word);
+    if (escapes) done.push_back(DecodeCEscapes(word));
+    return done;
+  }
+  std::vector<std::string> todo = {word};
+  if (escapes) todo.push_back(DecodeCEscapes(word));
+  while (!todo.empty()) {
+    if (done.size() >= kMaxVariants) {
+      *complete = false;
+      break;
+    }
+    std::string w = std::move(todo.back());
+    todo.pop_back();
+    if (std::find(done.begin(), done.end(), w) != done.end()) continue;
+    done.push_back(w);
+    if (w.size() > kMaxExpandedWord) continue;
+    const bool blanks = w.find_first_of(" \t\r\n") != std::string::npos;
+    // The first expandable construct; each alternative is expanded further.
+    for (size_t open = w.find('{'); open != std::string::npos; open = w.find('{', open + 1)) {
+      size_t close = ClosingBrace(w, open);
+      if (close == std::string::npos) break;
+      std::string inside = w.substr(open + 1, close - open - 1);
+      std::vector<std::string> alts;
+      size_t from = open;
+      if (open > 0 && w[open - 1] == '$') {
+        std::string yielded;
+        if (!ParameterYieldsWord(inside, &yielded)) continue;
+        alts = {yielded, ""};
+        from = open - 1;
+      } else {
+        if (!blanks) alts = BraceAlternatives(inside);
+        if (alts.empty()) continue;
+      }
+      // First alternatives first (the stack is last in, first out).
+      for (auto alt = alts.rbegin(); alt != alts.rend(); ++alt) {
+        if (todo.size() + done.size() >= kMaxVariants) {
+          *complete = false;
+          break;
+        }
+        todo.push_back(w.substr(0, from) + *alt + w.substr(close + 1));
+      }
+      break;
+    }
+  }
+  return done;
+}
+
 bool WordNames(std::string_view word, bool (*test)(const std::vector<std::string>&)) {
-  for (const std::string& t : PathTokens(word)) {
-    if (test(ExpandSegments(PathSegments(t)))) return true;
+  bool complete = true;
+  std::vector<std::string> variants = WordVariants(std::string(word), &complete);
+  if (!complete) return true;
+  for (const std::string& variant : variants) {
+    for (const std::string& t : PathTokens(variant)) {
+      if (test(ExpandSegments(PathSegments(t)))) return true;
+    }
   }
   return false;
 }
@@ -360,12 +536,59 @@ namespace {
 // "ssh h \"...\""): read again as shell text, a few levels deep.
 bool MayBeScript(const std::string& w) { return w.find_first_of(" \t'\"><;|&") != std::string::npos; }
 
-// cp reads its sources and writes only its last argument (or the folder
-// after -t).
-bool CopyWritesOnly(const std::vector<std::string>& cmd, size_t i) {
-  bool last = i + 1 == cmd.size();
-  bool target_flag = i > 0 && (cmd[i - 1] == "-t" || cmd[i - 1] == "--target-directory");
-  return !last && !target_flag && cmd[i].rfind("--target-directory=", 0) != 0;
+// cp's destination: the folder after -t (--target-directory), else its last
+// operand (options, redirections and their targets aside); "" when none.
+std::string CopyDestination(const std::vector<std::string>& cmd) {
+  std::string last;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    const std::string& w = cmd[i];
+    if (w == "-t" || w == "--target-directory") return i + 1 < cmd.size() ? cmd[i + 1] : "";
+    if (w.rfind("--target-directory=", 0) == 0) return w.substr(19);
+    if (w.size() > 2 && w[0] == '-' && w[1] == 't') return w.substr(2);
+    if (IsRedirectOut(w) || w == "<" || w == "<<" || w == "<<<" || w == "<>") {
+      ++i;
+      continue;
+    }
+    if (!w.empty() && w[0] == '-') continue;
+    last = w;
+  }
+  return last;
+}
+
+// A destination that may be the folder soul.md lives in (the working
+// folder, where a turn runs): ".", "./", "x/..", anything above it or
+// elsewhere ("..", "/abs", "~", "$VAR", a glob, a brace). Only a path that
+// stays strictly below the working folder cannot be.
+bool MayBeWorkflowFolder(const std::string& dest) {
+  if (dest.empty() || dest.find_first_of("$~`*?[{") != std::string::npos) return true;
+  std::string d = dest;
+  std::replace(d.begin(), d.end(), '\\', '/');
+  if (d[0] == '/') return true;
+  int depth = 0;
+  size_t start = 0;
+  while (start <= d.size()) {
+    size_t end = std::min(d.find('/', start), d.size());
+    std::string seg = d.substr(start, end - start);
+    start = end + 1;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (--depth < 0) return true;
+    } else {
+      ++depth;
+    }
+  }
+  return depth <= 0;
+}
+
+// A copy that takes folders along (cp -r/-R/-a, rsync): one of them may
+// hold a soul.md of its own.
+bool CopiesFolders(const std::string& program, const std::vector<std::string>& cmd) {
+  if (program == "rsync") return true;
+  for (const std::string& w : cmd) {
+    if (w == "--recursive" || w == "--archive") return true;
+    if (w.size() > 1 && w[0] == '-' && w[1] != '-' && w.find_first_of("rRa") != std::string::npos) return true;
+  }
+  return false;
 }
 
 bool SoulWrite(std::string_view text, int depth) {
@@ -376,15 +599,21 @@ bool SoulWrite(std::string_view text, int depth) {
     else commands.back().push_back(std::move(w));
   }
   for (const std::vector<std::string>& cmd : commands) {
-    std::string program = ProgramOf(cmd);
+    std::string program = Basename(Lower(ProgramOf(cmd)));
     bool reader = IsReader(program);
-    bool copy = Basename(Lower(program)) == "cp";
+    bool copy = program == "cp" || program == "rsync";
+    // cp's (and rsync's) destination is the one thing it writes: soul.md
+    // itself, or the folder holding it ("cp pulse/work/soul.md .").
+    std::string dest = copy ? CopyDestination(cmd) : "";
+    bool into_workflow_folder = copy && MayBeWorkflowFolder(dest);
+    if (into_workflow_folder && CopiesFolders(program, cmd)) return true;
     for (size_t i = 0; i < cmd.size(); ++i) {
       if (depth < 3 && MayBeScript(cmd[i]) && SoulWrite(cmd[i], depth + 1)) return true;
       if (!WordNames(cmd[i], IsSoulPath)) continue;
       bool redirected = (i > 0 && IsRedirectOut(cmd[i - 1])) || IsRedirectOut(cmd[i]);
       if (redirected) return true;
-      if (reader || (copy && CopyWritesOnly(cmd, i))) continue;
+      if (reader) continue;
+      if (copy && cmd[i] != dest && !into_workflow_folder) continue;  // a source, copied somewhere else
       return true;
     }
   }
