@@ -26,11 +26,19 @@ std::string NextToExecutable(const std::string& rel) {
   return real;
 }
 
+std::string g_etcd_auth_file;
+
 // Several servers on one workspace: the claims in etcd (claims.h).
 void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--etcd", opt.etcd,
-                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
-                  "several servers can share one workspace; default: this server ticks every workflow");
+                  "etcd's client URL (http://HOST:PORT, or https:// for TLS): tick only the workflows this instance "
+                  "claims there, so several servers can share one workspace; default: this server ticks every workflow");
+  sub->add_option("--etcd-auth-file", g_etcd_auth_file,
+                  "a file holding one line \"user:password\" for etcd's auth (else PULSE_ETCD_USER and "
+                  "PULSE_ETCD_PASSWORD from the environment; never on the command line)");
+  sub->add_option("--etcd-ca", opt.etcd_auth.ca_file, "PEM file of the CA that signed etcd's certificate (https://)");
+  sub->add_option("--etcd-cert", opt.etcd_auth.cert_file, "PEM client certificate for etcd (https://, with --etcd-key)");
+  sub->add_option("--etcd-key", opt.etcd_auth.key_file, "PEM key of --etcd-cert");
   sub->add_option("--etcd-ttl", opt.etcd_ttl,
                   "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
       ->check(CLI::Range(2, 3600));
@@ -123,10 +131,23 @@ void Setup(CLI::App& app, State& state) {
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
-    // A URL that cannot be etcd's is bad usage, before anything is served.
-    if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
-      state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());
-      return;
+    // A URL that cannot be etcd's, or credentials that cannot be read, are
+    // bad usage, before anything is served.
+    if (!o.etcd.empty()) {
+      Result<serve::EtcdAuth> auth = serve::EtcdAuth::Read(g_etcd_auth_file);
+      if (!auth.ok()) {
+        state.exit_code = Fail(auth.status());
+        return;
+      }
+      auth->ca_file = o.etcd_auth.ca_file;
+      auth->cert_file = o.etcd_auth.cert_file;
+      auth->key_file = o.etcd_auth.key_file;
+      o.etcd_auth = *auth;
+      Result<std::unique_ptr<serve::EtcdClient>> client = serve::EtcdClient::ForUrl(o.etcd, o.etcd_auth);
+      if (!client.ok()) {
+        state.exit_code = Fail(client.status());
+        return;
+      }
     }
     char real[PATH_MAX];
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;

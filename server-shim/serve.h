@@ -30,6 +30,7 @@
 #include "core/env.h"
 #include "core/status.h"
 #include "core/workspace.h"
+#include "server-shim/etcd_client.h"
 #include "server-shim/tick_due.h"
 #include "server-shim/workflow_count.h"
 
@@ -72,6 +73,7 @@ struct ServeOptions {
   std::string etcd_prefix;       // keys under it; empty: /pulse/<workspace id>/
   std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
   int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
+  EtcdAuth etcd_auth;            // etcd's user and password (--etcd-auth-file or the environment) and TLS files
 };
 
 // One workflow opened for one request or turn: its own connection.
