@@ -177,29 +177,49 @@ EtcdClient::~EtcdClient() = default;
 
 Result<json> EtcdClient::PostOnce(const std::string& path, const json& body, bool* unauthenticated) {
   *unauthenticated = false;
-  httplib::Headers headers;
-  if (!token_.empty()) headers.emplace("Authorization", token_);
-  httplib::Result res = http_->Post(path.c_str(), headers, body.dump(), "application/json");
+  // etcd's gateway (grpc-gateway) ends every error answer with an HTTP
+  // trailer, which cpp-httplib 0.11 cannot read: the body is taken as it
+  // arrives, so etcd's own words are kept even when the read then fails.
+  httplib::Request req;
+  req.method = "POST";
+  req.path = path;
+  req.body = body.dump();
+  req.set_header("Content-Type", "application/json");
+  if (!token_.empty()) req.set_header("Authorization", token_);
+  std::string text;
+  req.content_receiver = [&text](const char* data, size_t n, uint64_t, uint64_t) {
+    if (text.size() < (1 << 20)) text.append(data, n);
+    return true;
+  };
+  httplib::Response res;
+  httplib::Error error = httplib::Error::Success;
+  const bool answered = http_->send(req, res, error);
   const std::string where = "etcd at " + url_ + ": " + path + ": ";
-  if (!res) {
-    std::string why = httplib::to_string(res.error());
-    if (res.error() == httplib::Error::SSLServerVerification) why += ": etcd's certificate is not trusted (--etcd-ca)";
-    if (res.error() == httplib::Error::SSLConnection) why += ": TLS handshake failed (--etcd-ca, --etcd-cert, --etcd-key)";
+  json doc = json::parse(text, nullptr, false);
+  if (!answered && (res.status <= 0 || !doc.is_object())) {
+    std::string why = httplib::to_string(error);
+    if (url_.compare(0, 8, "https://") == 0) {
+      if (error == httplib::Error::SSLServerVerification) {
+        why += ": etcd's certificate is not trusted (--etcd-ca)";
+      } else if (error == httplib::Error::SSLConnection || error == httplib::Error::Read ||
+                 error == httplib::Error::Write) {
+        why += ": TLS handshake failed or etcd closed the connection (--etcd-ca, --etcd-cert, --etcd-key)";
+      }
+    }
     return Status::IoError(where + "cannot reach it (" + why + ")");
   }
-  json doc = json::parse(res->body, nullptr, false);
-  if (res->status != 200 || doc.is_discarded()) {
-    std::string msg = doc.is_object() ? Text(doc, "message") : res->body.substr(0, 200);
+  if (res.status != 200 || doc.is_discarded() || doc.contains("error")) {
+    std::string msg = doc.is_object() ? Text(doc, "message") : text.substr(0, 200);
     if (msg.empty() && doc.is_object()) msg = Text(doc, "error");
     for (char& c : msg) if (c == '\n' || c == '\r') c = ' ';
     // How etcd refuses a request without a valid token: gRPC's
     // Unauthenticated (401), or "user name is empty" for none at all.
-    *unauthenticated = res->status == 401 || msg.find("auth token") != std::string::npos ||
+    *unauthenticated = res.status == 401 || msg.find("auth token") != std::string::npos ||
                        msg.find("user name is empty") != std::string::npos;
     std::string hint = *unauthenticated && auth_.user.empty()
                            ? " (etcd has auth on: give --etcd-auth-file, or PULSE_ETCD_USER and PULSE_ETCD_PASSWORD)"
                            : "";
-    return Status::IoError(where + "HTTP " + std::to_string(res->status) + ": " + msg + hint);
+    return Status::IoError(where + "HTTP " + std::to_string(res.status) + ": " + msg + hint);
   }
   return doc;
 }
