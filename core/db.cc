@@ -46,6 +46,7 @@ Code CodeFor(int rc) {
 // goes out once per episode, and one more line when a write succeeds again.
 std::mutex g_full_mu;
 std::atomic<int> g_full_count{0};
+std::atomic<bool> g_full_notices{false};
 
 std::set<std::string>& FullDatabases() {
   static std::set<std::string> names;
@@ -82,7 +83,7 @@ void NoteFull(const std::string& name, const std::string& line) {
   std::lock_guard<std::mutex> l(g_full_mu);
   if (!FullDatabases().insert(name).second) return;
   g_full_count.fetch_add(1);
-  DefaultEnv()->Log(LogLevel::kError, line);
+  if (g_full_notices.load()) DefaultEnv()->Log(LogLevel::kError, line);
 }
 
 void NoteWritten(const std::string& name) {
@@ -90,8 +91,10 @@ void NoteWritten(const std::string& name) {
   std::lock_guard<std::mutex> l(g_full_mu);
   if (FullDatabases().erase(name) == 0) return;
   g_full_count.fetch_sub(1);
-  DefaultEnv()->Log(LogLevel::kInfo, WhoseDatabase(name) + ": writes go through again (" + name +
-                                         " has room on its disk)");
+  if (g_full_notices.load()) {
+    DefaultEnv()->Log(LogLevel::kInfo, WhoseDatabase(name) + ": writes go through again (" + name +
+                                           " has room on its disk)");
+  }
 }
 
 Status MakeStatus(Code code, std::string msg) {
@@ -178,11 +181,14 @@ Result<bool> Statement::Step() {
 }
 
 Status Statement::Run() {
+  sqlite3* handle = sqlite3_db_handle(stmt_);
+  const int64_t before = sqlite3_total_changes64(handle);
   for (;;) {
     Result<bool> row = Step();
     if (!row.ok()) return row.status();
     if (!*row) {
-      if (!sqlite3_stmt_readonly(stmt_)) NoteWritten(db_->name());
+      // A row written and committed (not inside a transaction still open).
+      if (sqlite3_total_changes64(handle) > before && sqlite3_get_autocommit(handle)) NoteWritten(db_->name());
       return Status::OK();
     }
   }
@@ -298,6 +304,8 @@ std::unique_ptr<Db> Db::Borrow(sqlite3* handle, std::string name) {
   return std::unique_ptr<Db>(new Db(handle, std::move(name), false));
 }
 
+void ReportDiskFullOnce(bool on) { g_full_notices.store(on); }
+
 Db::~Db() {
   if (owned_ && db_) sqlite3_close_v2(db_);
 }
@@ -316,7 +324,14 @@ Status Db::Error(int rc, std::string_view what) const {
     msg += sqlite3_errstr(rc);
   }
   Code code = CodeFor(rc);
-  if ((rc & 0xff) == SQLITE_FULL || (db_ && (sqlite3_extended_errcode(db_) & 0xff) == SQLITE_FULL)) {
+  // No room: SQLITE_FULL, an I/O error whose system error is ENOSPC, or the
+  // shared-memory file that could not grow (SQLITE_IOERR_SHMSIZE) on a volume
+  // with less free than a write needs.
+  const int extended = db_ ? sqlite3_extended_errcode(db_) : rc;
+  const bool no_space = (rc & 0xff) == SQLITE_FULL || (extended & 0xff) == SQLITE_FULL ||
+                        (code == Code::kIoError && db_ && sqlite3_system_errno(db_) == ENOSPC) ||
+                        extended == SQLITE_IOERR_SHMSIZE;
+  if (no_space) {
     // One line naming the workflow and the room a write needs: the WAL grows
     // by up to one checkpoint's pages (wal_autocheckpoint) before it starts over.
     int64_t page = 4096, pages = 256;
@@ -331,9 +346,11 @@ Status Db::Error(int rc, std::string_view what) const {
       sqlite3_finalize(q);
     }
     const int64_t free_bytes = FreeBytes(name_);
+    const int64_t needed = page * pages + (64 << 10);
+    if (extended == SQLITE_IOERR_SHMSIZE && free_bytes >= needed) return MakeStatus(code, std::move(msg));
     std::string line = WhoseDatabase(name_) + ": the disk holding " + name_ + " is full (" +
                        (free_bytes >= 0 ? Bytes(static_cast<uint64_t>(free_bytes)) + " free" : "no room") +
-                       "; a write needs about " + Bytes(static_cast<uint64_t>(page * pages + (64 << 10))) +
+                       "; a write needs about " + Bytes(static_cast<uint64_t>(needed)) +
                        "): nothing was written, and writes go through again by themselves once there is room";
     NoteFull(name_, line);
     return Status::IoError(std::move(line));
@@ -390,6 +407,7 @@ ReadSnapshot::~ReadSnapshot() {
 Status Transaction::Begin() {
   PULSE_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
   active_ = true;
+  changes_at_begin_ = sqlite3_total_changes64(db_.handle());
   return Status::OK();
 }
 
@@ -398,7 +416,7 @@ Status Transaction::Commit() {
   Status s = db_.Exec("COMMIT");
   if (s.ok()) {
     active_ = false;
-    NoteWritten(db_.name());
+    if (sqlite3_total_changes64(db_.handle()) > changes_at_begin_) NoteWritten(db_.name());
   }
   return s;
 }

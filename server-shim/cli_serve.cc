@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "server-shim/cli.h"
+#include "core/db.h"
 #include "server-shim/etcd_client.h"
 #include "server-shim/serve.h"
 
@@ -153,6 +154,9 @@ void Setup(CLI::App& app, State& state) {
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
     if (o.web_root.empty()) o.web_root = NextToExecutable("../../web");
     if (o.wasm_root.empty()) o.wasm_root = NextToExecutable("../wasm");
+    // A full disk: one line per workflow database when it fills, one when
+    // it takes writes again (core/db.h), not one per refused write.
+    ReportDiskFullOnce(true);
     state.exit_code = serve::Serve(o);
   });
 }
