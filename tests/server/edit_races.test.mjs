@@ -127,7 +127,7 @@ test('reads through the server while `pulse focus` CLI edits run never answer 5x
     await Promise.all(editors);
     stop = true;
     await Promise.all(readers);
-    console.log(`# reads during 60 CLI edits: ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(`# reads during ${EDITS * editors.length} CLI edits: ${JSON.stringify(Object.fromEntries(statuses))}`);
     assert.deepEqual(failures.slice(0, 10), [], `${failures.length} reads failed; the server said: ${(s.stdout + s.stderr).slice(-2000)}`);
     assert.ok((statuses.get(200) || 0) > 100, 'the reads ran throughout');
   } finally {
