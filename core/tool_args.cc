@@ -375,29 +375,34 @@ bool IsRecipientKey(std::string_view key) {
 
 namespace {
 
-std::string FindRecipient(const json& v, int depth) {
+// The first key anywhere in `v` (breadth first within an object) that
+// `match` takes, as spelled; "" when none.
+template <typename Match>
+std::string FindKey(const json& v, int depth, const Match& match) {
   if (depth > kMaxDepth) return "";
   json holder;
   const json* p = ParsedIfEncoded(v, &holder);
   if (p->is_object()) {
     for (auto it = p->begin(); it != p->end(); ++it) {
-      if (IsRecipientKey(it.key()) && NonEmpty(it.value())) return it.key();
-      // "ccEmailAddresses", "x_mailbox": a key about mail holding an address.
-      if (KeyCanon(it.key()).find("mail") != std::string::npos && it.value().dump().find('@') != std::string::npos) {
-        return it.key();
-      }
+      if (match(it.key(), it.value())) return it.key();
     }
     for (auto it = p->begin(); it != p->end(); ++it) {
-      std::string k = FindRecipient(it.value(), depth + 1);
+      std::string k = FindKey(it.value(), depth + 1, match);
       if (!k.empty()) return k;
     }
   } else if (p->is_array()) {
     for (const json& item : *p) {
-      std::string k = FindRecipient(item, depth + 1);
+      std::string k = FindKey(item, depth + 1, match);
       if (!k.empty()) return k;
     }
   }
   return "";
+}
+
+bool RecipientSet(const std::string& key, const json& value) {
+  if (IsRecipientKey(key) && NonEmpty(value)) return true;
+  // "ccEmailAddresses", "x_mailbox": a key about mail holding an address.
+  return KeyCanon(key).find("mail") != std::string::npos && value.dump().find('@') != std::string::npos;
 }
 
 bool IsToolNameKey(const std::string& k) {
@@ -478,32 +483,15 @@ bool IsMessageKey(const std::string& canon) {
   return keys.count(canon) > 0;
 }
 
-std::string FindNonMessage(const json& v, int depth) {
-  if (depth > kMaxDepth) return "";
-  json holder;
-  const json* p = ParsedIfEncoded(v, &holder);
-  if (p->is_object()) {
-    for (auto it = p->begin(); it != p->end(); ++it) {
-      if (!IsMessageKey(KeyCanon(it.key())) && NonEmpty(it.value())) return it.key();
-    }
-    for (auto it = p->begin(); it != p->end(); ++it) {
-      std::string k = FindNonMessage(it.value(), depth + 1);
-      if (!k.empty()) return k;
-    }
-  } else if (p->is_array()) {
-    for (const json& item : *p) {
-      std::string k = FindNonMessage(item, depth + 1);
-      if (!k.empty()) return k;
-    }
-  }
-  return "";
-}
-
 }  // namespace
 
-std::string FindRecipientKey(const json& args) { return FindRecipient(args, 0); }
+std::string FindRecipientKey(const json& args) { return FindKey(args, 0, RecipientSet); }
 
-std::string FindNonMessageKey(const json& args) { return FindNonMessage(args, 0); }
+std::string FindNonMessageKey(const json& args) {
+  return FindKey(args, 0, [](const std::string& key, const json& value) {
+    return !IsMessageKey(KeyCanon(key)) && NonEmpty(value);
+  });
+}
 
 std::vector<DispatchedCall> DispatchedCalls(const json& args) {
   std::vector<DispatchedCall> out;

@@ -73,14 +73,14 @@ test('workflow.json is never missing or partial while `pulse focus` edits are SI
     const oneEdit = Math.max(5, Date.now() - t0);
     const reader = startReader(tmp.dir, path);
     const outcomes = { killed: 0, done: 0 };
-    for (let i = 0; i < 150; i++) {
+    for (let i = 0; i < 100; i++) {
       const r = await killedEdit(ws, 3 + (i % 25), Math.floor(oneEdit * (0.3 + 0.9 * ((i * 37) % 100) / 100)));
       if (r === 'killed') outcomes.killed++;
       else outcomes.done++;
     }
     const seen = await reader.finish();
     console.log(`# ${outcomes.killed} edits killed, ${outcomes.done} finished (one edit ~${oneEdit} ms); the reader read ${seen.reads} times`);
-    assert.ok(outcomes.killed >= 30 && outcomes.done >= 10, JSON.stringify(outcomes));
+    assert.ok(outcomes.killed >= 20 && outcomes.done >= 10, JSON.stringify(outcomes));
     assert.equal(seen.missing, 0, `workflow.json was missing ${seen.missing} times`);
     assert.equal(seen.bad, 0, `workflow.json did not parse ${seen.bad} times: ${seen.last}`);
     assert.ok(JSON.parse(readFileSync(path, 'utf8')).pulse.focus_area_details);
