@@ -2,8 +2,6 @@
 // their root, closing, and the guard at dispatch through a session.
 #include <gtest/gtest.h>
 
-#include "agent/agent_api.h"
-
 #include <filesystem>
 #include <string>
 #include <vector>
