@@ -313,10 +313,11 @@ std::optional<GuardDecision> DispatchChecks(const Ctx& c, const json& args) {
                   GuardLevel::kUnclassified);
     }
     ToolLookup inner = LookupTool(call.name);
-    std::vector<const ToolEntry*> entries = inner.entry ? std::vector<const ToolEntry*>{inner.entry} : inner.lookalikes;
+    std::vector<const ToolEntry*> entries = inner.lookalikes;
+    if (inner.entry) entries.insert(entries.begin(), inner.entry);
     for (const ToolEntry* entry : entries) {
       Ctx ic = c;
-      ic.tool_display = inner.entry ? inner.normalized : LookalikeDisplay(entry);
+      ic.tool_display = entry == inner.entry ? inner.normalized : LookalikeDisplay(entry);
       ic.nested = true;
       GuardDecision d = Decide(ic, entry, call.args);
       if (!d.allowed) {
@@ -486,6 +487,8 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
   GuardDecision d;
   const ToolEntry* lookalike = nullptr;
   std::optional<GuardDecision> refused;
+  // An unknown name is read as the catalogued tools it may imitate first;
+  // a catalogued one is decided as itself first (below).
   if (IsGuardedTurn(turn) && !lk.entry) refused = LookalikeChecks(c, lk.lookalikes, args, &lookalike);
   if (!IsGuardedTurn(turn)) {
     d = Make(true, GuardRule::kWorkflowStep,
@@ -508,8 +511,13 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
       GuardDecision u = Unclassified(c, lk.normalized + " from the " + lk.name_space + " namespace is not the platform's own tool");
       if (!u.allowed) d = u;
     }
+    if (lk.entry && d.allowed) {
+      // Characters no table knows may stand for letters: "ꪀꪀmove_step" is
+      // move_step, and may be remove_step too.
+      if (auto other = LookalikeChecks(c, lk.lookalikes, args, &lookalike)) d = *other;
+    }
   }
-  const ToolEntry* entry = lk.entry ? lk.entry : lookalike;
+  const ToolEntry* entry = lookalike ? lookalike : lk.entry;
   d.tool = lookalike ? lookalike->name : lk.normalized;
   d.tool_class = entry ? ToolClassName(entry->cls) : "unclassified";
   return d;

@@ -280,7 +280,15 @@ ToolLookup LookupTool(std::string_view raw) {
       break;
     }
   }
-  if (!out.entry) out.lookalikes = LookalikeTools(raw);
+  // A character no table knows is a separator to NormalizeToolName, so
+  // "ꪀꪀmove_step" names move_step; it may as well stand for letters
+  // ("remove_step"): then the look-alikes are read too.
+  const std::string folded = FoldConfusables(raw);
+  const bool unknown = std::any_of(folded.begin(), folded.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  if (!out.entry || unknown) {
+    out.lookalikes = LookalikeTools(raw);
+    out.lookalikes.erase(std::remove(out.lookalikes.begin(), out.lookalikes.end(), out.entry), out.lookalikes.end());
+  }
   return out;
 }
 

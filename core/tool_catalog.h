@@ -59,9 +59,11 @@ struct ToolLookup {
   std::string normalized;  // the name after normalisation and alias resolution
   std::string name_space;  // an MCP server or namespace prefix that is not the platform's ("" when none)
   const ToolEntry* entry = nullptr;  // null: not in the catalog (unclassified)
-  // When `entry` is null: the catalogued tools the name may imitate, the
-  // most restrictive class first (LookalikeTools). The guard decides the call
-  // as each of them and keeps a refusal; they never allow a call.
+  // When `entry` is null, or the name holds a character no table knows (a
+  // separator to NormalizeToolName, which may stand for letters): the other
+  // catalogued tools the name may imitate, the most restrictive class first
+  // (LookalikeTools). The guard decides the call as each of them too and
+  // keeps a refusal; they never allow a call.
   std::vector<const ToolEntry*> lookalikes;
 };
 

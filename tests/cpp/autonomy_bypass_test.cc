@@ -529,6 +529,9 @@ TEST(AutonomyBypass, NamesSpelledWithCharactersNoHandListKnowsAreRefused) {
       "de1ete_step",                        // ASCII look-alikes
       "DELETE_STEP\xe2\x81\xa6",            // a bidi isolate
       "d\xe1\xb4\x87l\xe1\xb4\x87t\xe1\xb4\x87_st\xe1\xb4\x87p",
+      // Unknown characters read as separators leave another catalog name
+      // (move_step, a Change); they may stand for "re" of remove_step.
+      "\xea\xaa\x80\xea\xaa\x80\xe1\xb8\xbfove_step",
   };
   for (const std::string& name : spellings) {
     GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, name, json::object());
