@@ -276,7 +276,6 @@ std::optional<GuardDecision> CommandChecks(const Ctx& c, const json& args) {
 
 GuardDecision Decide(const Ctx& c, const ToolEntry* entry, const json& args);
 
-// A name read as a catalogued tool by LookalikeTools.
 std::string LookalikeDisplay(const ToolEntry* entry) {
   return std::string(entry->name) + " (spelled with look-alike characters)";
 }
@@ -487,8 +486,7 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
   GuardDecision d;
   const ToolEntry* lookalike = nullptr;
   std::optional<GuardDecision> refused;
-  // An unknown name is read as the catalogued tools it may imitate first;
-  // a catalogued one is decided as itself first (below).
+  // An unknown name is read as what it may imitate first; a catalogued one as itself (below).
   if (IsGuardedTurn(turn) && !lk.entry) refused = LookalikeChecks(c, lk.lookalikes, args, &lookalike);
   if (!IsGuardedTurn(turn)) {
     d = Make(true, GuardRule::kWorkflowStep,
@@ -512,8 +510,7 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
       if (!u.allowed) d = u;
     }
     if (lk.entry && d.allowed) {
-      // Characters no table knows may stand for letters: "ꪀꪀmove_step" is
-      // move_step, and may be remove_step too.
+      // Unknown characters may stand for letters: "ꪀꪀmove_step" may be remove_step too.
       if (auto other = LookalikeChecks(c, lk.lookalikes, args, &lookalike)) d = *other;
     }
   }

@@ -29,6 +29,18 @@ std::string NextToExecutable(const std::string& rel) {
 
 std::string g_etcd_auth_file;
 
+// With --etcd: the user and password (the file or the environment) next
+// to the TLS files, and the URL checked with them.
+Status ReadEtcdAuth(serve::ServeOptions* o) {
+  if (o->etcd.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(serve::EtcdAuth auth, serve::EtcdAuth::Read(g_etcd_auth_file));
+  auth.ca_file = o->etcd_auth.ca_file;
+  auth.cert_file = o->etcd_auth.cert_file;
+  auth.key_file = o->etcd_auth.key_file;
+  o->etcd_auth = auth;
+  return serve::EtcdClient::ForUrl(o->etcd, o->etcd_auth).status();
+}
+
 // Several servers on one workspace: the claims in etcd (claims.h).
 void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--etcd", opt.etcd,
@@ -134,21 +146,9 @@ void Setup(CLI::App& app, State& state) {
     serve::ServeOptions o = opt;
     // A URL that cannot be etcd's, or credentials that cannot be read, are
     // bad usage, before anything is served.
-    if (!o.etcd.empty()) {
-      Result<serve::EtcdAuth> auth = serve::EtcdAuth::Read(g_etcd_auth_file);
-      if (!auth.ok()) {
-        state.exit_code = Fail(auth.status());
-        return;
-      }
-      auth->ca_file = o.etcd_auth.ca_file;
-      auth->cert_file = o.etcd_auth.cert_file;
-      auth->key_file = o.etcd_auth.key_file;
-      o.etcd_auth = *auth;
-      Result<std::unique_ptr<serve::EtcdClient>> client = serve::EtcdClient::ForUrl(o.etcd, o.etcd_auth);
-      if (!client.ok()) {
-        state.exit_code = Fail(client.status());
-        return;
-      }
+    if (Status etcd = ReadEtcdAuth(&o); !etcd.ok()) {
+      state.exit_code = Fail(etcd);
+      return;
     }
     char real[PATH_MAX];
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
