@@ -30,6 +30,7 @@
 #include "core/base/env.h"
 #include "core/base/status.h"
 #include "core/store/workspace.h"
+#include "server-shim/cluster/etcd_client.h"
 #include "server-shim/tick/tick_due.h"
 #include "server-shim/tick/workflow_count.h"
 
@@ -72,6 +73,7 @@ struct ServeOptions {
   std::string etcd_prefix;       // keys under it; empty: /pulse/<workspace id>/
   std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
   int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
+  EtcdAuth etcd_auth;            // etcd's user and password (--etcd-auth-file or the environment) and TLS files
 };
 
 // One workflow opened for one request or turn: its own connection.

@@ -53,6 +53,16 @@ const char* kCharterWork =
     "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
     "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
+// Someone with access who is not the owner (an editor's Slack message,
+// caller "bot"): the seed's "Steps, Run chats, bot channels and readers only
+// ask for a recommendation".
+const char* kCharterAskNotOwner =
+    " Someone with access to this workflow who is not its owner wrote to you (the turn's message; context.caller "
+    "and context.account say who): this is not an owner relay and not the owner's voice. Answer from the facts "
+    "(get_pulse_state), briefly, on stdout, framed as your recommendation; say plainly what you cannot judge. Record "
+    "nothing from their words as the owner's: no owner answer in goal memory, no focus area, no soul.md proposal on "
+    "their say-so. What only the owner can decide goes to the owner as a decision request (create_decision_request).";
+
 const char* kCharterAsk =
     " The owner wrote to you (the turn's message): this is an owner relay. Answer from the facts (get_pulse_state), "
     "briefly, on stdout; say plainly what you cannot judge. Lasting direction (a preference, a rule, a choice) goes "
@@ -78,11 +88,11 @@ std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow) 
   return WithKeyNumber(PulseName(workflow) + ": " + GoalStatusWords(check.status), check);
 }
 
-Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only, bool from_owner) {
   std::string c;
   if (kind == TurnKind::kGoalCheck) c = kCharterCheck;
   else if (kind == TurnKind::kGoalWork) c = std::string(kCharterWork) + kCharterCheck;
-  else if (kind == TurnKind::kAskPulse) c = kCharterAsk;
+  else if (kind == TurnKind::kAskPulse) c = from_owner ? kCharterAsk : kCharterAskNotOwner;
   else if (kind == TurnKind::kRunFailed) c = std::string(" ") + kInstructionRunFailed;
   else if (kind == TurnKind::kQaFix) c = std::string(" ") + kInstructionQaFix;
   else return Status::NotFound(std::string("no charter for turn kind \"") + TurnKindName(kind) +
@@ -91,8 +101,8 @@ Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
   return c.substr(1);  // the parts begin with the space that joins them to the common text
 }
 
-Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
-  PULSE_ASSIGN_OR_RETURN(std::string part, TurnInstruction(kind, report_only));
+Result<std::string> TurnCharter(TurnKind kind, bool report_only, bool from_owner) {
+  PULSE_ASSIGN_OR_RETURN(std::string part, TurnInstruction(kind, report_only, from_owner));
   return std::string(kCharterCommon) + " " + part;
 }
 
@@ -117,9 +127,10 @@ Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
   return due;
 }
 
-Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const json& message) {
+Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const json& message,
+                         const std::string& caller, const std::string& account) {
   report_only = report_only || ctx.config.AllSchedulesPaused();
-  PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
+  PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only, caller == "owner"));
   charter = Replace(charter, "{wf}", ctx.workflow);
   Result<json> check = GoalStatusDocument(ctx, false);
   ContextDecisions decisions(ctx);
@@ -132,6 +143,8 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
   if (!message.is_null()) context["message"] = message;
+  if (!caller.empty()) context["caller"] = caller;
+  if (!account.empty()) context["account"] = account;
   // Failed runs, CONCERNS: lines, open issues, schedules and unreadable run
   // folders since the last check, and what the fix runs Pulse asked for found.
   if (context["goal_status"].contains("facts")) context["run_health"] = context["goal_status"]["facts"]["run_health"];
