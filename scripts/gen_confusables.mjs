@@ -88,5 +88,5 @@ ${lines.join('\n')}
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = render(unicodeFolds());
   if (process.argv.includes('--stdout')) process.stdout.write(text);
-  else writeFileSync(join(ROOT, 'core', 'confusables_unicode.inc'), text);
+  else writeFileSync(join(ROOT, 'core', 'autonomy', 'confusables_unicode.inc'), text);
 }

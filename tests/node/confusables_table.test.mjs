@@ -13,7 +13,7 @@ import { unicodeFolds } from '../../scripts/gen_confusables.mjs';
 const require = createRequire(import.meta.url);
 
 function readTable() {
-  const text = readFileSync(join(ROOT, 'core', 'confusables_unicode.inc'), 'utf8');
+  const text = readFileSync(join(ROOT, 'core', 'autonomy', 'confusables_unicode.inc'), 'utf8');
   const entries = [...text.matchAll(/\{0x([0-9A-F]+), "((?:[^"\\]|\\.)*)"\}/g)]
     .map(([, cp, to]) => [parseInt(cp, 16), to.replace(/\\\\/g, '\\')]);
   return entries;
