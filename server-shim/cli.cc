@@ -7,6 +7,7 @@
 #include "agent/agent_api.h"
 #include "core/api/api.h"
 #include "core/time_util.h"
+#include "server-shim/sandbox.h"
 
 namespace pulse::cli {
 
@@ -40,6 +41,23 @@ void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
   sub->add_option("--now-file", state.globals.now_file, "read that time from this file (as pulse serve --now-file)")
       ->excludes(now);
   sub->add_flag("--json", state.globals.json, "print one JSON document");
+}
+
+void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s) {
+  sub->add_option("--sandbox-allow-write", s.allow_write,
+                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--sandbox-allow-read", s.allow_read,
+                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--runner-user", s.runner_user,
+                  "the user runners run as when pulse runs as root (default nobody; root keeps them root); "
+                  "otherwise runners run as pulse's own user");
+  sub->add_option("--runner-tracking", s.tracking,
+                  "how everything a runner starts is ended with its turn: auto (default: cgroup where pulse can make "
+                  "one, else subreaper), cgroup (a cgroup v2 per runner, cgroup.kill) or subreaper (a supervisor "
+                  "that kills what the runner leaves)")
+      ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}));
 }
 
 Result<Env*> GetEnv(State& state) {

@@ -18,6 +18,10 @@
 #include "core/status.h"
 #include "core/workspace.h"
 
+namespace pulse::serve {
+struct SandboxOptions;
+}
+
 namespace pulse::cli {
 
 // Options every subcommand shares, filled by CLI11.
@@ -46,6 +50,11 @@ struct CommandRegistrar {
 
 // Adds --workspace/--workflow/--now/--now-file/--json to a subcommand.
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow = true);
+
+// The runner sandbox's flags (--sandbox-allow-write/-read, --runner-user,
+// --runner-tracking), for every command that takes --runner or --builder;
+// check them with serve::CheckSandboxOptions before running anything.
+void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s);
 
 // Env for this invocation; InvalidArgument when --now is not a time.
 Result<Env*> GetEnv(State& state);

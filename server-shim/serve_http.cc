@@ -51,7 +51,12 @@ class App {
       SlackService* slack)
       : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
         tokens_(options.workspace),
-        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
+        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}),
+        sandbox_legs_(SandboxLegs(options.sandbox)) {
+    for (const json& leg : sandbox_legs_) {
+      if (leg["enforced"] != true) sandbox_unenforced_.push_back(leg["leg"]);
+    }
+  }
 
   void Install(HttpServer& s);
 
@@ -173,6 +178,9 @@ class App {
   SlackService* slack_;
   SessionTokenIndex tokens_;
   PooledReads reads_;
+  // What the runner sandbox enforces on this machine (fixed for the process).
+  json sandbox_legs_;
+  json sandbox_unenforced_ = json::array();
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
@@ -345,7 +353,8 @@ void App::InstallService(HttpServer& s) {
     ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
-                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
+                             {"sandbox", SandboxDescription()}, {"sandbox_legs", sandbox_legs_},
+                             {"sandbox_unenforced", sandbox_unenforced_}, {"connections", s.OpenConnections()},
                              {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
@@ -581,7 +590,7 @@ int Serve(const ServeOptions& in) {
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
-  SandboxProbeAndLog();
+  SandboxProbeAndLog(options.sandbox);
 
   deliverer.Start();
   slack.Start();

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, makeWorkspace, pulse, setNow, waitFor, SUBSTACK_CONFIG } from './helpers.mjs';
+import { request, startServer, makeTempDir, makeWorkspace, pulse, setNow, waitFor, SUBSTACK_CONFIG, runnerWritableDir } from './helpers.mjs';
 
 // The Builder chat's turn: keeps what it was given (stdin, environment) and
 // what its guarded session let it do, then answers on stdout.
@@ -67,7 +67,7 @@ function setup(prefix, { builder = true, runner = false } = {}) {
   writeFileSync(join(tmp.dir, 'builder.mjs'), BUILDER);
   writeFileSync(join(tmp.dir, 'pulse-runner.mjs'), PULSE_RUNNER);
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, NOW);
   const args = ['--now-file', nowFile, '--sandbox-allow-read', join(tmp.dir, 'builder.mjs'),
