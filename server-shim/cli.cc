@@ -1,6 +1,7 @@
 #include "server-shim/cli.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -58,6 +59,28 @@ void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s) {
                   "one, else subreaper), cgroup (a cgroup v2 per runner, cgroup.kill) or subreaper (a supervisor "
                   "that kills what the runner leaves)")
       ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}));
+}
+
+void AddSessionTokenOptions(CLI::App* sub, SessionTokenFlags& t, const char* what) {
+  CLI::Option* token = sub->add_option("--token", t.token, std::string(what) +
+                                                         " (on a command line every local user can read it: prefer "
+                                                         "--token-file or $MCP_API_TOKEN)");
+  sub->add_option("--token-file", t.file, "read the session token from this file (its first line)")->excludes(token);
+}
+
+Result<std::string> SessionToken(const SessionTokenFlags& t, bool required, bool from_env) {
+  if (!t.token.empty()) return t.token;
+  if (!t.file.empty()) {
+    Result<std::string> text = DefaultEnv()->ReadFile(t.file);
+    if (!text.ok()) return Status::InvalidArgument("--token-file: " + text.status().message());
+    std::string line = text->substr(0, text->find('\n'));
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) return Status::InvalidArgument("--token-file " + t.file + ": empty");
+    return line;
+  }
+  if (const char* env = std::getenv("MCP_API_TOKEN"); from_env && env && *env) return std::string(env);
+  if (required) return Status::InvalidArgument("--token: missing (give --token-file FILE, or set MCP_API_TOKEN)");
+  return std::string();
 }
 
 Result<Env*> GetEnv(State& state) {

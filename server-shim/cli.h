@@ -56,6 +56,18 @@ void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow = true);
 // check them with serve::CheckSandboxOptions before running anything.
 void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s);
 
+// A session token from --token, --token-file FILE or $MCP_API_TOKEN (what
+// a runner has): the file and the environment keep it off the command line,
+// where every local user can read it (/proc/<pid>/cmdline).
+struct SessionTokenFlags {
+  std::string token;
+  std::string file;
+};
+void AddSessionTokenOptions(CLI::App* sub, SessionTokenFlags& t, const char* what);
+// The token given (or, `from_env`, $MCP_API_TOKEN), or InvalidArgument
+// naming the flag; "" when none was given and it is not `required`.
+Result<std::string> SessionToken(const SessionTokenFlags& t, bool required, bool from_env = true);
+
 // Env for this invocation; InvalidArgument when --now is not a time.
 Result<Env*> GetEnv(State& state);
 

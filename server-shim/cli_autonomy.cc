@@ -14,6 +14,7 @@ using nlohmann::json;
 
 struct GuardFlags {
   std::string turn, tool, args, session, token;
+  SessionTokenFlags token_flags;
 };
 
 // Flags reach JSON documents; a value that is not UTF-8 is bad input, named.
@@ -42,8 +43,14 @@ void SetupGuard(CLI::App& app, State& state) {
   sub->add_option("--tool", flags->tool, "the tool's name")->required();
   sub->add_option("--args", flags->args, "the tool's arguments as a JSON object");
   sub->add_option("--session", flags->session, "decide for this session (its turn comes from its record)");
-  sub->add_option("--token", flags->token, "the session's token (checked as the HTTP tool route does)");
+  AddSessionTokenOptions(sub, flags->token_flags, "the session's token (checked as the HTTP tool route does)");
   sub->callback([&state, flags] {
+    Result<std::string> token = SessionToken(flags->token_flags, /*required=*/false, /*from_env=*/false);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
+    flags->token = *token;
     for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--tool", &flags->tool},
                                       {"--turn", &flags->turn}, {"--session", &flags->session},
                                       {"--token", &flags->token}}) {
@@ -135,9 +142,14 @@ void SetupSession(CLI::App& app, State& state) {
   auto resolve_flags = std::make_shared<GuardFlags>();
   CLI::App* resolve = sub->add_subcommand("resolve", "the session a token belongs to");
   AddCommonOptions(resolve, state);
-  resolve->add_option("--token", resolve_flags->token, "the session token")->required();
+  AddSessionTokenOptions(resolve, resolve_flags->token_flags, "the session token");
   resolve->callback([&state, resolve_flags] {
-    Result<json> out = Call(state, "session.resolve", {{"token", resolve_flags->token}});
+    Result<std::string> token = SessionToken(resolve_flags->token_flags, /*required=*/true);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
+    Result<json> out = Call(state, "session.resolve", {{"token", *token}});
     if (!out.ok()) {
       state.exit_code = Fail(out.status().WithContext("--token"));
       return;

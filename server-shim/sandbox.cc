@@ -507,9 +507,11 @@ std::string DeniedPathMessage(const NeededPath& need, int err, const SandboxPoli
     // The folder to grant: an installation's prefix for a program or its
     // lib/, the file itself for a script.
     std::string grant = need.path;
-    if (need.role.rfind("its script", 0) != 0) grant = PrefixOf(need.role.rfind("the library folder", 0) == 0
-                                                                     ? need.path + "/x"
-                                                                     : need.path);
+    if (need.role.rfind("the library folder", 0) == 0) {
+      grant = Dirname(need.path);
+    } else if (need.role.rfind("its script", 0) != 0) {
+      grant = PrefixOf(need.path);
+    }
     return "the runner sandbox does not let the runner read " + need.path + " (" + need.role +
            "); allow it with --sandbox-allow-read " + grant;
   }
