@@ -11,7 +11,7 @@ import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import {
-  request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG, PULSE_BIN
+  request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG, PULSE_BIN,
   runnerWritableDir,
 } from './helpers.mjs';
 

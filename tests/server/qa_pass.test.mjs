@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  request, startServer, makeTempDir, makeWorkspace, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG
+  request, startServer, makeTempDir, makeWorkspace, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG,
   runnerWritableDir,
 } from './helpers.mjs';
 
