@@ -97,6 +97,28 @@ void SetupGuard(CLI::App& app, State& state) {
   });
 }
 
+// `pulse session resolve`: the session a token belongs to (the token from
+// --token, --token-file or $MCP_API_TOKEN).
+void SetupSessionResolve(CLI::App* sub, State& state) {
+  static SessionTokenFlags flags;
+  CLI::App* resolve = sub->add_subcommand("resolve", "the session a token belongs to");
+  AddCommonOptions(resolve, state);
+  AddSessionTokenOptions(resolve, flags, "the session token");
+  resolve->callback([&state] {
+    Result<std::string> token = SessionToken(flags, /*required=*/true);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
+    Result<json> out = Call(state, "session.resolve", {{"token", *token}});
+    if (!out.ok()) {
+      state.exit_code = Fail(out.status().WithContext("--token"));
+      return;
+    }
+    PrintJson(*out);
+  });
+}
+
 void SetupSession(CLI::App& app, State& state) {
   CLI::App* sub = app.add_subcommand("session", "guarded tool sessions for external agents");
   sub->require_subcommand(1);
@@ -139,23 +161,7 @@ void SetupSession(CLI::App& app, State& state) {
     else std::cout << "closed " << (*out)["closed"].size() << " session(s): " << (*out)["closed"].dump() << std::endl;
   });
 
-  auto resolve_flags = std::make_shared<GuardFlags>();
-  CLI::App* resolve = sub->add_subcommand("resolve", "the session a token belongs to");
-  AddCommonOptions(resolve, state);
-  AddSessionTokenOptions(resolve, resolve_flags->token_flags, "the session token");
-  resolve->callback([&state, resolve_flags] {
-    Result<std::string> token = SessionToken(resolve_flags->token_flags, /*required=*/true);
-    if (!token.ok()) {
-      state.exit_code = Fail(token.status());
-      return;
-    }
-    Result<json> out = Call(state, "session.resolve", {{"token", *token}});
-    if (!out.ok()) {
-      state.exit_code = Fail(out.status().WithContext("--token"));
-      return;
-    }
-    PrintJson(*out);
-  });
+  SetupSessionResolve(sub, state);
 
   auto log_flags = std::make_shared<GuardFlags>();
   CLI::App* log = sub->add_subcommand("decisions", "the guard's recorded decisions, oldest first");

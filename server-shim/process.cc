@@ -457,6 +457,45 @@ ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& wor
   return box;
 }
 
+namespace {
+
+// The sandbox around one runner, set up in the parent: its temp dir (made
+// the runner user's), $TMPDIR/$HOME/$USER, the Landlock ruleset, the runner
+// user, the paths the child checks before exec and the command (exec'd when
+// plain). "" or the reason it cannot start.
+std::string PrepareSandbox(const ProcessSandbox& box, const std::string& command, Launch& l,
+                           std::map<std::string, std::string>& env, std::string* tmp_dir, SandboxPolicy* policy) {
+  Result<RunnerUser> user = ResolveRunnerUser(box.options.runner_user);
+  if (!user.ok()) return user.status().message();
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/pulse-runner-XXXXXX";
+  if (::mkdtemp(tmpl.data())) *tmp_dir = tmpl;
+  int tmp_fd = tmp_dir->empty() ? -1 : ::open(tmp_dir->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (!tmp_dir->empty()) env["TMPDIR"] = *tmp_dir;
+  if (user->drop) {
+    // Its own user's names; a home it cannot use is its temp dir.
+    struct stat st;
+    bool home_ok = !user->home.empty() && ::stat(user->home.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    env["HOME"] = home_ok ? user->home : *tmp_dir;
+    env["USER"] = env["LOGNAME"] = user->name;
+  }
+  l.cwd = box.workflow_dir;
+  *policy = RunnerPolicy(box.workflow_dir, *tmp_dir, box.options.allow_write, box.options.allow_read);
+  PrepareForRunnerUser(*user, box.workspace, box.workflow_dir, tmp_fd);
+  if (tmp_fd >= 0) ::close(tmp_fd);
+  Result<int> ruleset = BuildSandboxRuleset(*policy);
+  if (!ruleset.ok()) return ruleset.status().message();
+  l.sandbox = MakeSandboxEntry(*ruleset, *user);
+  const char* path_env = std::getenv("PATH");
+  const std::string path = path_env ? path_env : "/usr/bin:/bin";
+  l.reads = RunnerNeeds(command, l.cwd, path);
+  l.cmd = ExecIfSimple(command, l.cwd, path);
+  if (user->drop) l.writes = box.options.allow_write;
+  return "";
+}
+
+}  // namespace
+
 ProcessResult RunProcess(const std::string& command, const std::string& input,
                          const std::map<std::string, std::string>& extra_env, double timeout_s,
                          const std::atomic<bool>* stopping, double grace_s, const ProcessSandbox* sandbox) {
@@ -483,42 +522,9 @@ ProcessResult RunProcess(const std::string& command, const std::string& input,
   std::map<std::string, std::string> env = extra_env;
   std::string tmp_dir;
   SandboxPolicy policy;
-  if (sandbox) {
-    Result<RunnerUser> user = ResolveRunnerUser(sandbox->options.runner_user);
-    if (!user.ok()) {
-      r.spawn_error = user.status().message();
-      return r;
-    }
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/pulse-runner-XXXXXX";
-    if (::mkdtemp(tmpl.data())) tmp_dir = tmpl;
-    int tmp_fd = tmp_dir.empty() ? -1 : ::open(tmp_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (!tmp_dir.empty()) env["TMPDIR"] = tmp_dir;
-    if (user->drop) {
-      // Its own user's names; a home it cannot use is its temp dir.
-      struct stat st;
-      bool home_ok = !user->home.empty() && ::stat(user->home.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-      env["HOME"] = home_ok ? user->home : tmp_dir;
-      env["USER"] = env["LOGNAME"] = user->name;
-    }
-    l.cwd = sandbox->workflow_dir;
-    policy = RunnerPolicy(sandbox->workflow_dir, tmp_dir, sandbox->options.allow_write, sandbox->options.allow_read);
-    PrepareForRunnerUser(*user, sandbox->workspace, sandbox->workflow_dir, tmp_fd);
-    if (tmp_fd >= 0) ::close(tmp_fd);
-    Result<int> ruleset = BuildSandboxRuleset(policy);
-    if (!ruleset.ok()) {
-      r.spawn_error = ruleset.status().message();
-      if (!tmp_dir.empty()) (void)RemoveTreeNoFollow(tmp_dir);
-      return r;
-    }
-    l.sandbox = MakeSandboxEntry(*ruleset, *user);
-    const char* path_env = std::getenv("PATH");
-    l.reads = RunnerNeeds(command, l.cwd, path_env ? path_env : "/usr/bin:/bin");
-    l.cmd = ExecIfSimple(command, l.cwd, path_env ? path_env : "/usr/bin:/bin");
-    if (user->drop) l.writes = sandbox->options.allow_write;
-  }
+  if (sandbox) r.spawn_error = PrepareSandbox(*sandbox, command, l, env, &tmp_dir, &policy);
   l.env_strings = ChildEnvironment(env);
-  pid_t pid = Spawn(l, policy, &r.spawn_error);
+  pid_t pid = r.spawn_error.empty() ? Spawn(l, policy, &r.spawn_error) : -1;
   if (pid > 0) {
     tree.pid = pid;
     int in_fd = l.in[1], out_fd = l.out[0], err_fd = l.err[0];

@@ -334,6 +334,20 @@ json SandboxLegs(const SandboxOptions& options) {
   return legs;
 }
 
+json WithSandboxLegs(json health, const SandboxOptions& options) {
+  static const json legs = SandboxLegs(options);
+  static const json unenforced = [] {
+    json names = json::array();
+    for (const json& leg : legs) {
+      if (leg["enforced"] != true) names.push_back(leg["leg"]);
+    }
+    return names;
+  }();
+  health["sandbox_legs"] = legs;
+  health["sandbox_unenforced"] = unenforced;
+  return health;
+}
+
 void SandboxProbeAndLog(const SandboxOptions& options) {
   static std::once_flag once;
   std::call_once(once, [&options] {

@@ -65,6 +65,10 @@ int LandlockAbi();
 // entry per leg: [{"leg", "enforced", "how"}] (files, proc, signals,
 // abstract_unix_sockets, descendants, runner_user, cleanup).
 nlohmann::json SandboxLegs(const SandboxOptions& options);
+// `health` (the /api/health document) with "sandbox_legs" and
+// "sandbox_unenforced" (the names of the legs not enforced) added; the legs
+// are worked out once per process.
+nlohmann::json WithSandboxLegs(nlohmann::json health, const SandboxOptions& options);
 // Logs the sandbox state once (a warning naming each leg not enforced).
 void SandboxProbeAndLog(const SandboxOptions& options);
 

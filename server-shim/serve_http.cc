@@ -51,12 +51,7 @@ class App {
       SlackService* slack)
       : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
         tokens_(options.workspace),
-        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}),
-        sandbox_legs_(SandboxLegs(options.sandbox)) {
-    for (const json& leg : sandbox_legs_) {
-      if (leg["enforced"] != true) sandbox_unenforced_.push_back(leg["leg"]);
-    }
-  }
+        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
 
   void Install(HttpServer& s);
 
@@ -178,9 +173,6 @@ class App {
   SlackService* slack_;
   SessionTokenIndex tokens_;
   PooledReads reads_;
-  // What the runner sandbox enforces on this machine (fixed for the process).
-  json sandbox_legs_;
-  json sandbox_unenforced_ = json::array();
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
@@ -350,12 +342,11 @@ const std::string kWorkflow = R"(/api/workflows/([^/]+))";
 
 void App::InstallService(HttpServer& s) {
   s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
-    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
+    ReplyJson(res, 200, WithSandboxLegs(json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
-                             {"sandbox", SandboxDescription()}, {"sandbox_legs", sandbox_legs_},
-                             {"sandbox_unenforced", sandbox_unenforced_}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
+                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
+                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}}, options_.sandbox));
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
