@@ -59,16 +59,6 @@ void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
 }
 
-// What a runner may reach besides its own folders (sandbox.h).
-void AddSandboxOptions(CLI::App* sub, serve::ServeOptions& opt) {
-  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
-                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
-                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
-      ->allow_extra_args(false);
-}
-
 // The tick's and the turns' bounds.
 void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--max-turns", opt.max_turns, "background turns running at once (default 2)")->check(CLI::Range(1, 64));
@@ -140,10 +130,14 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--header-timeout", opt.header_timeout,
                   "seconds a client has to send a request header in full (default 10; then 408)")
       ->check(FiniteRange(0.5, 3600.0));
-  AddSandboxOptions(sub, opt);
+  AddSandboxOptions(sub, opt.sandbox);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    if (Status s = serve::CheckSandboxOptions(o.sandbox); !s.ok()) {
+      state.exit_code = Fail(s);
+      return;
+    }
     // A URL that cannot be etcd's, or credentials that cannot be read, are
     // bad usage, before anything is served.
     if (Status etcd = ReadEtcdAuth(&o); !etcd.ok()) {

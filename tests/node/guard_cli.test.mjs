@@ -16,8 +16,8 @@ function workspace(dir, name, config) {
   return ['--workspace', dir, '--workflow', name];
 }
 
-function pulse(args) {
-  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8' });
+function pulse(args, env = {}) {
+  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8', env: { ...process.env, MCP_API_TOKEN: '', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -253,6 +253,41 @@ test('pulse guard: protected paths, hidden soul.md writes, wrappers, the tool ro
       assert.equal(d.rule, 'outward_level', key);
     }
     assert.equal(guard(held, 'goal_check', 'notify_user', { message: 'm', title: 't' }).allowed, true);
+  } finally {
+    cleanup();
+  }
+});
+
+// A session token on a command line is readable by every local process
+// (/proc/<pid>/cmdline): the commands that take one read it from a file or
+// from $MCP_API_TOKEN, what a runner has.
+test('session tokens come from --token-file or $MCP_API_TOKEN, not only the command line', () => {
+  const { dir, cleanup } = makeTempDir();
+  try {
+    const ws = workspace(dir, 'substack', { pulse: { autonomy: { change: 'ask' } } });
+    const { session, token } = JSON.parse(pulse(['session', 'open', ...ws, '--turn', 'goal_work']).out);
+    const file = join(dir, 'token.txt');
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    for (const [how, extra, env] of [['--token-file', ['--token-file', file], {}], ['$MCP_API_TOKEN', [], { MCP_API_TOKEN: token }]]) {
+      const resolved = pulse(['session', 'resolve', ...ws, ...extra], env);
+      assert.equal(resolved.code, 0, `${how}: ${resolved.err}`);
+      assert.equal(JSON.parse(resolved.out).session, session, how);
+      const tool = pulse(['tool', ...ws, '--tool', 'get_pulse_state', '--args', '{"view":"goal_status"}', ...extra], env);
+      assert.equal(tool.code, 0, `${how}: ${tool.err}`);
+      assert.equal(JSON.parse(tool.out).allowed, true, how);
+    }
+    // The guard checks a token only when one is named (never from the environment).
+    const viaFile = JSON.parse(pulse(['guard', ...ws, '--session', session, '--token-file', file, '--tool', 'update_step', '--json']).out);
+    assert.equal(viaFile.turn, 'goal_work');
+    const missing = pulse(['tool', ...ws, '--tool', 'get_pulse_state']);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.err, 'pulse: --token: missing (give --token-file FILE, or set MCP_API_TOKEN)\n');
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '\n');
+    const blank = pulse(['session', 'resolve', ...ws, '--token-file', empty]);
+    assert.equal(blank.code, 2);
+    assert.match(blank.err, /--token-file .*empty/);
+    assert.equal(pulse(['tool', ...ws, '--tool', 'x', '--token', token, '--token-file', file]).code, 2);
   } finally {
     cleanup();
   }

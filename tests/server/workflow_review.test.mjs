@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, makeWorkspace, pulse, startServer, request, waitFor } from './helpers.mjs';
+import { makeTempDir, makeWorkspace, pulse, startServer, request, waitFor, runnerWritableDir } from './helpers.mjs';
 
 const CONFIG = {
   slug: 'substack',
@@ -226,8 +226,7 @@ if (input.turn.kind === 'workflow_review') {
 
 test('served: the Workflow Review has its own conversation, apart from Pulse\'s: each review a turn, the next one handed the earlier ones', { timeout: 120000 }, async () => {
   const { tmp, ws, wf } = setup('pulse-review-conv-');
-  const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  const out = runnerWritableDir(join(tmp.dir, 'out'));
   writeFileSync(join(tmp.dir, 'keeper.mjs'), KEEPER);
   const nowFile = join(tmp.dir, 'now');
   writeFileSync(nowFile, '2026-10-07T12:00:00Z\n');
