@@ -516,6 +516,7 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
   }
   const ToolEntry* entry = lookalike ? lookalike : lk.entry;
   d.tool = lookalike ? lookalike->name : lk.normalized;
+  d.tool_namespace = lk.name_space;
   d.tool_class = entry ? ToolClassName(entry->cls) : "unclassified";
   return d;
 }

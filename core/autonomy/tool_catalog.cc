@@ -1,5 +1,7 @@
 #include "core/autonomy/tool_catalog.h"
 
+#include <atomic>
+
 #include <algorithm>
 #include <cctype>
 #include <iterator>
@@ -232,7 +234,14 @@ std::string Canonical(std::string_view raw) {
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> g_names_normalized{0};
+}  // namespace
+
+uint64_t ToolNamesNormalized() { return g_names_normalized.load(std::memory_order_relaxed); }
+
 std::string NormalizeToolName(std::string_view raw, std::string* name_space) {
+  g_names_normalized.fetch_add(1, std::memory_order_relaxed);
   std::string s = Trim(FoldConfusables(raw));
   std::string ns;
   // "mcp__<server>__<tool>" (coding CLIs' MCP bridge).

@@ -11,6 +11,8 @@
 // names the same tool when it runs.
 #pragma once
 
+#include <cstdint>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +74,9 @@ struct ToolLookup {
 // platform's own); "mcp__github__create_issue" -> "create_issue" with
 // namespace "github".
 std::string NormalizeToolName(std::string_view raw, std::string* name_space = nullptr);
+// How many names NormalizeToolName has read in this process (a test shows a
+// tool call's name is read once on its way to the rule and the tool).
+uint64_t ToolNamesNormalized();
 
 ToolLookup LookupTool(std::string_view raw);
 

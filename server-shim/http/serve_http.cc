@@ -193,7 +193,8 @@ Result<FoundSession> App::FindSession(const std::string& token, const std::strin
   if (!holder) return Status::NotFound("unknown session token");
   Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, *holder);
   if (!oc.ok()) return Status::NotFound("unknown session token");
-  Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
+  // The token is hashed once, above; the session is read once, here.
+  Result<ToolSession> session = ResolveSessionTokenHash(*(*oc)->ctx.db, hash);
   if (!session.ok()) return Status::NotFound("unknown session token");
   tokens_.Remember(hash, *holder);
   return FoundSession{std::move(oc).value(), std::move(session).value()};
