@@ -474,4 +474,16 @@ Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx) {
   return out;
 }
 
+Result<std::optional<int64_t>> NextSafeDefault(Db& db, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
+      "SELECT MIN(r.safe_default_by) FROM pulse_recommendations r JOIN pulse_decisions d ON d.id = r.decision_id"
+      " WHERE d.status = 'pending' AND r.status = 'open' AND r.safe_default_by > :now"));
+  st.Bind(":now", FormatTime(now));
+  PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row || st.IsNull(0)) return std::optional<int64_t>();
+  std::optional<int64_t> at = st.Time(0);
+  if (!at) return Status::Corruption("pulse_recommendations: a safe_default_by that is not a time");
+  return at;
+}
+
 }  // namespace pulse

@@ -179,5 +179,8 @@ Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decisio
 // status: pending | answered | dismissed | all (empty: all).
 Result<DecisionList> ListDecisions(DecisionContext& ctx, const std::string& status);
 Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx);
+// The first safe default still ahead of `now` on a pending decision (the
+// tick's next wake-up for it); nullopt when none is.
+Result<std::optional<int64_t>> NextSafeDefault(Db& db, int64_t now);
 
 }  // namespace pulse
