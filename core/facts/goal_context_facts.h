@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "core/base/env.h"
-#include "core//store/db.h"
+#include "core/store/db.h"
 #include "core/base/status.h"
 #include "core/workflow/workflow_config.h"
 
