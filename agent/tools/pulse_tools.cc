@@ -136,7 +136,11 @@ Status ReadRecommendation(const Args& a, const std::string& session, Recommendat
   PULSE_RETURN_IF_ERROR(a.OptString("text", &in->text));
   PULSE_RETURN_IF_ERROR(a.Text("why", &in->why));
   PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in->evidence));
-  PULSE_RETURN_IF_ERROR(a.Text("confidence", &in->confidence));
+  std::string confidence;
+  PULSE_RETURN_IF_ERROR(a.Text("confidence", &confidence));
+  Result<Confidence> parsed = ParseConfidence(confidence, a.where());
+  if (!parsed.ok()) return a.Error("confidence", "must be low, medium or high");
+  in->confidence = *parsed;
   PULSE_RETURN_IF_ERROR(a.OptTime("safe_default_by", &in->safe_default_by));
   in->session = session;
   return Status::OK();
@@ -146,9 +150,6 @@ Status ReadRecommendation(const Args& a, const std::string& session, Recommendat
 // nothing behind.
 Status ReadNewDecision(const Args& a, const RecommendationInput& in, DecisionRequest* req) {
   PULSE_RETURN_IF_ERROR(a.Text("question", &req->question));
-  if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
-    return a.Error("confidence", "must be low, medium or high");
-  }
   PULSE_RETURN_IF_ERROR(a.OptStringList("options", &req->options));
   if (in.option && !in.option->empty() && a.Has("options") &&
       std::find(req->options.begin(), req->options.end(), *in.option) == req->options.end()) {

@@ -213,7 +213,7 @@ Result<std::optional<Decision>> PendingFromPulse(Db& db) {
 
 json RecommendationArgs(const GoalRecommendation& rec, const std::optional<int64_t>& safe_default_by) {
   json args = {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
-               {"evidence", rec.evidence}, {"confidence", rec.confidence}, {"blocks", rec.blocks}};
+               {"evidence", rec.evidence}, {"confidence", ConfidenceName(rec.confidence)}, {"blocks", rec.blocks}};
   if (safe_default_by) args["safe_default_by"] = FormatTime(*safe_default_by);
   return args;
 }
@@ -229,7 +229,7 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
   }
   GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
   std::optional<int64_t> safe_default_by;
-  if (rec.confidence == "high") safe_default_by = ctx.env->NowSeconds() + 2 * kSecondsPerDay;
+  if (rec.confidence == Confidence::kHigh) safe_default_by = ctx.env->NowSeconds() + 2 * kSecondsPerDay;
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed,
                          call.Ask("record_pulse_recommendation", RecommendationArgs(rec, safe_default_by)));
   if (!allowed.allowed) return "No decision raised: " + allowed.reason + ".";
@@ -270,7 +270,7 @@ RecommendationInput PickForDecision(const Decision& d, const GoalCheck& check, c
                                     const std::string& workflow) {
   RecommendationInput in;
   in.decision_id = d.id;
-  in.confidence = "low";
+  in.confidence = Confidence::kLow;
   in.evidence = GoalStatusLine(check, workflow);
   std::vector<std::string> words;
   if (config.primary_metric) {
@@ -320,12 +320,12 @@ Status RecommendOnPending(ApiContext& ctx, GuardedRunner& call, const GoalCheck&
       in.option = rec->option;
       in.text = rec->text;
       in.why = rec->why;
-      in.confidence = rec->confidence.empty() ? "medium" : rec->confidence;
+      in.confidence = rec->confidence;
       in.evidence = GoalStatusLine(check, ctx.workflow);
     } else {
       in = PickForDecision(d, check, ctx.config, ctx.workflow);
     }
-    json args = {{"decision_id", d.id}, {"why", in.why}, {"confidence", in.confidence}};
+    json args = {{"decision_id", d.id}, {"why", in.why}, {"confidence", ConfidenceName(in.confidence)}};
     if (in.option) args["option"] = *in.option;
     if (in.text) args["text"] = *in.text;
     PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_recommendation", args));

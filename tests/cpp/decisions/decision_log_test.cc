@@ -64,7 +64,7 @@ TEST(DecisionLog, ViewHasTheCurrentRecommendationEventsAndWaitingTime) {
   in.decision_id = id;
   in.option = "a";
   in.why = "first";
-  in.confidence = "medium";
+  in.confidence = Confidence::kMedium;
   log.env.Advance(3600);
   ASSERT_TRUE(Recommend(*log.ctx, in).ok());
   in.option = "b";
