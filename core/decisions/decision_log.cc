@@ -90,7 +90,8 @@ Result<std::optional<Recommendation>> CurrentRecommendation(Db& db, int64_t deci
   r.text = OptText(q, 2);
   r.why = q.Text(3);
   r.evidence = q.Text(4);
-  r.confidence = ParseConfidence(q.Text(5), "").value_or(Confidence::kMedium);  // CHECKed on write
+  Result<Confidence> confidence = ParseConfidence(q.Text(5), "");  // CHECKed on write
+  r.confidence = confidence.ok() ? *confidence : Confidence::kMedium;
   r.blocks = q.Text(6);
   r.safe_default_by = q.Time(7);
   r.needs = q.Text(8);

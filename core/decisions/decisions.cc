@@ -433,7 +433,7 @@ Result<DefaultOutcome> ApplyDueDefault(DecisionContext& ctx, int64_t id, int64_t
   if (d.status != DecisionStatus::kPending || !rec || rec->status != "open" || !rec->safe_default_by) return DefaultOutcome::kRaced;
   // The levels may have changed since the recommendation was accepted.
   Status level = CheckNeedsLevel(rec->needs, ctx.levels);
-  if (rec->confidence != "high") level = Status::Refused("confidence is " + rec->confidence);
+  if (rec->confidence != Confidence::kHigh) level = Status::Refused(std::string("confidence is ") + ConfidenceName(rec->confidence));
   if (!level.ok()) {
     *reason = "not within Pulse's levels now: " + level.message();
     return DefaultOutcome::kSkipped;
