@@ -2,7 +2,10 @@
 // node_modules into web/vendor/, so that whatever serves web/ at "/" (pulse
 // serve, the browser tests' static server) also serves them, with no CDN and
 // no network once loaded. The versions are the ones pinned in
-// package-lock.json; web/vendor/ is generated (gitignored). Safe to re-run.
+// package-lock.json; web/vendor/ is generated (gitignored). Then the tab's
+// bundle, web/dist/app.mjs (scripts/bundle-web.mjs), is made again if a
+// module under web/ changed since. Safe to re-run.
+import { bundleWebSync } from './bundle-web.mjs';
 import { copyFileSync, mkdirSync, existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +33,7 @@ export function vendorWeb() {
     if (existsSync(to) && statSync(to).mtimeMs >= statSync(from).mtimeMs && statSync(to).size === statSync(from).size) continue;
     copyFileSync(from, to);
   }
+  bundleWebSync();
   return OUT;
 }
 

@@ -72,17 +72,21 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // go of it) and registers the VFS with `api`, initPulse()'s result (the module).
 export async function openOpfsPool(api, { directory = 'pulse-db-pool', initialCapacity = 6, waitMs = 2000 } = {}) {
   if (!opfsAvailable()) throw new Error(OPFS_UNAVAILABLE);
-  let root;
+  let dir;
   try {
-    root = await navigator.storage.getDirectory();
+    dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(directory, { create: true });
   } catch (e) {
     throw new Error(`${OPFS_UNAVAILABLE} (${e.name}: ${e.message})`);
   }
-  const pool = new OpfsPool(api, await root.getDirectoryHandle(directory, { create: true }));
-  await pool.acquireLock(waitMs);
+  const pool = new OpfsPool(api, dir);
+  // The Web Lock and the listing of the pool's files at once: listing
+  // touches no handle, so only the handles wait for the lock.
   try {
-    await pool.openSlots(waitMs);
-    if (pool.free.length < initialCapacity) await pool.addCapacity(initialCapacity - pool.free.length);
+    const [, entries] = await Promise.all([pool.acquireLock(waitMs), pool.listFiles()]);
+    await pool.openSlots(entries, waitMs);
+    // The pool's files, not its free ones, count toward the capacity (as
+    // opfs-sahpool's): a copy's journal and a spare are added when it opens.
+    if (pool.slots.length < initialCapacity) await pool.addCapacity(initialCapacity - pool.slots.length);
   } catch (e) {
     pool.close();
     throw e;
@@ -106,6 +110,7 @@ export class OpfsPool {
     this.files = new Map(); // open VFS file id -> {slot, path, flags}
     this.nextFileId = 1;
     this.openDbs = new Map(); // copy name -> Database
+    this.damaged = new Map(); // copy name -> what checkCopy found
     this.lastError = '';
     this.releaseLock = null;
     this.header = new Uint8Array(HEADER_SIZE);
@@ -128,15 +133,23 @@ export class OpfsPool {
     if (!got) throw new Error(POOL_BUSY);
   }
 
-  async openSlots(waitMs) {
+  async listFiles() {
     const entries = [];
     for await (const [fileName, handle] of this.dir.entries()) {
       if (handle.kind === 'file') entries.push([fileName, handle]);
     }
-    for (const [fileName, handle] of entries) {
-      const sah = await this.createHandle(handle, waitMs);
-      this.slots.push({ fileName, sah, path: '', flags: 0, importedAt: 0 });
-    }
+    return entries;
+  }
+
+  // Every pool file's handle, asked for all at once (each waits for its own
+  // on a tab being closed), then their headers read.
+  async openSlots(entries, waitMs) {
+    const opened = await Promise.allSettled(entries.map(([, handle]) => this.createHandle(handle, waitMs)));
+    const failed = opened.find((r) => r.status === 'rejected');
+    opened.forEach((r, i) => {
+      if (r.status === 'fulfilled') this.slots.push({ fileName: entries[i][0], sah: r.value, path: '', flags: 0, importedAt: 0 });
+    });
+    if (failed) throw failed.reason;
     for (const slot of this.slots) this.readHeader(slot);
     // A crash between writing a new import and releasing the old slot leaves
     // two slots for one path: the newer import wins.
@@ -176,14 +189,18 @@ export class OpfsPool {
   }
 
   async addCapacity(n) {
-    for (let i = 0; i < n; i++) {
+    const made = await Promise.allSettled(Array.from({ length: n }, async () => {
       const fileName = `slot-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
       const handle = await this.dir.getFileHandle(fileName, { create: true });
-      const sah = await handle.createSyncAccessHandle();
-      const slot = { fileName, sah, path: '', flags: 0, importedAt: 0 };
-      this.slots.push(slot);
-      this.clearSlot(slot);
+      return { fileName, sah: await handle.createSyncAccessHandle(), path: '', flags: 0, importedAt: 0 };
+    }));
+    for (const r of made) {
+      if (r.status !== 'fulfilled') continue;
+      this.slots.push(r.value);
+      this.clearSlot(r.value);
     }
+    const failed = made.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   async ensureFree(n) {
@@ -340,12 +357,15 @@ export class OpfsPool {
     const out = [];
     for (const [path, slot] of this.byPath) {
       if (!(slot.flags & SQLITE_OPEN_MAIN_DB)) continue;
-      out.push({
-        name: path.slice(1),
+      const name = path.slice(1);
+      const copy = {
+        name,
         size: this.dataSize(slot),
         importedAt: slot.importedAt ? new Date(slot.importedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
-        open: this.openDbs.has(path.slice(1)),
-      });
+        open: this.openDbs.has(name),
+      };
+      if (this.damaged.has(name)) copy.damaged = this.damaged.get(name);
+      out.push(copy);
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -355,14 +375,19 @@ export class OpfsPool {
   }
 
   // Stores `bytes` as copy `name`, replacing any copy of that name only
-  // after the bytes have passed every check (header, size, SQLite's
-  // integrity_check on an in-memory copy). The copy must not be open.
+  // once the bytes have passed the header checks (magic, page size, the
+  // length against the header's page count) and SQLite has read their
+  // schema from the stored file. The copy must not be open. SQLite's full
+  // integrity check comes after (checkCopy: the worker runs it once this
+  // has answered), reading the stored pages through the VFS rather than a
+  // copy of the whole file in the heap.
   async importDb(name, bytes, { onProgress } = {}) {
     checkCopyName(name);
     const what = `the file for copy "${name}"`;
-    this.api.validateDatabaseBytes(bytes, what);
+    const problem = sqliteHeaderProblem(bytes.subarray(0, 100), bytes.length, what);
+    if (problem) throw new Error(problem);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
-    await this.storeCopy(name, bytes, async (sah) => {
+    await this.storeCopy(name, bytes, what, async (sah) => {
       for (let at = 0; at < bytes.length; at += CHUNK) {
         const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
         if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
@@ -372,13 +397,36 @@ export class OpfsPool {
     return { name, size: bytes.length };
   }
 
+  // SQLite's full integrity check of copy `name` on its own connection:
+  // 'ok', or the first problem, which marks the copy damaged (list() says
+  // so, and opening it is refused naming the problem) until it is deleted
+  // or imported again.
+  async checkCopy(name) {
+    const db = await this.openDb(name);
+    let result;
+    try {
+      const out = db.exec('PRAGMA integrity_check(1)');
+      result = out.length ? String(out[0].values[0][0]) : 'no answer';
+    } catch (e) {
+      result = e.message;
+    }
+    if (result !== 'ok') {
+      this.closeDb(name);
+      this.damaged.set(name, `SQLite's integrity check failed: ${result}`);
+    }
+    return result;
+  }
+
   // Writes copy `name` into a free pool file and only then names it:
   // `write(sah)` puts the bytes after an empty header, so until the header
   // names them a crash or a failure leaves the old copy as it was. `head` is
   // the file's first 100 bytes: a WAL-mode file is switched to rollback mode
-  // (WAL needs shared memory this VFS does not have). A journal left by the
-  // old copy must never be played back onto the new one, so it goes first.
-  async storeCopy(name, head, write) {
+  // (WAL needs shared memory this VFS does not have). Before it is named,
+  // SQLite reads the stored file's schema on a connection of its own: a file
+  // whose tables it cannot read (`what` names it) replaces nothing. A
+  // journal left by the old copy must never be played back onto the new
+  // one, so it goes first.
+  async storeCopy(name, head, what, write) {
     await this.ensureFree(1);
     const path = `/${name}`;
     const slot = this.free.pop();
@@ -391,13 +439,37 @@ export class OpfsPool {
       this.clearSlot(slot);
       throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
     }
+    const unreadable = this.schemaProblem(slot);
+    if (unreadable) {
+      this.clearSlot(slot);
+      throw new Error(`${what} is not a usable SQLite database: ${unreadable}`);
+    }
     const journal = this.byPath.get(`${path}-journal`);
     if (journal) this.clearSlot(journal);
     const old = this.byPath.get(path);
     this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB, Date.now());
     slot.sah.flush();
     this.byPath.set(path, slot);
+    this.damaged.delete(name);
     if (old) this.clearSlot(old);
+  }
+
+  // '' when SQLite reads the schema of the unnamed `slot` (under a private
+  // path for the moment), else why not.
+  schemaProblem(slot) {
+    const probe = `/~import-${this.nextFileId++}`;
+    this.byPath.set(probe, slot);
+    let db = null;
+    try {
+      db = this.api.Database.openFile(probe, { vfs: VFS_NAME });
+      db.exec('SELECT count(*) FROM sqlite_schema');
+      return '';
+    } catch (e) {
+      return e && e.message ? e.message : String(e);
+    } finally {
+      if (db) db.close();
+      this.byPath.delete(probe);
+    }
   }
 
   // Stores a File or Blob as copy `name` by streaming it into a pool slot:
@@ -425,7 +497,7 @@ export class OpfsPool {
     if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
     if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
-    await this.storeCopy(name, head, async (sah) => {
+    await this.storeCopy(name, head, what, async (sah) => {
       const reader = file.stream().getReader();
       let at = 0;
       let reported = 0;
@@ -526,6 +598,7 @@ export class OpfsPool {
     const journal = this.byPath.get(`/${name}-journal`);
     if (journal) this.clearSlot(journal);
     this.clearSlot(slot);
+    this.damaged.delete(name);
     return { name, deleted: true };
   }
 
@@ -536,6 +609,8 @@ export class OpfsPool {
     const existing = this.openDbs.get(name);
     if (existing && existing.db) return existing;
     if (!create && !this.has(name)) throw new Error(`no copy named "${name}" in OPFS`);
+    const damage = this.damaged.get(name);
+    if (damage) throw new Error(`copy "${name}" is damaged (${damage}): export it to look at it, or delete it and import it again`);
     await this.ensureFree(create && !this.has(name) ? 3 : 2);
     const db = this.api.Database.openFile(`/${name}`, { vfs: VFS_NAME, create });
     try {

@@ -55,9 +55,13 @@ const handlers = {
   async import({ name, bytes }, post) {
     const p = needPool();
     p.closeDb(name);
-    return p.importDb(name, bytesOf(bytes, 'import: "bytes"'), {
+    const out = await p.importDb(name, bytesOf(bytes, 'import: "bytes"'), {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
     });
+    // SQLite's full check of the stored copy once this answer is out, so the
+    // page draws first; a damaged copy is then listed as such and refused.
+    enqueue(() => p.checkCopy(name).catch(() => {}));
+    return out;
   },
   // A File or Blob streamed into OPFS (opfs-pool.mjs importFile).
   // With `preview: {method, args, now}`, that core method's result on the
