@@ -83,7 +83,8 @@ void Check(int rc, sqlite3* db) {
 }
 
 // The baseline: raw sqlite3 prepared statements, plain upserts (no rules),
-// the timestamp formatted per event as any real writer must.
+// the timestamp formatted per event as any real writer must, the row placed
+// (placed_at) as the table's triggers would otherwise do with a second write.
 class PlainPath {
  public:
   explicit PlainPath(const std::string& ws) {
@@ -98,14 +99,14 @@ class PlainPath {
     Check(sqlite3_exec(db_, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr), db_);
     Check(sqlite3_prepare_v2(db_,
                              "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, name, kind,"
-                             " parent_execution_id, pulse_run_id, status, started_at, updated_at)"
-                             " VALUES(?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)"
+                             " parent_execution_id, pulse_run_id, status, started_at, updated_at, placed_at)"
+                             " VALUES(?, ?, ?, ?, ?, ?, ?, 'running', ?, ?, ?8)"
                              " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET status = 'running'",
                              -1, &start_, nullptr),
           db_);
     Check(sqlite3_prepare_v2(db_,
                              "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result,"
-                             " error, duration, completed_at, updated_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                             " error, duration, completed_at, updated_at, placed_at) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?8)"
                              " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
                              " status = excluded.status, result = excluded.result, duration = excluded.duration,"
                              " completed_at = excluded.completed_at, updated_at = excluded.updated_at",

@@ -19,10 +19,22 @@ constexpr const char* kColumns =
     " result, error, duration, started_at, completed_at, updated_at";
 
 // A row's place in time: its start, or (a completion with no start) its
-// completion. Text order is time order (FormatTime).
-constexpr const char* kSortKey =
-    "(CASE WHEN started_at <> '' THEN started_at WHEN completed_at <> '' THEN completed_at"
-    " ELSE updated_at END)";
+// completion. Text order is time order (FormatTime). Stored in placed_at
+// (schema version 4), which the indexes hold: kept equal to this by the
+// writers and, for any other writer, by triggers.
+constexpr const char* kSortKeyOf =
+    "(CASE WHEN %1started_at <> '' THEN %1started_at WHEN %1completed_at <> '' THEN %1completed_at"
+    " ELSE %1updated_at END)";
+constexpr const char* kSortKey = "placed_at";
+
+// kSortKeyOf for the row `prefix` names ("" or "new.").
+std::string SortKeyOf(const std::string& prefix) {
+  std::string out = kSortKeyOf;
+  for (size_t at = out.find("%1"); at != std::string::npos; at = out.find("%1", at + prefix.size())) {
+    out.replace(at, 2, prefix);
+  }
+  return out;
+}
 
 AgentLogRow RowFrom(const Statement& st) {
   AgentLogRow r;
@@ -58,7 +70,41 @@ Status EnsureAgentLogSchema(Db& db) {
     std::string sql;
     for (const auto& [name, cols] : kIndexes) {
       sql += std::string("CREATE INDEX IF NOT EXISTS background_agent_log_") + name + " ON background_agent_log(" + cols +
-             kSortKey + ");";
+             SortKeyOf("") + ");";
+    }
+    return sql;
+  }();
+  // Version 4: the place stored in its own column, and only the indexes
+  // the reads walk. An index on an expression of completed_at was written
+  // again by every completion (SQLite rewrites an index whose expression
+  // reads a column an UPDATE sets, even when its value stays the same); an
+  // index on placed_at is written when a row is placed and never again, so
+  // a completion writes the row, its status and its completion time only.
+  // Version 2's indexes duplicated version 3's (show walks those upward).
+  static const std::string kPlaced = [] {
+    std::string sql =
+        "ALTER TABLE background_agent_log ADD COLUMN placed_at TEXT NOT NULL DEFAULT '';"
+        "UPDATE background_agent_log SET placed_at = " + SortKeyOf("") + ";";
+    for (const char* old : {"by_session", "by_run", "by_status", "by_start", "by_completion", "by_time",
+                            "by_status_time", "by_session_time", "by_run_time"}) {
+      sql += std::string("DROP INDEX IF EXISTS background_agent_log_") + old + ";";
+    }
+    const std::pair<const char*, const char*> kIndexes[] = {
+        {"by_time", ""}, {"by_status_time", "status, "}, {"by_session_time", "session_id, "}, {"by_run_time", "pulse_run_id, "}};
+    for (const auto& [name, cols] : kIndexes) {
+      sql += std::string("CREATE INDEX background_agent_log_") + name + " ON background_agent_log(" + cols + "placed_at);";
+    }
+    // Only finished rows have a completion time to look up.
+    sql += "CREATE INDEX background_agent_log_by_completion ON background_agent_log(completed_at)"
+           " WHERE completed_at <> '';";
+    // Any writer (an older program, a shell, a test's raw INSERT) keeps
+    // placed_at right; Pulse's writers set it themselves, so for them the
+    // WHEN is false and nothing more is written.
+    for (const char* event : {"INSERT", "UPDATE"}) {
+      sql += std::string("CREATE TRIGGER background_agent_log_place_on_") + (event[0] == 'I' ? "insert" : "update") +
+             " AFTER " + event + " ON background_agent_log WHEN new.placed_at IS NOT " + SortKeyOf("new.") +
+             " BEGIN UPDATE background_agent_log SET placed_at = " + SortKeyOf("new.") +
+             " WHERE rowid = new.rowid; END;";
     }
     return sql;
   }();
@@ -93,6 +139,7 @@ Status EnsureAgentLogSchema(Db& db) {
       // each equality filter followed by it, so a filtered page is a walk
       // down one index with no sort.
       {3, kPageIndexes.c_str()},
+      {4, kPlaced.c_str()},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -119,11 +166,14 @@ namespace {
 
 // A start fills only blanks and moves only an unset status to running: a
 // late or repeated start never reopens a finished row or erases what an
-// earlier event recorded.
+// earlier event recorded. Each statement places a new row (placed_at: the
+// start, or a completion's time when no start came first) and leaves the
+// place of an existing one alone, so its indexes are not written again; the
+// update trigger moves a completion-only row to its start when one comes.
 constexpr const char* kStartedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, name, kind,"
-    " parent_execution_id, pulse_run_id, status, started_at, updated_at)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9)"
+    " parent_execution_id, pulse_run_id, status, started_at, updated_at, placed_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'running', ?8, ?9, ?8)"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " name = CASE WHEN name = '' THEN excluded.name ELSE name END,"
     " kind = CASE WHEN kind = '' THEN excluded.kind ELSE kind END,"
@@ -138,8 +188,8 @@ constexpr const char* kStartedSql =
 // previous completion recorded.
 constexpr const char* kCompletedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-    " duration, completed_at, updated_at)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+    " duration, completed_at, updated_at, placed_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?8)"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " status = excluded.status,"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
@@ -193,7 +243,9 @@ void AddFilters(const AgentLogQuery& q, std::string* sql) {
   if (q.pulse_run_id) *sql += " AND pulse_run_id = :run";
   if (q.status) {
     if (*q.status == "stuck") {
-      *sql += " AND status = 'running' AND started_at <> '' AND started_at <= :cutoff";
+      // The sort key is started_at on such a row: its range narrows the walk.
+      *sql += std::string(" AND status = 'running' AND started_at <> '' AND started_at <= :cutoff AND ") + kSortKey +
+              " <= :cutoff";
     } else {
       *sql += " AND status = :status";
     }
@@ -224,12 +276,31 @@ Result<int64_t> StuckCutoff(const AgentLogQuery& q, int64_t now) {
 
 }  // namespace
 
+std::string AgentLogShowSql(const AgentLogQuery& q) {
+  const std::string select = std::string("SELECT ") + kColumns + ", placed_at, rowid FROM background_agent_log";
+  std::string filters;
+  AddFilters(q, &filters);
+  const std::string base = select + " WHERE 1" + filters;
+  if (!q.since) return base + " ORDER BY placed_at, rowid";
+  // Three index walks, disjoint, merged in order: the rows placed at or
+  // after `since` (a range of the place's index, or of a filter's), the
+  // earlier ones completed since (the completions' index, unless a session
+  // or run narrows them first, as in the lower bound of a page) and, with
+  // include_running, the earlier ones still running (the status index).
+  const bool narrowed = q.session_id || q.pulse_run_id;
+  std::string sql = base + " AND placed_at >= :since UNION ALL " + select +
+                    (narrowed ? "" : " INDEXED BY background_agent_log_by_completion") + " WHERE 1" + filters +
+                    " AND placed_at < :since AND completed_at <> '' AND completed_at >= :since";
+  if (q.include_running) {
+    sql += " UNION ALL " + base +
+           " AND placed_at < :since AND status = 'running' AND NOT (completed_at <> '' AND completed_at >= :since)";
+  }
+  return sql + " ORDER BY 15, 16";
+}
+
 Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, int64_t now) {
   PULSE_ASSIGN_OR_RETURN(const int64_t cutoff, StuckCutoff(q, now));
-  std::string sql = std::string("SELECT ") + kColumns + " FROM background_agent_log WHERE 1";
-  AddFilters(q, &sql);
-  sql += std::string(" ORDER BY ") + kSortKey + ", rowid";
-  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(AgentLogShowSql(q)));
   BindFilters(q, cutoff, &st);
   std::vector<AgentLogRow> rows;
   for (;;) {
@@ -315,7 +386,7 @@ std::string AgentLogLowerBoundSql(const AgentLogQuery& q) {
   const bool narrowed = q.session_id || q.pulse_run_id || (q.status && (*q.status == "running" || *q.status == "stuck"));
   std::string sql = "SELECT MIN(" + key + ") FROM background_agent_log" +
                     (narrowed ? "" : " INDEXED BY background_agent_log_by_completion") +
-                    " WHERE completed_at >= :since AND " + key + " < :since";
+                    " WHERE completed_at <> '' AND completed_at >= :since AND " + key + " < :since";
   AddFilters(q, &sql);
   if (q.include_running) {
     sql += " UNION ALL SELECT MIN(" + key + ") FROM background_agent_log WHERE status = 'running' AND " + key +

@@ -30,6 +30,10 @@ std::string AgentLogPageSql(const AgentLogQuery& query, bool after_cursor);
 // run), down to the oldest place such a match has: this query's answer (it
 // binds the filters).
 std::string AgentLogLowerBoundSql(const AgentLogQuery& query);
+// ReadAgentLog's query (oldest first), for EXPLAIN QUERY PLAN in the tests:
+// each filter is a walk up one index (the sort key's, or a filter's followed
+// by it); since is the union of the sort key's range and the completions'.
+std::string AgentLogShowSql(const AgentLogQuery& query);
 Result<AgentLogPage> ReadAgentLogPage(Db& db, const AgentLogQuery& query, int64_t limit, const std::string& cursor,
                                       int64_t now);
 

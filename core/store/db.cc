@@ -293,7 +293,9 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
     if (!st.ok()) return st.status();
     Result<bool> row = st->Step();
     if (!row.ok()) return row.status();
-    PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA wal_autocheckpoint=" + std::to_string(options.wal_checkpoint_pages)));
+    PULSE_ASSIGN_OR_RETURN(int64_t page_size, db->QueryInt64("PRAGMA page_size"));
+    const int64_t pages = std::max<int64_t>(1, options.wal_checkpoint_bytes / std::max<int64_t>(512, page_size));
+    PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA wal_autocheckpoint=" + std::to_string(pages)));
     PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA journal_size_limit=" + std::to_string(options.wal_size_limit)));
   }
   PULSE_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON"));

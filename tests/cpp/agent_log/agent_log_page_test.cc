@@ -195,6 +195,40 @@ TEST(AgentLogPage, EachFilterWalksAnIndexWithoutSorting) {
   }
 }
 
+// show (ReadAgentLog, oldest first) finds each filter's rows through an
+// index too: a walk up the place's index (or a filter's followed by it) with
+// no sort, and since as the union of the places since `since` and the
+// completions since it (then sorted: those rows only).
+TEST(AgentLogPage, ShowFindsEachFilterThroughAnIndex) {
+  TempDir dir;
+  auto db = MakeLog(dir.path() + "/db/db.sqlite");
+  const std::vector<std::string> expect = {
+      "SCAN background_agent_log USING INDEX background_agent_log_by_time",
+      "SEARCH background_agent_log USING INDEX background_agent_log_by_status_time (status=?)",
+      "SEARCH background_agent_log USING INDEX background_agent_log_by_session_time (session_id=?)",
+      "SEARCH background_agent_log USING INDEX background_agent_log_by_run_time (pulse_run_id=?)",
+      "INDEX background_agent_log_by_completion (completed_at>?)",
+      "INDEX background_agent_log_by_completion (completed_at>?)",
+      "SEARCH background_agent_log USING INDEX background_agent_log_by_session_time (session_id=?",
+      "SEARCH background_agent_log USING INDEX background_agent_log_by_status_time (status=? AND placed_at<?)",
+      "INDEX background_agent_log_by_completion (completed_at>?)"};
+  std::vector<AgentLogQuery> qs = Filters();
+  ASSERT_EQ(qs.size(), expect.size());
+  for (size_t i = 0; i < qs.size(); ++i) {
+    std::string plan;
+    auto st = db->Prepare("EXPLAIN QUERY PLAN " + AgentLogShowSql(qs[i]));
+    ASSERT_TRUE(st.ok()) << st.status().message();
+    while (*st->Step()) plan += st->Text(3) + "; ";
+    EXPECT_NE(plan.find(expect[i]), std::string::npos) << i << ": " << plan;
+    // Never the whole table.
+    EXPECT_EQ((plan + " ").find("SCAN background_agent_log; "), std::string::npos) << i << ": " << plan;
+    if (!qs[i].since) EXPECT_EQ(plan.find("TEMP B-TREE"), std::string::npos) << i << ": " << plan;
+    if (qs[i].since && !qs[i].session_id) {
+      EXPECT_NE(plan.find("INDEX background_agent_log_by_time (placed_at>?)"), std::string::npos) << i << ": " << plan;
+    }
+  }
+}
+
 // A since walk that reaches `since` with its page not full looks for the
 // rows that started before and ran past it through an index too: the
 // completions since `since` (or the session's rows), never the whole log.

@@ -354,11 +354,11 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
-                            " WHERE name = 'pulse_run_id'"), 1);
-  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 9);
+                            " WHERE name IN ('pulse_run_id', 'placed_at')"), 2);
+  // The old rows are placed by their start.
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log WHERE placed_at = started_at"), 2);
   auto rows = ReadAll(*db);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].agent_id, "gate");
@@ -373,7 +373,73 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   rows = ReadAll(*again);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
+}
+
+// Every index is a page each event may write (bench/agent_log.mjs: bytes
+// written per event): the key, the place, the place after each equality
+// filter, and the finished rows' completion time; nothing else.
+TEST(AgentLog, TheLogKeepsOnlyTheIndexesItsReadsWalk) {
+  Fixture f;
+  auto db = OpenOrDie(f.db_path);
+  auto st = db->Prepare(
+      "SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'background_agent_log' ORDER BY name");
+  ASSERT_TRUE(st.ok());
+  std::vector<std::string> got;
+  while (*st->Step()) got.push_back(st->Text(0) + (st->IsNull(1) ? "" : " " + st->Text(1).substr(st->Text(1).find(" ON ") + 1)));
+  EXPECT_EQ(got, (std::vector<std::string>{
+                     "background_agent_log_by_completion ON background_agent_log(completed_at) WHERE completed_at <> ''",
+                     "background_agent_log_by_run_time ON background_agent_log(pulse_run_id, placed_at)",
+                     "background_agent_log_by_session_time ON background_agent_log(session_id, placed_at)",
+                     "background_agent_log_by_status_time ON background_agent_log(status, placed_at)",
+                     "background_agent_log_by_time ON background_agent_log(placed_at)",
+                     "sqlite_autoindex_background_agent_log_1",
+                 }));
+}
+
+// placed_at is the row's place (its start, else its completion, else its
+// last update), whoever wrote the row: Pulse's writers set it, and the
+// table's triggers keep it for anyone else (an older program, a shell).
+TEST(AgentLog, EveryRowIsPlacedByItsStartOrItsCompletionWhoeverWroteIt) {
+  Fixture f;
+  BackgroundAgentLog log(f.env, f.scope);
+  ASSERT_TRUE(log.Started(Start("s", "both", "2026-10-07T09:00:00Z")));
+  ASSERT_TRUE(log.Completed(Done("s", "both", "completed", "2026-10-07T09:30:00Z")));
+  ASSERT_TRUE(log.Completed(Done("s", "late-start", "failed", "2026-10-07T10:00:00Z")));
+  ASSERT_TRUE(log.Completed(Done("s", "twice", "failed", "2026-10-07T10:05:00Z")));
+  ASSERT_TRUE(log.Completed(Done("s", "twice", "completed", "2026-10-07T10:10:00Z")));
+  auto db = OpenOrDie(f.db_path);
+  auto placed = [&](const std::string& agent) {
+    auto st = db->Prepare("SELECT placed_at FROM background_agent_log WHERE agent_id = ?");
+    EXPECT_TRUE(st.ok());
+    st->Bind(1, agent);
+    return *st->Step() ? st->Text(0) : std::string("(no row)");
+  };
+  EXPECT_EQ(placed("both"), "2026-10-07T09:00:00Z");
+  EXPECT_EQ(placed("late-start"), "2026-10-07T10:00:00Z");
+  EXPECT_EQ(placed("twice"), "2026-10-07T10:10:00Z");  // a row with no start moves with its completion
+  db.reset();
+  // The start that comes after the completion moves the row to it.
+  ASSERT_TRUE(log.Started(Start("s", "late-start", "2026-10-07T08:00:00Z")));
+  db = OpenOrDie(f.db_path);
+  EXPECT_EQ(placed("late-start"), "2026-10-07T08:00:00Z");
+  // Another writer that knows nothing of placed_at.
+  ASSERT_TRUE(db->Exec("INSERT INTO background_agent_log (workspace_path, session_id, agent_id, status, started_at,"
+                       " updated_at) VALUES ('Workflow/demo', 's', 'raw', 'running', '2026-10-07T07:00:00Z',"
+                       " '2026-10-07T07:00:00Z');"
+                       "INSERT INTO background_agent_log (workspace_path, session_id, agent_id, status, completed_at,"
+                       " updated_at) VALUES ('Workflow/demo', 's', 'raw-done', 'completed', '2026-10-07T07:30:00Z',"
+                       " '2026-10-07T07:30:00Z');"
+                       "INSERT INTO background_agent_log (workspace_path, session_id, agent_id, updated_at)"
+                       " VALUES ('Workflow/demo', 's', 'raw-bare', '2026-10-07T06:00:00Z');"
+                       "UPDATE background_agent_log SET started_at = '2026-10-07T07:10:00Z' WHERE agent_id = 'raw-done'")
+                  .ok());
+  EXPECT_EQ(placed("raw"), "2026-10-07T07:00:00Z");
+  EXPECT_EQ(placed("raw-done"), "2026-10-07T07:10:00Z");
+  EXPECT_EQ(placed("raw-bare"), "2026-10-07T06:00:00Z");
+  // And read back in that order.
+  EXPECT_EQ(Agents(ReadAll(*db)),
+            (std::vector<std::string>{"raw-bare", "raw", "raw-done", "late-start", "both", "twice"}));
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
@@ -388,9 +454,9 @@ TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
     while (*st->Step()) out += st->Text(3) + "\n";
     return out;
   };
-  EXPECT_NE(plan("session_id = 'x'").find("background_agent_log_by_session"), std::string::npos);
-  EXPECT_NE(plan("pulse_run_id = 'x'").find("background_agent_log_by_run"), std::string::npos);
-  EXPECT_NE(plan("status = 'running'").find("background_agent_log_by_status"), std::string::npos);
+  EXPECT_NE(plan("session_id = 'x'").find("background_agent_log_by_session_time"), std::string::npos);
+  EXPECT_NE(plan("pulse_run_id = 'x'").find("background_agent_log_by_run_time"), std::string::npos);
+  EXPECT_NE(plan("status = 'running'").find("background_agent_log_by_status_time"), std::string::npos);
 }
 
 // ---- retention ----
