@@ -99,7 +99,7 @@ self.onmessage = async (event) => {
         const c0 = performance.now();
         const result = await pool.check();
         checkMs = performance.now() - c0;
-        if (result !== 'ok') throw new Error(`the imported copy fails its check: ${result}`);
+        if (!result.ok) throw new Error(`the imported copy fails its check: ${result.problem}`);
       }
       const files = pool.files();
       await pool.close();

@@ -21,6 +21,10 @@ const OFF_FLAGS = 512;
 const OFF_IMPORTED = 516;
 const OFF_SUM = 524;
 const HEADER_USED = 528;
+// What the full check found on a damaged copy: UTF-8 after a 2-byte length,
+// past the checksummed part of the header (a torn note only garbles the note).
+const OFF_NOTE = 1024;
+const NOTE_BYTES = 1000;
 
 const {
   SQLITE_OK, SQLITE_CANTOPEN, SQLITE_IOERR_READ, SQLITE_IOERR_SHORT_READ, SQLITE_IOERR_WRITE, SQLITE_IOERR_FSYNC,
@@ -29,6 +33,14 @@ const {
 const SQLITE_OPEN_DELETEONCLOSE = 0x8;
 const SQLITE_OPEN_CREATE = 0x4;
 const SQLITE_OPEN_MAIN_DB = 0x100;
+// The pool's own bits in a slot's flags, above SQLite's open flags: a copy
+// imported from bytes whose full integrity check has not run yet, and one
+// that failed it.
+const UNCHECKED = 0x40000000;
+const DAMAGED = 0x20000000;
+// The copy an import from bytes replaces is kept under this suffix (no copy
+// name has a '~') until the new one has passed its check.
+const BEFORE = '~before';
 
 const VFS_NAME = 'opfs-pulse';
 const LOCK_NAME = 'pulse-opfs-pool';
@@ -110,7 +122,8 @@ export class OpfsPool {
     this.files = new Map(); // open VFS file id -> {slot, path, flags}
     this.nextFileId = 1;
     this.openDbs = new Map(); // copy name -> Database
-    this.damaged = new Map(); // copy name -> what checkCopy found
+    this.refused = new Map(); // copy name -> why its last import from bytes was undone
+    this.verified = new Set(); // copies whose full check passed since this pool opened
     this.lastError = '';
     this.releaseLock = null;
     this.header = new Uint8Array(HEADER_SIZE);
@@ -168,10 +181,15 @@ export class OpfsPool {
         this.clearSlot(slot);
       }
     }
-    // Left over by a tab that died: temp files, and journals of no copy.
+    // Left over by a tab that died: temp files, journals of no copy, and a
+    // replaced copy kept for a check that has passed (or whose copy is gone).
     for (const [path, slot] of [...this.byPath]) {
       const orphanJournal = path.endsWith('-journal') && !this.byPath.has(path.slice(0, -'-journal'.length));
       if (slot.flags & SQLITE_OPEN_DELETEONCLOSE || orphanJournal) this.clearSlot(slot);
+      if (!path.endsWith(BEFORE)) continue;
+      const current = this.byPath.get(path.slice(0, -BEFORE.length));
+      if (!current) this.rename(slot, path.slice(0, -BEFORE.length));  // its import never finished
+      else if (!(current.flags & UNCHECKED)) this.clearSlot(slot);
     }
   }
 
@@ -220,9 +238,25 @@ export class OpfsPool {
     slot.path = new TextDecoder().decode(h.subarray(0, end < 0 || end > PATH_BYTES ? PATH_BYTES : end));
     slot.flags = dv.getUint32(OFF_FLAGS, true);
     slot.importedAt = dv.getFloat64(OFF_IMPORTED, true);
+    slot.note = '';
+    if (slot.flags & DAMAGED) {
+      const note = new Uint8Array(2 + NOTE_BYTES);
+      slot.sah.read(note, { at: OFF_NOTE });
+      const n = Math.min(NOTE_BYTES, note[0] | (note[1] << 8));
+      slot.note = new TextDecoder().decode(note.subarray(2, 2 + n));
+    }
   }
 
-  writeHeader(slot, path, flags, importedAt) {
+  writeHeader(slot, path, flags, importedAt, note = '') {
+    if (flags & DAMAGED) {
+      const text = new TextEncoder().encode(note).subarray(0, NOTE_BYTES);
+      const out = new Uint8Array(2 + text.length);
+      out[0] = text.length & 255;
+      out[1] = text.length >> 8;
+      out.set(text, 2);
+      slot.sah.write(out, { at: OFF_NOTE });
+    }
+    slot.note = flags & DAMAGED ? note : '';
     const h = this.header;
     h.fill(0, 0, HEADER_USED);
     const enc = new TextEncoder().encode(path);
@@ -356,7 +390,7 @@ export class OpfsPool {
   list() {
     const out = [];
     for (const [path, slot] of this.byPath) {
-      if (!(slot.flags & SQLITE_OPEN_MAIN_DB)) continue;
+      if (!(slot.flags & SQLITE_OPEN_MAIN_DB) || path.endsWith(BEFORE)) continue;
       const name = path.slice(1);
       const copy = {
         name,
@@ -364,7 +398,9 @@ export class OpfsPool {
         importedAt: slot.importedAt ? new Date(slot.importedAt).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
         open: this.openDbs.has(name),
       };
-      if (this.damaged.has(name)) copy.damaged = this.damaged.get(name);
+      if (slot.flags & DAMAGED) copy.damaged = slot.note;
+      if (slot.flags & UNCHECKED) copy.checking = true;
+      if (this.refused.has(name)) copy.importRefused = `${this.refused.get(name)}; the copy from before that import is back`;
       out.push(copy);
     }
     return out.sort((a, b) => a.name.localeCompare(b.name));
@@ -374,13 +410,16 @@ export class OpfsPool {
     return this.byPath.has(`/${name}`);
   }
 
-  // Stores `bytes` as copy `name`, replacing any copy of that name only
-  // once the bytes have passed the header checks (magic, page size, the
-  // length against the header's page count) and SQLite has read their
-  // schema from the stored file. The copy must not be open. SQLite's full
-  // integrity check comes after (checkCopy: the worker runs it once this
-  // has answered), reading the stored pages through the VFS rather than a
-  // copy of the whole file in the heap.
+  // Stores `bytes` as copy `name` the way importFile streams a File: the
+  // header checks first (magic, page size, the length against the header's
+  // page count), then the bytes into a free pool file, named only once
+  // SQLite has read their schema from it. No copy of the bytes in the wasm
+  // heap and no integrity pass before the answer: SQLite's full check comes
+  // after (checkCopy; the worker runs it once this has answered, so the page
+  // draws first), reading the stored pages through the VFS. Until it has
+  // passed, the copy this one replaced is kept aside, and a failed check
+  // puts it back: bad bytes never cost the copy that was there. The copy
+  // must not be open.
   async importDb(name, bytes, { onProgress } = {}) {
     checkCopyName(name);
     const what = `the file for copy "${name}"`;
@@ -393,28 +432,79 @@ export class OpfsPool {
         if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
         if (onProgress) onProgress(at + part.length, bytes.length);
       }
-    });
+    }, { unchecked: true });
     return { name, size: bytes.length };
   }
 
-  // SQLite's full integrity check of copy `name` on its own connection:
-  // 'ok', or the first problem, which marks the copy damaged (list() says
-  // so, and opening it is refused naming the problem) until it is deleted
-  // or imported again.
+  // The copies imported from bytes whose full check has not run (a tab
+  // closed before it could): the worker checks them after it starts.
+  uncheckedCopies() {
+    return [...this.byPath].filter(([, slot]) => slot.flags & UNCHECKED).map(([path]) => path.slice(1));
+  }
+
+  // SQLite's full integrity check of copy `name`: {name, ok: true}, or
+  // {name, ok: false, problem, restored}. A copy that fails it is closed;
+  // when an import replaced a copy that is still kept aside, that copy takes
+  // the name back (restored: true, and list() says why under importRefused),
+  // else the copy stays, marked damaged (list() says so, opening it is
+  // refused naming the problem; export and delete still work), across
+  // reloads. A copy already checked since its import answers at once, and
+  // so does one whose import was undone (that import's verdict).
   async checkCopy(name) {
-    const db = await this.openDb(name);
+    checkCopyName(name);
+    const path = `/${name}`;
+    const slot = this.byPath.get(path);
+    if (!slot) throw new Error(`no copy named "${name}" in OPFS`);
+    if (slot.flags & DAMAGED) return { name, ok: false, problem: slot.note, restored: false };
+    // The last import's verdict, once its check has put the copy before it back.
+    if (this.refused.has(name)) return { name, ok: false, problem: this.refused.get(name), restored: true };
+    if (this.verified.has(name)) return { name, ok: true };
     let result;
+    const open = this.openDbs.get(name);
+    let db = open || null;
     try {
+      if (!db) db = this.api.Database.openFile(path, { vfs: VFS_NAME });
       const out = db.exec('PRAGMA integrity_check(1)');
       result = out.length ? String(out[0].values[0][0]) : 'no answer';
     } catch (e) {
-      result = e.message;
+      result = e && e.message ? e.message : String(e);
+    } finally {
+      if (db && !open) db.close();
     }
-    if (result !== 'ok') {
-      this.closeDb(name);
-      this.damaged.set(name, `SQLite's integrity check failed: ${result}`);
+    const before = this.byPath.get(path + BEFORE);
+    if (result === 'ok') {
+      if (slot.flags & UNCHECKED) {
+        this.writeHeader(slot, path, slot.flags & ~UNCHECKED, slot.importedAt);
+        slot.sah.flush();
+      }
+      if (before) this.clearSlot(before);
+      this.verified.add(name);
+      return { name, ok: true };
     }
-    return result;
+    // One line: SQLite's answer starts "*** in database main ***" on a line of its own.
+    const problem = `SQLite's integrity check failed: ${result.replace(/\s*\n\s*/g, ' ')}`;
+    this.closeDb(name);
+    const journal = this.byPath.get(`${path}-journal`);
+    if (journal) this.clearSlot(journal);
+    if (before) {
+      // The damaged copy goes first: a crash in between leaves only the
+      // kept copy, which the next start names again (openSlots).
+      this.clearSlot(slot);
+      this.rename(before, path);
+      this.refused.set(name, problem);
+      return { name, ok: false, problem, restored: true };
+    }
+    this.writeHeader(slot, path, (slot.flags & ~UNCHECKED) | DAMAGED, slot.importedAt, problem);
+    slot.sah.flush();
+    return { name, ok: false, problem, restored: false };
+  }
+
+  // Gives `slot` another path (its flags and import time kept), durably.
+  rename(slot, path) {
+    if (this.byPath.get(slot.path) === slot) this.byPath.delete(slot.path);
+    this.writeHeader(slot, path, slot.flags, slot.importedAt, slot.note);
+    slot.sah.flush();
+    this.byPath.set(path, slot);
   }
 
   // Writes copy `name` into a free pool file and only then names it:
@@ -425,8 +515,10 @@ export class OpfsPool {
   // SQLite reads the stored file's schema on a connection of its own: a file
   // whose tables it cannot read (`what` names it) replaces nothing. A
   // journal left by the old copy must never be played back onto the new
-  // one, so it goes first.
-  async storeCopy(name, head, what, write) {
+  // one, so it goes first. With `unchecked` the new copy waits for
+  // checkCopy, and the copy it replaces is kept aside until then (the last
+  // checked one, when several imports come before a check).
+  async storeCopy(name, head, what, write, { unchecked = false } = {}) {
     await this.ensureFree(1);
     const path = `/${name}`;
     const slot = this.free.pop();
@@ -447,11 +539,23 @@ export class OpfsPool {
     const journal = this.byPath.get(`${path}-journal`);
     if (journal) this.clearSlot(journal);
     const old = this.byPath.get(path);
-    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB, Date.now());
+    const before = this.byPath.get(path + BEFORE);
+    if (old && unchecked && !(old.flags & (UNCHECKED | DAMAGED))) {
+      // The old copy aside first: a crash before the new one is named
+      // leaves no copy of this name, and the next start names it again.
+      if (before) this.clearSlot(before);
+      this.rename(old, path + BEFORE);
+    } else if (old) {
+      this.clearSlot(old);
+      if (before && !unchecked) this.clearSlot(before);
+    } else if (before) {
+      this.clearSlot(before);
+    }
+    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB | (unchecked ? UNCHECKED : 0), Date.now());
     slot.sah.flush();
     this.byPath.set(path, slot);
-    this.damaged.delete(name);
-    if (old) this.clearSlot(old);
+    this.verified.delete(name);
+    this.refused.delete(name);
   }
 
   // '' when SQLite reads the schema of the unnamed `slot` (under a private
@@ -598,7 +702,10 @@ export class OpfsPool {
     const journal = this.byPath.get(`/${name}-journal`);
     if (journal) this.clearSlot(journal);
     this.clearSlot(slot);
-    this.damaged.delete(name);
+    const before = this.byPath.get(`/${name}${BEFORE}`);
+    if (before) this.clearSlot(before);
+    this.verified.delete(name);
+    this.refused.delete(name);
     return { name, deleted: true };
   }
 
@@ -609,8 +716,10 @@ export class OpfsPool {
     const existing = this.openDbs.get(name);
     if (existing && existing.db) return existing;
     if (!create && !this.has(name)) throw new Error(`no copy named "${name}" in OPFS`);
-    const damage = this.damaged.get(name);
-    if (damage) throw new Error(`copy "${name}" is damaged (${damage}): export it to look at it, or delete it and import it again`);
+    const slot = this.byPath.get(`/${name}`);
+    if (slot && slot.flags & DAMAGED) {
+      throw new Error(`copy "${name}" is damaged (${slot.note}): export it to look at it, or delete it and import it again`);
+    }
     await this.ensureFree(create && !this.has(name) ? 3 : 2);
     const db = this.api.Database.openFile(`/${name}`, { vfs: VFS_NAME, create });
     try {

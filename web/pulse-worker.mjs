@@ -7,7 +7,7 @@
 //   failure   {type: 'error', messageId, result: {operation, message, code?}}
 //   progress  {type: 'progress', messageId, loaded, total}   (during import)
 //
-// Types: init, list, import, importFile, inspectFile, export, delete, open, close, exec, run, call.
+// Types: init, list, import, check, importFile, inspectFile, export, delete, open, close, exec, run, call.
 // Every Pulse tab has its own worker; one of them owns the pool and serves
 // the others (see "Several tabs, one pool" below), so all tabs work.
 // The module is loaded from `./wasm/` next to this file (the server maps
@@ -28,6 +28,8 @@ async function init(args = {}) {
     try {
       pool = await openOpfsPool(api, args);
       initError = null;
+      // Imports a closed tab left unchecked: checked once this start is answered.
+      for (const name of pool.uncheckedCopies()) enqueue(() => pool.checkCopy(name).catch(() => {}));
     } catch (e) {
       initError = e;
       throw e;
@@ -59,10 +61,12 @@ const handlers = {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
     });
     // SQLite's full check of the stored copy once this answer is out, so the
-    // page draws first; a damaged copy is then listed as such and refused.
+    // page draws first (opfs-pool.mjs checkCopy; `check` reports it).
     enqueue(() => p.checkCopy(name).catch(() => {}));
     return out;
   },
+  // {name, ok, problem?, restored?}: SQLite's full check of an imported copy.
+  check: ({ name }) => needPool().checkCopy(name),
   // A File or Blob streamed into OPFS (opfs-pool.mjs importFile).
   // With `preview: {method, args, now}`, that core method's result on the
   // File itself comes first, as a progress message {preview}.
@@ -152,7 +156,7 @@ let nextRemoteId = 1;
 // Requests that only read: sent again to the next owner when the owner's tab
 // closed before answering. A write is never repeated: it fails with a reason.
 const READ_CALL = /\.(check|list|show|readings|runs_by_route|last_check|config|version|methods|levels|decisions)$/;
-const safeToRepeat = (type, args) => ['init', 'list', 'exec', 'export', 'inspectFile', 'open', 'close'].includes(type)
+const safeToRepeat = (type, args) => ['init', 'list', 'check', 'exec', 'export', 'inspectFile', 'open', 'close'].includes(type)
   || (type === 'call' && READ_CALL.test(String(args && args.method)));
 
 function setOwner(id) {

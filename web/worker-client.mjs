@@ -69,6 +69,9 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
       const bytes = await toArrayBuffer(data);
       return post('import', { name, bytes }, [bytes], onProgress);
     },
+    // → {name, ok, problem?, restored?}: SQLite's full check of an imported copy
+    // (the worker runs it after answering the import; this waits for it)
+    check: (name) => post('check', { name }),
     // → {name, size}: a File streamed into OPFS by the worker (no copy here), with progress;
     // preview {method, args, now}: onProgress(0, total, {preview}) first, computed on the File
     importFile: (name, file, onProgress, preview) => post('importFile', { name, file, preview }, [], onProgress),
