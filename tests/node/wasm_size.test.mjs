@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { WASM_DIR } from './helpers.mjs';
 
@@ -27,4 +28,18 @@ test('pulse.wasm stays within its 460 KiB gzip -9 budget', () => {
     `${path}: ${gzip} bytes gzip -9 (${bytes.length} raw) is over the ceiling of ${CEILING} bytes by ${gzip - CEILING} ` +
     `(the budget is ${BUDGET} bytes, 460 KiB); docs/wasm.md (Size and speed) lists the size steps and what is left to try`);
   assert.ok(CEILING >= BUDGET, 'the ceiling is never below the budget: once under it, the budget is the ceiling');
+});
+
+// The module opens no files and carries no Emscripten file system (a third
+// of the glue, most of its start-up): linked with -sFILESYSTEM=0, whose
+// stand-ins for the file calls would answer "done"; wasm/no_files.c's answer
+// an error instead, so the module imports none of them from the glue.
+test('the module has no file system, and its file calls fail rather than pretend', async () => {
+  const bytes = readFileSync(join(WASM_DIR, 'pulse.wasm'));
+  const imports = WebAssembly.Module.imports(new WebAssembly.Module(bytes)).map((i) => i.name);
+  assert.deepEqual(imports.filter((n) => n.startsWith('__syscall_')), [], imports.join(' '));
+  const { initPulse } = await import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href);
+  const SQL = await initPulse({ wasmBinary: bytes });
+  assert.equal(SQL.FS, undefined);
+  assert.equal(typeof SQL.Database, 'function');
 });
