@@ -305,7 +305,11 @@ function tabSection() {
   const r = spawnSync(process.execPath, [join(ROOT, 'bench', 'overview.mjs'), '--counts', '1000', '--runs', String(ROUNDS),
     '--before-runs', '0', '--unbundled', '--json'], { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (r.status !== 0) throw new Error(`bench/overview.mjs: ${r.stderr}`);
-  const out = JSON.parse(r.stdout.trim().split('\n').pop());
+  // The last JSON line (tests/browser/helpers.mjs loads node:test, whose
+  // empty summary follows it).
+  const json = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+  if (!json) throw new Error(`bench/overview.mjs printed no JSON line: ${r.stdout.slice(-400)}`);
+  const out = JSON.parse(json);
   const b = out.bundled;
   const u = out.unbundled;
   console.log(`the tab, overview of 1,000 workflows (median of ${ROUNDS}): bundled first paint ${b.fcp.toFixed(0)} ms, `
