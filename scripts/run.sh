@@ -25,6 +25,7 @@ if [ -n "${PULSE_RUNNER:-}" ]; then ARGS+=(--runner "$PULSE_RUNNER"); fi
 # The demo built from the Substack fixture runs on the fixture's day.
 if [ -f "$WS/.pulse/demo-now" ]; then ARGS+=(--now-file "$WS/.pulse/demo-now"); fi
 echo "run: serving $WS — open the URL below in a browser; Ctrl-C stops the server"
+echo "run: Prometheus can scrape http://${PULSE_HOST:-127.0.0.1}:${PULSE_PORT:-8080}/metrics (docs/observability.md: scrape config, alert rules, Grafana dashboard, OpenTelemetry traces with --otlp-endpoint)"
 # The owner token is shown once, when the workspace first gets one.
 echo "run: lost the owner token? build/native/pulse token rotate --workspace $WS prints a new one"
 exec build/native/pulse "${ARGS[@]}"

@@ -36,6 +36,10 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
     std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
               << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
   }
+  std::cout << "pulse: metrics " << base_url << "metrics (Prometheus"
+            << (options.metrics_public ? "" : ", loopback clients only") << ")"
+            << (options.otlp_endpoint.empty() ? "" : "; traces to " + options.otlp_endpoint + "/v1/traces (OTLP)")
+            << std::endl;
   if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
     spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
                  "host names other than loopback need --allowed-host", options.host);

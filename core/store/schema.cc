@@ -147,6 +147,7 @@ Status EnsureEveryComponent(Db& db) {
   PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db));
   PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db));
+  PULSE_RETURN_IF_ERROR(EnsureOtlpExportSchema(db));
   return Status::OK();
 }
 

@@ -7,6 +7,7 @@
 
 #include "server-shim/cli/cli.h"
 #include "server-shim/cluster/etcd_client.h"
+#include "server-shim/http/otlp_exporter.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -61,8 +62,29 @@ void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.0, 86400.0));
 }
 
+// GET /metrics and the OTLP export (docs/observability.md).
+void AddObservabilityOptions(CLI::App* sub, serve::ServeOptions& opt, std::vector<std::string>& headers) {
+  sub->add_flag("--metrics-public", opt.metrics_public,
+                "GET /metrics answers clients outside loopback too (default: loopback only)");
+  sub->add_option("--metrics-max-workflows", opt.metrics_max_workflows,
+                  "per-workflow gauges for at most N workflows, in name order; the rest are counted in "
+                  "pulse_metrics_workflows_omitted (default 2000)")
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--metrics-max-age", opt.metrics_max_age,
+                  "seconds a workflow's gauges may lag the clock while nothing they are computed from moved "
+                  "(default 300)")
+      ->check(FiniteRange(0.0, 86400.0));
+  sub->add_option("--otlp-endpoint", opt.otlp_endpoint,
+                  "an OpenTelemetry collector's OTLP/HTTP base URL: agent-log rows and guarded tool calls go to "
+                  "URL/v1/traces as spans (JSON)");
+  sub->add_option("--otlp-header", headers, "a header for the collector, NAME=VALUE; repeatable")->allow_extra_args(false);
+  sub->add_option("--otlp-interval", opt.otlp_interval, "seconds between the exporter's looks for new spans (default 2)")
+      ->check(FiniteRange(0.05, 3600.0));
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
+  static std::vector<std::string> otlp_headers;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
   sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
   sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
@@ -121,8 +143,24 @@ void Setup(CLI::App& app, State& state) {
       ->check(FiniteRange(0.5, 3600.0));
   AddSandboxOptions(sub, opt);
   AddEtcdOptions(sub, opt);
+  AddObservabilityOptions(sub, opt, otlp_headers);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    for (const std::string& h : otlp_headers) {
+      Result<std::pair<std::string, std::string>> kv = serve::ParseOtlpHeader(h);
+      if (!kv.ok()) {
+        state.exit_code = Fail(kv.status());
+        return;
+      }
+      o.otlp_headers.push_back(*kv);
+    }
+    if (!o.otlp_endpoint.empty()) {
+      Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(o.otlp_endpoint, o.otlp_headers);
+      if (!target.ok()) {
+        state.exit_code = Fail(target.status());
+        return;
+      }
+    }
     // A URL that cannot be etcd's is bad usage, before anything is served.
     if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
       state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());

@@ -19,6 +19,7 @@
 
 #include "agent/tools/agent_api.h"
 #include "core/autonomy/autonomy.h"
+#include "core/base/observe.h"
 #include "core/store/db_stats.h"
 #include "core/base/sha256.h"
 #include "core/base/time_util.h"
@@ -27,6 +28,8 @@
 #include "server-shim/http/http_server.h"
 #include "server-shim/http/http_util.h"
 #include "server-shim/http/mcp.h"
+#include "server-shim/http/metrics.h"
+#include "server-shim/http/otlp_exporter.h"
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
@@ -48,12 +51,16 @@ namespace {
 class App {
  public:
   App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
-      SlackService* slack)
+      SlackService* slack, ServerMetrics* metrics)
       : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
         tokens_(options.workspace),
-        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
+        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}),
+        metrics_(metrics), gauges_(env, options, &reads_, metrics) {}
 
   void Install(HttpServer& s);
+  // The per-workflow gauges' refresher (metrics.h).
+  void StartGauges() { gauges_.Start(); }
+  void StopGauges() { gauges_.Stop(); }
 
  private:
   // Opens the workflow named in the URL; null with a 4xx written otherwise.
@@ -173,6 +180,8 @@ class App {
   SlackService* slack_;
   SessionTokenIndex tokens_;
   PooledReads reads_;
+  ServerMetrics* metrics_;
+  WorkflowGauges gauges_;
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
@@ -347,6 +356,18 @@ void App::InstallService(HttpServer& s) {
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
                              {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
+  });
+  // Prometheus scrapes this; it carries no workflow content beyond names.
+  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!options_.metrics_public && !IsLoopback(req.remote_addr)) {
+      return ReplyError(res, 403,
+                        "/metrics answers loopback clients only; start pulse serve with --metrics-public to let "
+                        "other hosts scrape it");
+    }
+    std::vector<prometheus::MetricFamily> families = metrics_->Collect();
+    for (prometheus::MetricFamily& f : gauges_.Collect()) families.push_back(std::move(f));
+    res.status = 200;
+    res.set_content(MetricsText(families), "text/plain; version=0.0.4; charset=utf-8");
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -536,16 +557,33 @@ int Serve(const ServeOptions& in) {
   std::optional<OwnerTokenSetup> owner;
   if (!CheckWorkspace(env, options, &names, &owner)) return 2;
 
+  // Counted from here on: the agent log and the guard through the core's
+  // sink, the rest where it happens (metrics.h).
+  Result<OtlpTarget> otlp_target = ParseOtlpTarget(options.otlp_endpoint, options.otlp_headers);
+  if (!options.otlp_endpoint.empty() && !otlp_target.ok()) {
+    std::cerr << "pulse: " << otlp_target.status().message() << std::endl;
+    return 2;
+  }
+  ServerMetrics metrics;
+  SetServerMetrics(&metrics);
+  SetObserveSink(&metrics);
+  std::unique_ptr<OtlpExporter> otlp;
+  if (!options.otlp_endpoint.empty()) {
+    otlp = std::make_unique<OtlpExporter>(&env, options, std::move(otlp_target).value(), &metrics);
+  }
   OutboxDeliverer deliverer(&env, options);
   TurnManager turns(&env, options);
   turns.SetDeliverer(&deliverer);
   HttpServer server(LimitsFrom(options));
   server.set_read_timeout(10);
   server.set_write_timeout(10);
+  server.SetRequestObserver([&metrics](const std::string& pattern, const char* method, double seconds) {
+    metrics.HttpRequest(RouteTemplate(pattern), method, seconds);
+  });
   Scheduler scheduler(&env, options, &turns, &deliverer);
   SlackService slack(&env, options, &turns);
   OwnerTokenCheck owner_check(options.workspace);
-  App app(&env, options, &owner_check, &turns, &scheduler, &slack);
+  App app(&env, options, &owner_check, &turns, &scheduler, &slack, &metrics);
   app.Install(server);
 
   std::string bind_error;
@@ -585,10 +623,16 @@ int Serve(const ServeOptions& in) {
 
   deliverer.Start();
   slack.Start();
+  app.StartGauges();
+  if (otlp) otlp->Start();
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
+  if (otlp) otlp->Stop();
+  app.StopGauges();
   slack.Stop();
   deliverer.Stop();
+  SetObserveSink(nullptr);
+  SetServerMetrics(nullptr);
   SetBuilderChannel(nullptr);
   SetAskPulseWaiter(nullptr);
   SetFirstOpen(nullptr);
