@@ -258,8 +258,9 @@ std::vector<MetricFamily> WorkflowGauges::Collect() {
   MetricFamily status = Gauge("pulse_goal_status", "1 for the workflow's current goal status, 0 for the others");
   MetricFamily value = Gauge("pulse_goal_metric_value", "The primary metric's latest reading");
   MetricFamily target = Gauge("pulse_goal_metric_target", "The primary metric's target");
-  MetricFamily days = Gauge("pulse_goal_days_since_measured_by_run",
-                            "Days since a workflow run last recorded the primary metric (absent: never)");
+  MetricFamily days = Gauge("pulse_goal_seconds_since_measured_by_run",
+                            "Seconds since a workflow run last recorded the primary metric, by the server's clock "
+                            "(/ 86400 for days; absent: never)");
   MetricFamily alarms = Gauge("pulse_goal_alarms", "The goal check's alarms now, by kind (1 present, 0 not)");
   MetricFamily attention = Gauge("pulse_attention_items",
                                  "Attention items now, by kind (goal_alarm: the goal check's alarms; needs_reauth; "
@@ -277,7 +278,7 @@ std::vector<MetricFamily> WorkflowGauges::Collect() {
     if (g.value) Add(value, {{"workflow", wf}}, *g.value);
     if (g.target) Add(target, {{"workflow", wf}}, *g.target);
     if (g.last_measured_by_run) {
-      Add(days, {{"workflow", wf}}, static_cast<double>(now - *g.last_measured_by_run) / kSecondsPerDay);
+      Add(days, {{"workflow", wf}}, static_cast<double>(now - *g.last_measured_by_run));
     }
     int total = 0;
     for (const char* k : kAlarmKinds) {
