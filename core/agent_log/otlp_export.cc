@@ -204,12 +204,18 @@ Result<std::optional<OtlpParent>> TurnOf(Db& db, const std::string& workflow, co
                                               turn->pulse_run_id});
 }
 
-Status AddToolSpans(Db& db, const std::string& workflow, const std::vector<GuardRecord>& decisions, json* spans) {
+// The tool-call spans of the decisions in `range`, added to `spans`; the
+// last decision's id in `*last_id` (unchanged when there is none).
+Status AddToolSpans(Db& db, const std::string& workflow, const GuardDecisionRange& range, json* spans, int* count,
+                    int64_t* last_id) {
+  PULSE_ASSIGN_OR_RETURN(std::vector<GuardRecord> decisions, ReadGuardDecisions(db, range));
   std::map<std::string, std::string> roots;
   for (const GuardRecord& d : decisions) {
     PULSE_ASSIGN_OR_RETURN(std::optional<OtlpParent> parent, TurnOf(db, workflow, d, &roots));
     spans->push_back(GuardDecisionSpan(workflow, d, parent));
+    *last_id = d.id;
   }
+  *count = static_cast<int>(decisions.size());
   return Status::OK();
 }
 
@@ -250,10 +256,7 @@ Result<OtlpBatch> NextOtlpBatch(Db& db, const std::string& workflow, const OtlpC
   GuardDecisionRange range;
   range.after_id = cursor.guard_id;
   range.limit = max_spans;
-  PULSE_ASSIGN_OR_RETURN(std::vector<GuardRecord> decisions, ReadGuardDecisions(db, range));
-  PULSE_RETURN_IF_ERROR(AddToolSpans(db, workflow, decisions, &batch.spans));
-  if (!decisions.empty()) batch.next.guard_id = decisions.back().id;
-  batch.tool_spans = static_cast<int>(decisions.size());
+  PULSE_RETURN_IF_ERROR(AddToolSpans(db, workflow, range, &batch.spans, &batch.tool_spans, &batch.next.guard_id));
   return batch;
 }
 
@@ -286,10 +289,7 @@ Result<OtlpHistoryBatch> NextOtlpHistoryBatch(Db& db, const std::string& workflo
   range.since = since;
   range.not_since = cursor.history_since;
   range.limit = max_spans;
-  PULSE_ASSIGN_OR_RETURN(std::vector<GuardRecord> decisions, ReadGuardDecisions(db, range));
-  PULSE_RETURN_IF_ERROR(AddToolSpans(db, workflow, decisions, &batch.spans));
-  if (!decisions.empty()) batch.next.guard_id = decisions.back().id;
-  batch.tool_spans = static_cast<int>(decisions.size());
+  PULSE_RETURN_IF_ERROR(AddToolSpans(db, workflow, range, &batch.spans, &batch.tool_spans, &batch.next.guard_id));
   return batch;
 }
 
