@@ -64,6 +64,12 @@ test('a real Prometheus scrapes /metrics, sees Substack not measured, the turns 
     // No workflow content beyond names: no ids, no messages.
     assert.doesNotMatch(first.text, /pr-\d|schedule-goallead|growth_funnel ran/);
     for (const wf of ['substack', 'digest', 'inbox']) assert.match(first.text, new RegExp(`pulse_workflow_up\\{workflow="${wf}"\\} 1`));
+    // Requests are timed by route template, never by raw path.
+    assert.equal((await request(`${s.url}api/workflows/substack/goal-status`)).status, 200);
+    const timed = (await request(`${s.url}metrics`)).text;
+    assert.match(timed, /^pulse_http_request_duration_seconds_count\{method="GET",route="\/api\/workflows\/\{workflow\}\/goal-status"\} [1-9]/m);
+    assert.match(timed, /^pulse_http_request_duration_seconds_count\{method="GET",route="\/metrics"\} [1-9]/m);
+    assert.doesNotMatch(timed, /route="[^"]*substack/);
 
     // The rules as documented, and a copy that fires at once.
     const rules = readFileSync(RULES, 'utf8');
