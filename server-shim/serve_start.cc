@@ -27,6 +27,11 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
   std::cout << "pulse: serving " << base_url << std::endl;
   std::cout << "pulse: workspace " << options.workspace << " (" << workflows << " workflow"
             << (workflows == 1 ? "" : "s") << ")" << std::endl;
+  // Before the owner line, which scripts and tests wait for.
+  std::cout << "pulse: metrics " << base_url << "metrics (Prometheus"
+            << (options.metrics_public ? "" : ", loopback clients only") << ")"
+            << (options.otlp_endpoint.empty() ? "" : "; traces to " + options.otlp_endpoint + "/v1/traces (OTLP)")
+            << std::endl;
   if (owner.created) {
     // Shown this once: the workspace keeps only its hash. The fragment never
     // reaches a server or its logs; the tab keeps the token.
@@ -36,10 +41,6 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
     std::cout << "pulse: open " << base_url << " (owner token: the one shown when it was made; "
               << "`pulse token rotate --workspace " << options.workspace << "` makes a new one)" << std::endl;
   }
-  std::cout << "pulse: metrics " << base_url << "metrics (Prometheus"
-            << (options.metrics_public ? "" : ", loopback clients only") << ")"
-            << (options.otlp_endpoint.empty() ? "" : "; traces to " + options.otlp_endpoint + "/v1/traces (OTLP)")
-            << std::endl;
   if (options.host != "127.0.0.1" && options.host != "::1" && options.host != "localhost") {
     spdlog::warn("listening on {}: reads from other machines need the owner token; writes always do; "
                  "host names other than loopback need --allowed-host", options.host);
