@@ -1,5 +1,7 @@
 #include "core/autonomy/tool_sessions.h"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -159,7 +161,10 @@ Result<std::string> NewSessionToken() {
 
 namespace {
 
+std::atomic<uint64_t> g_sessions_loaded{0};
+
 Result<ToolSession> ReadSession(Statement& st) {
+  g_sessions_loaded.fetch_add(1, std::memory_order_relaxed);
   ToolSession s;
   s.id = st.Text(0);
   PULSE_ASSIGN_OR_RETURN(s.turn, ParseTurnKind(st.Text(1)));
@@ -168,13 +173,15 @@ Result<ToolSession> ReadSession(Statement& st) {
   s.opened_at = st.Time(4).value_or(0);
   s.closed_at = st.Time(5);
   s.root_closed_at = st.Time(6);
+  s.conversation = st.Int64(8) <= 0;
   return s;
 }
 
-// The session with its root's closed_at, so one read answers whether it may act.
+// The session with its root's closed_at, so one read answers whether it may
+// act, and its root's seq (0 for Pulse's own conversation sessions).
 const char kSessionSelect[] =
     "SELECT s.session_id, s.turn, s.parent, s.root, s.opened_at, s.closed_at, COALESCE(r.closed_at, ''),"
-    " s.token_sha256"
+    " s.token_sha256, COALESCE(r.seq, s.seq)"
     " FROM pulse_tool_sessions s LEFT JOIN pulse_tool_sessions r ON r.session_id = s.root";
 
 }  // namespace
@@ -189,8 +196,9 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
   return false;
 }
 
+uint64_t ToolSessionsLoaded() { return g_sessions_loaded.load(std::memory_order_relaxed); }
+
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -199,19 +207,35 @@ Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
 }
 
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   if (token.empty()) return Status::InvalidArgument("token: missing");
+  return ResolveSessionTokenHash(db, Sha256Hex(token));
+}
+
+Result<ToolSession> ResolveSessionTokenHash(Db& db, const std::string& token_sha256) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.token_sha256 = ?"));
-  st.Bind(1, Sha256Hex(token));
+  st.Bind(1, token_sha256);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Status::NotFound("token: no session has this token");
   return ReadSession(st);
 }
 
+Result<std::vector<std::string>> ListSessionTokenHashes(Db& db) {
+  std::vector<std::string> out;
+  PULSE_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt64(
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pulse_tool_sessions'"));
+  if (tables == 0) return out;
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare("SELECT token_sha256 FROM pulse_tool_sessions"));
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(st.Text(0));
+  }
+  return out;
+}
+
 Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, const std::string& token) {
   const std::string bad = "session \"" + session_id + "\": missing or wrong session token";
   if (token.empty()) return Status::Unauthenticated(bad);
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -221,7 +245,6 @@ Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, c
 
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn, const std::string& parent,
                                       int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -275,7 +298,6 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
 
 Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& session_id, TurnKind turn, int64_t now) {
   if (!IsPulseTurn(turn)) return Status::InvalidArgument(std::string("turn: \"") + TurnKindName(turn) + "\" is not a Pulse turn");
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -382,7 +404,6 @@ Result<std::vector<GuardRecord>> ReadGuardRows(Statement& st) {
 }  // namespace
 
 Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string("SELECT ") + kGuardColumns +
                                                   " FROM pulse_guard_decisions"
                                                   " WHERE (?1 = '' OR session = ?1) ORDER BY id LIMIT ?2"));

@@ -288,9 +288,9 @@ void RunExportOtlp(State& state) {
   }
   Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(f.otlp_endpoint, headers);
   if (!target.ok()) { state.exit_code = Fail(target.status()); return; }
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-  Db& db = *w->db;
+  Db& db = (*w)->db();
   Result<OtlpCursor> cursor = LoadOrStartOtlpCursor(db);
   if (!cursor.ok()) { state.exit_code = Fail(cursor.status()); return; }
   int64_t agents = 0, tools = 0;

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <cstdlib>
 
+#include "core/api/api.h"
 #include "core/base/json_limits.h"
+#include "core/base/one_line.h"
 #include "server-shim/http/http_server.h"
 
 namespace pulse::serve {
@@ -28,7 +30,7 @@ void ReplyJson(httplib::Response& res, int status, const json& doc) {
 }
 
 void ReplyError(httplib::Response& res, int status, const std::string& reason) {
-  ReplyJson(res, status, json{{"error", reason}});
+  ReplyJson(res, status, json{{"error", BoundedReason(reason)}});
 }
 
 int HttpStatusFor(const Status& s) {
@@ -44,9 +46,7 @@ int HttpStatusFor(const Status& s) {
   }
 }
 
-void ReplyStatus(httplib::Response& res, const Status& s) {
-  ReplyJson(res, HttpStatusFor(s), json{{"error", s.message()}, {"code", CodeName(s.code())}});
-}
+void ReplyStatus(httplib::Response& res, const Status& s) { ReplyJson(res, HttpStatusFor(s), ErrorToJson(s)); }
 
 std::string BearerToken(const httplib::Request& req) {
   std::string h = req.get_header_value("Authorization");

@@ -7,6 +7,7 @@
 // (no SSE stream); notifications get 202.
 #include "agent/tools/pulse_tools.h"
 #include "core/base/json_limits.h"
+#include "core/base/one_line.h"
 #include "server-shim/http/mcp.h"
 
 #include <spdlog/spdlog.h>
@@ -23,7 +24,7 @@ constexpr const char* kProtocolVersion = "2025-06-18";
 const char* kSupportedVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 
 json RpcError(const json& id, int code, const std::string& message) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", BoundedReason(message)}}}};
 }
 
 json RpcResult(const json& id, const json& result) { return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}; }
@@ -108,11 +109,11 @@ json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session, 
   std::string name = params["name"];
   std::unique_ptr<PlatformForwarder> platform = MakePlatformForwarder(options, ctx.workflow);
   Result<ToolCallOutcome> out = DispatchToolCall(ctx, session, name, arguments, platform.get());
-  if (!out.ok()) return RpcResult(call.id, ToolText(out.status().message(), true, ErrorToJson(out.status())));
+  if (!out.ok()) return RpcResult(call.id, ToolText(BoundedReason(out.status().message()), true, ErrorToJson(out.status())));
   json doc = out->ToJson();
   if (!out->guard.allowed) {
     spdlog::info("mcp: {} refused in session {}: {}", name, session.id, out->guard.reason);
-    return RpcResult(call.id, ToolText(out->guard.reason.empty() ? "refused" : out->guard.reason, true, doc));
+    return RpcResult(call.id, ToolText(out->guard.reason.empty() ? "refused" : BoundedReason(out->guard.reason), true, doc));
   }
   if (out->executed) return RpcResult(call.id, ToolText(out->result, false, doc));
   // A platform tool: the whole outcome, so "carry_out_on_platform" (not

@@ -35,11 +35,11 @@ using nlohmann::json;
 
 Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow) {
   auto oc = std::make_unique<OpenCtx>();
-  PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
-  oc->ctx = ServerContext(oc->w, env);
+  PULSE_ASSIGN_OR_RETURN(oc->handle, WorkflowHandle::Open(env, workspace, workflow));
+  oc->ctx = ServerContext(*oc->handle);
   // Inside a fenced tick (or a turn it started) the connection refuses
   // writes once a newer claim holds the workflow.
-  PULSE_RETURN_IF_ERROR(ApplyCurrentFence(*oc->w.db, workflow));
+  PULSE_RETURN_IF_ERROR(ApplyCurrentFence(oc->handle->db(), workflow));
   // The first open of the workflow by this process recovers what a previous
   // server left running (first_open.h).
   if (FirstOpen* first = CurrentFirstOpen()) first->Run(*oc);
@@ -103,7 +103,7 @@ void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& reque
     // Only when the file changed since its last import (the tick that
     // started this turn has usually just imported it).
     Result<ImportCounts> imported =
-        ImportScheduleRunsOnChange(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+        ImportScheduleRunsOnChange(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.paths().schedule_runs);
     if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
   }
   const json ask = JGet(request.input, "ask", json());
@@ -424,7 +424,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   // endpoint and token in its environment.
   PULSE_ASSIGN_OR_RETURN(json prepared, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
                                                    : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                                 JGet(request.input, "message", json())));
+                                                                 JGet(request.input, "message", json()),
+                                                                 JStr(request.input, "caller"),
+                                                                 JStr(request.input, "account")));
   json stdin_doc = prepared;
   AddTurnSubject(&stdin_doc, request, ticket.workflow);
   if (ask.is_object()) {
@@ -458,7 +460,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
     env["PULSE_RESTORED_SESSION"] = continuity["restored_conversation_session_id"].get<std::string>();
   }
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
-  ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
+  ProcessSandbox sandbox = RunnerSandbox(options_, oc.paths().dir);
   // A review that hangs is ended at its own (shorter) timeout: the run it
   // stands before goes on without it.
   const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;

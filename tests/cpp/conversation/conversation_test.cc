@@ -18,7 +18,7 @@ using testing::TempDir;
 class ConversationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(db).value();
   }
@@ -215,7 +215,7 @@ TEST(Cron, PreviousFireOfADailyAndAWeeklyExpression) {
 
 TEST(Pass, DueOncePerFireAndAFastRequestMakesItDueAtOnce) {
   TempDir dir;
-  auto db = std::move(Db::Open(dir.Join("db.sqlite"))).value();
+  auto db = std::move(testing::OpenWithSchema(dir.Join("db.sqlite"))).value();
   WorkflowConfig config;
   config.raw = nlohmann::json::parse(R"({"pulse": {"full_pass": {"cron": "0 6 * * *"}}})");
   config.primary_metric = PrimaryMetric{};

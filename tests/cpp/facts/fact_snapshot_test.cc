@@ -20,7 +20,7 @@ using testing::WriteFile;
 class Snapshot : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(*db);
   }
