@@ -96,6 +96,8 @@ ServerMetrics::ServerMetrics()
   // Present from the start, at 0, so rate() has a first point.
   for (const char* e : {"started", "completed"}) agent_log_events_.Add({{"event", e}});
   for (const char* o : {"exported", "dropped"}) otlp_spans_.Add({{"outcome", o}});
+  // The delivery failed alert's increase() needs the series before its first failure.
+  for (const char* d : {"queued", "not_sent", "delivered", "retrying", "failed"}) deliveries_.Add({{"state", d}});
 }
 
 void ServerMetrics::AgentLogEvent(std::string_view event) {
