@@ -48,6 +48,22 @@ bool IsStuck(const AgentLogRow& r, int64_t cutoff) {
   return r.status == "running" && r.started_at && *r.started_at <= cutoff;
 }
 
+// Rows selected as kColumns followed by completed_seq and rowid.
+Result<std::vector<FinishedAgentRow>> ReadFinished(Statement& st) {
+  std::vector<FinishedAgentRow> out;
+  const int extra = sqlite3_column_count(st.handle()) - 2;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) break;
+    FinishedAgentRow f;
+    f.row = RowFrom(st);
+    f.seq = st.IsNull(extra) ? 0 : st.Int64(extra);
+    f.rowid = st.Int64(extra + 1);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string AgentLogWorkspacePath(const std::string& workflow) { return "Workflow/" + workflow; }
@@ -94,10 +110,8 @@ Status EnsureAgentLogSchema(Db& db) {
       // each equality filter followed by it, so a filtered page is a walk
       // down one index with no sort.
       {3, kPageIndexes.c_str()},
-      // The order rows finished in: each completion takes the next number,
-      // so a reader can follow the log's completions from a durable cursor
-      // (the OTLP export, core/agent_log/otlp_export.h). Rows finished
-      // before this version have none.
+      // Completions numbered in the order they are written, for readers that follow the log
+      // from a durable cursor (core/agent_log/otlp_export.h); rows finished before have none.
       {4,
        "ALTER TABLE background_agent_log ADD COLUMN completed_seq INTEGER;"
        "CREATE INDEX IF NOT EXISTS background_agent_log_by_completed_seq ON background_agent_log(completed_seq)"
@@ -269,35 +283,11 @@ Result<RunningAgents> CountRunningAgents(Db& db, int64_t stuck_after_minutes, in
       " WHERE status = 'running'"));
   st.Bind(1, FormatTime(cutoff));
   PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
-  RunningAgents out;
-  if (has) {
-    out.running = st.Int64(0);
-    out.stuck = st.Int64(1);
-  }
-  return out;
+  if (!has) return RunningAgents{};
+  return RunningAgents{st.Int64(0), st.Int64(1)};
 }
 
 // ---- following completions ----
-
-namespace {
-
-// Rows selected as kColumns followed by completed_seq and rowid.
-Result<std::vector<FinishedAgentRow>> ReadFinished(Statement& st) {
-  std::vector<FinishedAgentRow> out;
-  const int extra = sqlite3_column_count(st.handle()) - 2;
-  for (;;) {
-    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
-    if (!has) break;
-    FinishedAgentRow f;
-    f.row = RowFrom(st);
-    f.seq = st.IsNull(extra) ? 0 : st.Int64(extra);
-    f.rowid = st.Int64(extra + 1);
-    out.push_back(std::move(f));
-  }
-  return out;
-}
-
-}  // namespace
 
 Result<int64_t> LatestCompletedSeq(Db& db) {
   return db.QueryInt64(

@@ -280,13 +280,9 @@ void RunExportOtlp(State& state) {
   Result<std::string> since_text = NormalizeTime(f.since, "--since");
   if (!since_text.ok()) { state.exit_code = Fail(since_text.status()); return; }
   const int64_t since = *ParseTime(*since_text);
-  std::vector<std::pair<std::string, std::string>> headers;
-  for (const std::string& h : f.otlp_headers) {
-    Result<std::pair<std::string, std::string>> kv = serve::ParseOtlpHeader(h);
-    if (!kv.ok()) { state.exit_code = Fail(kv.status()); return; }
-    headers.push_back(*kv);
-  }
-  Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(f.otlp_endpoint, headers);
+  Result<std::vector<std::pair<std::string, std::string>>> headers = serve::ParseOtlpHeaders(f.otlp_headers);
+  if (!headers.ok()) { state.exit_code = Fail(headers.status()); return; }
+  Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(f.otlp_endpoint, *headers);
   if (!target.ok()) { state.exit_code = Fail(target.status()); return; }
   Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }

@@ -120,6 +120,13 @@ void AddConnectionOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.5, 3600.0));
 }
 
+// --otlp-header and --otlp-endpoint checked before anything is served.
+Status ReadOtlpFlags(const std::vector<std::string>& headers, serve::ServeOptions* o) {
+  PULSE_ASSIGN_OR_RETURN(o->otlp_headers, serve::ParseOtlpHeaders(headers));
+  if (o->otlp_endpoint.empty()) return Status::OK();
+  return serve::ParseOtlpTarget(o->otlp_endpoint, o->otlp_headers).status();
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
   static std::vector<std::string> otlp_headers;
@@ -166,20 +173,9 @@ void Setup(CLI::App& app, State& state) {
       state.exit_code = Fail(s);
       return;
     }
-    for (const std::string& h : otlp_headers) {
-      Result<std::pair<std::string, std::string>> kv = serve::ParseOtlpHeader(h);
-      if (!kv.ok()) {
-        state.exit_code = Fail(kv.status());
-        return;
-      }
-      o.otlp_headers.push_back(*kv);
-    }
-    if (!o.otlp_endpoint.empty()) {
-      Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(o.otlp_endpoint, o.otlp_headers);
-      if (!target.ok()) {
-        state.exit_code = Fail(target.status());
-        return;
-      }
+    if (Status otlp = ReadOtlpFlags(otlp_headers, &o); !otlp.ok()) {
+      state.exit_code = Fail(otlp);
+      return;
     }
     // A URL that cannot be etcd's, or credentials that cannot be read, are
     // bad usage, before anything is served.

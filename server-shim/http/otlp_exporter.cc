@@ -45,6 +45,15 @@ Result<std::pair<std::string, std::string>> ParseOtlpHeader(const std::string& t
   return std::make_pair(name, value);
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> ParseOtlpHeaders(const std::vector<std::string>& texts) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& text : texts) {
+    PULSE_ASSIGN_OR_RETURN(auto kv, ParseOtlpHeader(text));
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+
 Result<OtlpTarget> ParseOtlpTarget(const std::string& endpoint,
                                    const std::vector<std::pair<std::string, std::string>>& headers) {
   OtlpTarget t;

@@ -47,6 +47,8 @@ Result<OtlpTarget> ParseOtlpTarget(const std::string& endpoint,
                                    const std::vector<std::pair<std::string, std::string>>& headers);
 // "K=V" -> {K, V}; InvalidArgument naming --otlp-header.
 Result<std::pair<std::string, std::string>> ParseOtlpHeader(const std::string& text);
+// Every --otlp-header as given, in order; the first bad one's error.
+Result<std::vector<std::pair<std::string, std::string>>> ParseOtlpHeaders(const std::vector<std::string>& texts);
 
 struct OtlpPostResult {
   int status = 0;               // the HTTP status, when there was an answer

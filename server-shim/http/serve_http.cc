@@ -19,7 +19,6 @@
 
 #include "agent/tools/agent_api.h"
 #include "core/autonomy/autonomy.h"
-#include "core/base/observe.h"
 #include "core/store/db_stats.h"
 #include "core/base/sha256.h"
 #include "core/base/time_util.h"
@@ -28,8 +27,7 @@
 #include "server-shim/http/http_server.h"
 #include "server-shim/http/http_util.h"
 #include "server-shim/http/mcp.h"
-#include "server-shim/http/metrics.h"
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/http/observability.h"
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
@@ -51,16 +49,14 @@ namespace {
 class App {
  public:
   App(Env* env, const ServeOptions& options, OwnerTokenCheck* owner, TurnManager* turns, Scheduler* scheduler,
-      SlackService* slack, ServerMetrics* metrics)
+      SlackService* slack)
       : env_(env), options_(options), owner_(owner), turns_(turns), scheduler_(scheduler), slack_(slack),
         tokens_(options.workspace),
-        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}),
-        metrics_(metrics), gauges_(env, options, &reads_, metrics) {}
+        reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
 
   void Install(HttpServer& s);
-  // The per-workflow gauges' refresher (metrics.h).
-  void StartGauges() { gauges_.Start(); }
-  void StopGauges() { gauges_.Stop(); }
+  // The workflows' pooled reads (GET /metrics' gauges read through them too).
+  PooledReads* reads() { return &reads_; }
 
  private:
   // Opens the workflow named in the URL; null with a 4xx written otherwise.
@@ -180,8 +176,6 @@ class App {
   SlackService* slack_;
   SessionTokenIndex tokens_;
   PooledReads reads_;
-  ServerMetrics* metrics_;
-  WorkflowGauges gauges_;
 };
 
 Result<FoundSession> App::FindSession(const std::string& token, const std::string& session_id) {
@@ -358,18 +352,6 @@ void App::InstallService(HttpServer& s) {
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
                              {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}}, options_.sandbox));
   });
-  // Prometheus scrapes this; it carries no workflow content beyond names.
-  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!options_.metrics_public && !IsLoopback(req.remote_addr)) {
-      return ReplyError(res, 403,
-                        "/metrics answers loopback clients only; start pulse serve with --metrics-public to let "
-                        "other hosts scrape it");
-    }
-    std::vector<prometheus::MetricFamily> families = metrics_->Collect();
-    for (prometheus::MetricFamily& f : gauges_.Collect()) families.push_back(std::move(f));
-    res.status = 200;
-    res.set_content(MetricsText(families), "text/plain; version=0.0.4; charset=utf-8");
-  });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
     ReplyJson(res, 200, json{{"owner", true}});
@@ -490,29 +472,6 @@ void App::Install(HttpServer& s) {
 
 namespace {
 
-// What must hold before anything listens: the workspace exists, its
-// workflows can be listed, the owner token is there. Exit code 2 on failure.
-bool CheckWorkspace(ServerEnv& env, const ServeOptions& options, std::vector<std::string>* names,
-                    std::optional<OwnerTokenSetup>* owner) {
-  if (!env.IsDirectory(options.workspace)) {
-    std::cerr << "pulse: " << options.workspace << ": workspace directory does not exist" << std::endl;
-    return false;
-  }
-  Result<std::vector<std::string>> listed = ListWorkflows(env, options.workspace);
-  if (!listed.ok()) {
-    std::cerr << "pulse: " << listed.status().message() << std::endl;
-    return false;
-  }
-  *names = std::move(listed).value();
-  Result<OwnerTokenSetup> token = EnsureOwnerToken(options.workspace);
-  if (!token.ok()) {
-    std::cerr << "pulse: " << token.status().message() << std::endl;
-    return false;
-  }
-  owner->emplace(std::move(token).value());
-  return true;
-}
-
 // Runs the server until SIGTERM or SIGINT (blocked in every thread by the
 // caller; this thread waits for them) and then stops the tick and the turns.
 bool RunUntilSignalled(HttpServer& server, Scheduler& scheduler, TurnManager& turns, const sigset_t& stop_signals) {
@@ -558,33 +517,19 @@ int Serve(const ServeOptions& in) {
   std::optional<OwnerTokenSetup> owner;
   if (!CheckWorkspace(env, options, &names, &owner)) return 2;
 
-  // Counted from here on: the agent log and the guard through the core's
-  // sink, the rest where it happens (metrics.h).
-  Result<OtlpTarget> otlp_target = ParseOtlpTarget(options.otlp_endpoint, options.otlp_headers);
-  if (!options.otlp_endpoint.empty() && !otlp_target.ok()) {
-    std::cerr << "pulse: " << otlp_target.status().message() << std::endl;
-    return 2;
-  }
-  ServerMetrics metrics;
-  SetServerMetrics(&metrics);
-  SetObserveSink(&metrics);
-  std::unique_ptr<OtlpExporter> otlp;
-  if (!options.otlp_endpoint.empty()) {
-    otlp = std::make_unique<OtlpExporter>(&env, options, std::move(otlp_target).value(), &metrics);
-  }
+  HttpServer server(LimitsFrom(options));
+  // Counted from here on; every route below timed (observability.h).
+  std::unique_ptr<Observability> observe = Observability::Create(&env, options, server);
+  if (!observe) return 2;
   OutboxDeliverer deliverer(&env, options);
   TurnManager turns(&env, options);
   turns.SetDeliverer(&deliverer);
-  HttpServer server(LimitsFrom(options));
   server.set_read_timeout(10);
   server.set_write_timeout(10);
-  server.SetRequestObserver([&metrics](const std::string& pattern, const char* method, double seconds) {
-    metrics.HttpRequest(RouteTemplate(pattern), method, seconds);
-  });
   Scheduler scheduler(&env, options, &turns, &deliverer);
   SlackService slack(&env, options, &turns);
   OwnerTokenCheck owner_check(options.workspace);
-  App app(&env, options, &owner_check, &turns, &scheduler, &slack, &metrics);
+  App app(&env, options, &owner_check, &turns, &scheduler, &slack);
   app.Install(server);
 
   std::string bind_error;
@@ -624,16 +569,12 @@ int Serve(const ServeOptions& in) {
 
   deliverer.Start();
   slack.Start();
-  app.StartGauges();
-  if (otlp) otlp->Start();
+  observe->Start(app.reads());
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
-  if (otlp) otlp->Stop();
-  app.StopGauges();
+  observe->Stop();
   slack.Stop();
   deliverer.Stop();
-  SetObserveSink(nullptr);
-  SetServerMetrics(nullptr);
   SetBuilderChannel(nullptr);
   SetAskPulseWaiter(nullptr);
   SetFirstOpen(nullptr);

@@ -284,6 +284,17 @@ test('pulse agent-log export-otlp sends history since T once', { timeout: 60000 
     r = await pulseAsync(['agent-log', 'export-otlp', '--workspace', ws, '--workflow', 'substack', '--since', '2026-01-01T00:00:00Z', '--otlp-endpoint', rx.url, '--otlp-header', 'Bad Name=x']);
     assert.equal(r.status, 2);
     assert.match(r.stderr, /--otlp-header: "Bad Name" is not a header name/);
+    // pulse serve refuses the same flags before it serves anything.
+    for (const [flags, why] of [
+      [['--otlp-endpoint', rx.url, '--otlp-header', 'NoEquals'], /^pulse: --otlp-header: expected NAME=VALUE/],
+      [['--otlp-header', 'X-Key=a\nb'], /^pulse: --otlp-header: the value of X-Key has a line break/],
+      [['--otlp-endpoint', '127.0.0.1:4318'], /^pulse: --otlp-endpoint: expected http/],
+    ]) {
+      r = pulse(['serve', '--workspace', ws, '--port', '0', '--no-tick', ...flags], { timeout: 10000 });
+      assert.equal(r.status, 2, `${flags.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, why);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    }
     assert.deepEqual(rx.errors, []);
   } finally {
     await rx.close();
