@@ -219,6 +219,15 @@ Status AddToolSpans(Db& db, const std::string& workflow, const GuardDecisionRang
   return Status::OK();
 }
 
+// The agent spans of `rows`, added to `spans`; the last row (where the
+// batch ends), or null when there is none.
+const FinishedAgentRow* AddAgentSpans(const std::string& workflow, const std::vector<FinishedAgentRow>& rows,
+                                      json* spans, int* count) {
+  for (const FinishedAgentRow& f : rows) spans->push_back(AgentRowSpan(workflow, f.row));
+  *count = static_cast<int>(rows.size());
+  return rows.empty() ? nullptr : &rows.back();
+}
+
 }  // namespace
 
 Result<OtlpCursor> LoadOrStartOtlpCursor(Db& db) {
@@ -248,10 +257,8 @@ Result<OtlpBatch> NextOtlpBatch(Db& db, const std::string& workflow, const OtlpC
   batch.next = cursor;
   ReadSnapshot snapshot(db);
   PULSE_ASSIGN_OR_RETURN(std::vector<FinishedAgentRow> rows, ReadCompletedAfter(db, cursor.seq, max_spans));
-  for (const FinishedAgentRow& f : rows) {
-    batch.spans.push_back(AgentRowSpan(workflow, f.row));
-    batch.next.seq = f.seq;
-    ++batch.agent_spans;
+  if (const FinishedAgentRow* last = AddAgentSpans(workflow, rows, &batch.spans, &batch.agent_spans)) {
+    batch.next.seq = last->seq;
   }
   GuardDecisionRange range;
   range.after_id = cursor.guard_id;
@@ -278,10 +285,8 @@ Result<OtlpHistoryBatch> NextOtlpHistoryBatch(Db& db, const std::string& workflo
   ReadSnapshot snapshot(db);
   PULSE_ASSIGN_OR_RETURN(std::vector<FinishedAgentRow> rows,
                          ReadFinishedHistory(db, cursor.origin_seq, since, cursor.history_since, after.rowid, max_spans));
-  for (const FinishedAgentRow& f : rows) {
-    batch.spans.push_back(AgentRowSpan(workflow, f.row));
-    batch.next.rowid = f.rowid;
-    ++batch.agent_spans;
+  if (const FinishedAgentRow* last = AddAgentSpans(workflow, rows, &batch.spans, &batch.agent_spans)) {
+    batch.next.rowid = last->rowid;
   }
   GuardDecisionRange range;
   range.after_id = after.guard_id;

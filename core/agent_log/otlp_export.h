@@ -112,14 +112,17 @@ struct OtlpCursor {
 // latest completion and guard decision so far).
 Result<OtlpCursor> LoadOrStartOtlpCursor(Db& db);
 
-// One batch to send and the cursor it moves to once the collector took it.
-struct OtlpBatch {
+// One batch to send and where it leaves the reader once the collector took
+// it (the live cursor, or a position in the history).
+template <typename Position>
+struct OtlpSpans {
   nlohmann::json spans = nlohmann::json::array();
-  OtlpCursor next;
+  Position next;
   int agent_spans = 0;
   int tool_spans = 0;
   bool empty() const { return agent_spans + tool_spans == 0; }
 };
+using OtlpBatch = OtlpSpans<OtlpCursor>;
 
 // Up to `max_spans` agent spans (rows completed after the cursor, in the
 // order they finished) and up to `max_spans` tool-call spans (guard
@@ -139,13 +142,7 @@ struct OtlpHistoryPosition {
   int64_t rowid = 0;
   int64_t guard_id = 0;
 };
-struct OtlpHistoryBatch {
-  nlohmann::json spans = nlohmann::json::array();
-  OtlpHistoryPosition next;
-  int agent_spans = 0;
-  int tool_spans = 0;
-  bool empty() const { return agent_spans + tool_spans == 0; }
-};
+using OtlpHistoryBatch = OtlpSpans<OtlpHistoryPosition>;
 Result<OtlpHistoryBatch> NextOtlpHistoryBatch(Db& db, const std::string& workflow, const OtlpCursor& cursor,
                                               int64_t since, const OtlpHistoryPosition& after, int max_spans);
 // Records that history from `since` on was sent (the earliest such time is
