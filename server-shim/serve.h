@@ -74,6 +74,12 @@ struct ServeOptions {
   std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
   int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
   EtcdAuth etcd_auth;            // etcd's user and password (--etcd-auth-file or the environment) and TLS files
+  bool metrics_public = false;   // --metrics-public: GET /metrics answers clients outside loopback too
+  int metrics_max_workflows = 2000;  // per-workflow gauges for at most this many workflows (name order)
+  double metrics_max_age = 300;  // a workflow's gauges are read again once this old, or when their inputs move
+  std::string otlp_endpoint;     // --otlp-endpoint URL: spans go to URL/v1/traces (OTLP/HTTP JSON)
+  std::vector<std::pair<std::string, std::string>> otlp_headers;  // --otlp-header K=V
+  double otlp_interval = 2;      // seconds between the exporter's looks for new spans
 };
 
 // One workflow opened for one request or turn: its own connection.

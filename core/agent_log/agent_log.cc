@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/base/observe.h"
 #include "core/store/schema.h"
 #include "core/base/time_util.h"
 #include "core/store/workspace.h"
@@ -45,6 +46,22 @@ AgentLogRow RowFrom(const Statement& st) {
 
 bool IsStuck(const AgentLogRow& r, int64_t cutoff) {
   return r.status == "running" && r.started_at && *r.started_at <= cutoff;
+}
+
+// Rows selected as kColumns followed by completed_seq and rowid.
+Result<std::vector<FinishedAgentRow>> ReadFinished(Statement& st) {
+  std::vector<FinishedAgentRow> out;
+  const int extra = sqlite3_column_count(st.handle()) - 2;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) break;
+    FinishedAgentRow f;
+    f.row = RowFrom(st);
+    f.seq = st.IsNull(extra) ? 0 : st.Int64(extra);
+    f.rowid = st.Int64(extra + 1);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace
@@ -93,6 +110,12 @@ Status EnsureAgentLogSchema(Db& db) {
       // each equality filter followed by it, so a filtered page is a walk
       // down one index with no sort.
       {3, kPageIndexes.c_str()},
+      // Completions numbered in the order they are written, for readers that follow the log
+      // from a durable cursor (core/agent_log/otlp_export.h); rows finished before have none.
+      {4,
+       "ALTER TABLE background_agent_log ADD COLUMN completed_seq INTEGER;"
+       "CREATE INDEX IF NOT EXISTS background_agent_log_by_completed_seq ON background_agent_log(completed_seq)"
+       " WHERE completed_seq IS NOT NULL;"},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -135,18 +158,25 @@ constexpr const char* kStartedSql =
     " updated_at = excluded.updated_at";
 
 // A completion sets the outcome; an empty field in it never blanks one a
-// previous completion recorded.
+// previous completion recorded. It takes the next completion number (read
+// inside the write, so two writers never take the same one).
 constexpr const char* kCompletedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-    " duration, completed_at, updated_at)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+    " duration, completed_at, updated_at, completed_seq)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1 + IFNULL((SELECT completed_seq FROM background_agent_log"
+    "   WHERE completed_seq IS NOT NULL ORDER BY completed_seq DESC LIMIT 1), 0))"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " status = excluded.status,"
+    " completed_seq = excluded.completed_seq,"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
     " completed_at = excluded.completed_at,"
     " updated_at = excluded.updated_at";
+
+void Observed(const char* event) {
+  if (ObserveSink* sink = CurrentObserveSink()) sink->AgentLogEvent(event);
+}
 
 }  // namespace
 
@@ -163,6 +193,7 @@ Status AgentLogWriter::Started(const std::string& workspace_path, const AgentSta
   st.Bind(8, s.at ? FormatTime(*s.at) : now_text).Bind(9, now_text);
   Status result = st.Run();
   st.Reset();
+  if (result.ok()) Observed("started");
   return result;
 }
 
@@ -179,6 +210,7 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
   st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
   Status result = st.Run();
   st.Reset();
+  if (result.ok()) Observed("completed");
   return result;
 }
 
@@ -240,6 +272,68 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+Result<RunningAgents> CountRunningAgents(Db& db, int64_t stuck_after_minutes, int64_t now) {
+  AgentLogQuery q;
+  q.stuck_after_minutes = stuck_after_minutes;
+  PULSE_ASSIGN_OR_RETURN(const int64_t cutoff, StuckCutoff(q, now));
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
+      "SELECT COUNT(*), IFNULL(SUM(started_at <> '' AND started_at <= ?1), 0) FROM background_agent_log"
+      " WHERE status = 'running'"));
+  st.Bind(1, FormatTime(cutoff));
+  PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+  if (!has) return RunningAgents{};
+  return RunningAgents{st.Int64(0), st.Int64(1)};
+}
+
+// ---- following completions ----
+
+Result<int64_t> LatestCompletedSeq(Db& db) {
+  return db.QueryInt64(
+      "SELECT IFNULL((SELECT completed_seq FROM background_agent_log WHERE completed_seq IS NOT NULL"
+      " ORDER BY completed_seq DESC LIMIT 1), 0)");
+}
+
+Result<std::vector<FinishedAgentRow>> ReadCompletedAfter(Db& db, int64_t after_seq, int64_t limit) {
+  PULSE_ASSIGN_OR_RETURN(Statement st,
+                         db.Prepare(std::string("SELECT ") + kColumns +
+                                    ", completed_seq, rowid FROM background_agent_log"
+                                    " WHERE completed_seq IS NOT NULL AND completed_seq > ?1"
+                                    " ORDER BY completed_seq LIMIT ?2"));
+  st.Bind(1, after_seq).Bind(2, limit);
+  return ReadFinished(st);
+}
+
+Result<std::vector<FinishedAgentRow>> ReadFinishedHistory(Db& db, int64_t max_seq, int64_t since,
+                                                           std::optional<int64_t> not_since, int64_t after_rowid,
+                                                           int64_t limit) {
+  std::string sql = std::string("SELECT ") + kColumns +
+                    ", completed_seq, rowid FROM background_agent_log"
+                    " WHERE rowid > :after AND status NOT IN ('running', '')"
+                    " AND (completed_seq IS NULL OR completed_seq <= :max)"
+                    " AND (started_at >= :since OR completed_at >= :since)";
+  if (not_since) sql += " AND NOT (started_at >= :sent OR completed_at >= :sent)";
+  sql += " ORDER BY rowid LIMIT :limit";
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  st.Bind(":after", after_rowid);
+  st.Bind(":max", max_seq);
+  st.Bind(":since", FormatTime(since));
+  if (not_since) st.Bind(":sent", FormatTime(*not_since));
+  st.Bind(":limit", limit);
+  return ReadFinished(st);
+}
+
+Result<std::optional<AgentLogRow>> AgentRunningAt(Db& db, const std::string& session, int64_t at) {
+  PULSE_ASSIGN_OR_RETURN(Statement st,
+                         db.Prepare(std::string("SELECT ") + kColumns +
+                                    " FROM background_agent_log WHERE session_id = ?1 AND started_at <> ''"
+                                    " AND started_at <= ?2 AND (completed_at = '' OR completed_at >= ?2)"
+                                    " ORDER BY started_at DESC, rowid DESC LIMIT 1"));
+  st.Bind(1, session).Bind(2, FormatTime(at));
+  PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+  if (!has) return std::optional<AgentLogRow>();
+  return std::optional<AgentLogRow>(RowFrom(st));
 }
 
 // ---- pages ----

@@ -16,12 +16,14 @@
 #include "agent/turns/review_turns.h"
 #include "core/workflow/after_run.h"
 #include "core/agent_log/agent_log.h"
+#include "core/agent_log/otlp_export.h"
 #include "core/goal/goal_facts.h"
 #include "core/conversation/pulse_requests.h"
 #include "core/review/review_conversation.h"
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 #include "server-shim/cluster/fence.h"
+#include "server-shim/http/metrics.h"
 #include "server-shim/tick/first_open.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
@@ -207,6 +209,13 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request, OpenCtx* open
                            : request.kind == "housekeeping"  ? " housekeeping"
                                                              : " Pulse: " + request.kind;
   std::string name = request.workflow + what + (request.trigger.empty() ? "" : " (" + request.trigger + ")");
+  // With an OTLP exporter, the export's cursor is placed before the turn's
+  // first record: a turn of this server is never history to it, even when
+  // it ends before the exporter first looks at this workflow.
+  if (!options_.otlp_endpoint.empty()) {
+    Result<OtlpCursor> cursor = LoadOrStartOtlpCursor(*oc->ctx.db);
+    if (!cursor.ok()) spdlog::warn("{}: otlp: {}", request.workflow, cursor.status().message());
+  }
   // The row exists before the turn runs, so a turn that never gets to run
   // still leaves its record.
   AgentStart start;
@@ -315,6 +324,7 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
   Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000), open.get());
+  if (ServerMetrics* metrics = CurrentServerMetrics()) metrics->TurnFinished(request.kind, status, secs);
   // The messages the turn left go to the deliverer's thread; with nothing
   // to deliver, it is told so and need not open the workflow itself.
   if (deliverer_ && open) deliverer_->Settled(request.workflow, open->ctx);

@@ -354,11 +354,13 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
-                            " WHERE name = 'pulse_run_id'"), 1);
+                            " WHERE name IN ('pulse_run_id', 'completed_seq')"), 2);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 9);
+                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 10);
+  // A row finished before completions were numbered has no number.
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log WHERE completed_seq IS NULL"), 2);
   auto rows = ReadAll(*db);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0].agent_id, "gate");
@@ -373,7 +375,8 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   rows = ReadAll(*again);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*again->QueryInt64("SELECT completed_seq FROM background_agent_log WHERE agent_id = 'fixer'"), 1);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
