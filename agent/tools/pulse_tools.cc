@@ -269,6 +269,14 @@ json ToolCallOutcome::ToJson() const {
   return out;
 }
 
+ToolReply ToolCallReply(const Result<ToolCallOutcome>& out) {
+  if (!out.ok()) return ToolReply{out.status().message(), true, ErrorToJson(out.status())};
+  json doc = out->ToJson();
+  if (!out->guard.allowed) return ToolReply{out->guard.reason.empty() ? "refused" : out->guard.reason, true, doc};
+  if (out->executed) return ToolReply{out->result, false, doc};
+  return ToolReply{doc, out->forwarded && !out->platform_done, doc};
+}
+
 Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,
                                        const json& args) {
   if (!session.open()) {

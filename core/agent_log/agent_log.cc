@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workspace_path, session_id, agent_id, name, kind, parent_execution_id, pulse_run_id, status,"
-    " result, error, duration, started_at, completed_at, updated_at";
+    " result, error, duration, started_at, completed_at, updated_at, tokens_in, tokens_out";
 
 // A row's place in time: its start, or (a completion with no start) its
 // completion. Text order is time order (FormatTime).
@@ -40,6 +40,8 @@ AgentLogRow RowFrom(const Statement& st) {
   r.started_at = st.Time(11);
   r.completed_at = st.Time(12);
   r.updated_at = st.Time(13).value_or(0);
+  r.tokens_in = st.Int64(14);
+  r.tokens_out = st.Int64(15);
   return r;
 }
 
@@ -93,6 +95,10 @@ Status EnsureAgentLogSchema(Db& db) {
       // each equality filter followed by it, so a filtered page is a walk
       // down one index with no sort.
       {3, kPageIndexes.c_str()},
+      // A model's tokens on the turn's row (Pulse's own model turns).
+      {4,
+       "ALTER TABLE background_agent_log ADD COLUMN tokens_in INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE background_agent_log ADD COLUMN tokens_out INTEGER NOT NULL DEFAULT 0;"},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -138,10 +144,12 @@ constexpr const char* kStartedSql =
 // previous completion recorded.
 constexpr const char* kCompletedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-    " duration, completed_at, updated_at)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+    " duration, completed_at, updated_at, tokens_in, tokens_out)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " status = excluded.status,"
+    " tokens_in = CASE WHEN excluded.tokens_in > 0 THEN excluded.tokens_in ELSE tokens_in END,"
+    " tokens_out = CASE WHEN excluded.tokens_out > 0 THEN excluded.tokens_out ELSE tokens_out END,"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
@@ -177,6 +185,7 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
   st.Bind(1, workspace_path).Bind(2, d.session_id).Bind(3, d.agent_id).Bind(4, d.status);
   st.Bind(5, d.result).Bind(6, d.error).Bind(7, d.duration);
   st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
+  st.Bind(10, d.tokens_in > 0 ? d.tokens_in : int64_t{0}).Bind(11, d.tokens_out > 0 ? d.tokens_out : int64_t{0});
   Status result = st.Run();
   st.Reset();
   return result;
@@ -302,7 +311,7 @@ Result<bool> Walk(Db& db, const AgentLogQuery& q, int64_t cutoff, const std::str
     AgentLogRow r = RowFrom(st);
     r.stuck = IsStuck(r, cutoff);
     page->rows.push_back(std::move(r));
-    *last = st.Text(14) + "/" + std::to_string(st.Int64(15));
+    *last = st.Text(16) + "/" + std::to_string(st.Int64(17));
   }
 }
 
@@ -399,7 +408,7 @@ Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& o,
       continue;
     }
     report.removed.push_back(std::move(row));
-    rowids.push_back(pick.Int64(14));
+    rowids.push_back(pick.Int64(16));
   }
   if (o.dry_run) return report;  // the transaction rolls back: nothing changed
   PULSE_ASSIGN_OR_RETURN(Statement del, db.Prepare("DELETE FROM background_agent_log WHERE rowid = ?"));

@@ -222,6 +222,11 @@ Result<AgentCompletion> AgentCompletionFromJson(const json& args, const std::str
     PULSE_RETURN_IF_ERROR(a.OptString("duration", &d.duration));
   }
   PULSE_RETURN_IF_ERROR(a.OptTime("at", &d.at));
+  std::optional<int64_t> in, out;
+  PULSE_RETURN_IF_ERROR(a.OptInt("tokens_in", 0, int64_t{1} << 50, &in));
+  PULSE_RETURN_IF_ERROR(a.OptInt("tokens_out", 0, int64_t{1} << 50, &out));
+  d.tokens_in = in.value_or(0);
+  d.tokens_out = out.value_or(0);
   return d;
 }
 
@@ -249,7 +254,7 @@ json AgentLogShowJson(const std::vector<AgentLogRow>& rows, int64_t stuck_after_
 }
 
 json AgentLogRowJson(const AgentLogRow& r) {
-  return json{{"workspace_path", r.workspace_path},
+  json row{{"workspace_path", r.workspace_path},
               {"session_id", r.session_id},
               {"agent_id", r.agent_id},
               {"name", r.name},
@@ -264,6 +269,8 @@ json AgentLogRowJson(const AgentLogRow& r) {
               {"completed_at", r.completed_at ? FormatTime(*r.completed_at) : std::string()},
               {"updated_at", FormatTime(r.updated_at)},
               {"stuck", r.stuck}};
+  if (r.tokens_in || r.tokens_out) row["tokens"] = {{"in", r.tokens_in}, {"out", r.tokens_out}};
+  return row;
 }
 
 void AddAgentLogApi(ApiRegistry& r) {

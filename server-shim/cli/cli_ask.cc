@@ -21,6 +21,7 @@ struct AskFlags {
   std::string caller, session, account, message, thread, call_id, runner;
   int wait = kAskPulseWaitDefault;
   double timeout = 600;
+  ModelFlags model;
 };
 
 void PrintAsk(const json& a) {
@@ -50,7 +51,10 @@ void Setup(CLI::App& app, State& state) {
                                         "built-in rules runner");
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
+  AddModelOptions(sub, f.model);
   sub->callback([&state] {
+    Status checked = CheckTurnFlags(f.model, f.runner);
+    if (!checked.ok()) { state.exit_code = Fail(checked); return; }
     Result<OpenedWorkflow> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     json args = {{"caller", f.caller}, {"session", f.session}, {"wait_seconds", f.wait}};
@@ -66,6 +70,7 @@ void Setup(CLI::App& app, State& state) {
     char real[PATH_MAX];
     opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
     opt.runner = f.runner;
+    opt.model = f.model;
     opt.runner_timeout = f.timeout;
     opt.max_turns = 1;
     serve::TurnManager turns(state.env.get(), opt);

@@ -70,11 +70,14 @@ void SetupShow(CLI::App* parent, State& state) {
 // prints what the conversation recorded.
 struct TurnFlags {
   std::string runner;
+  ModelFlags model;
   double timeout = 600;
   std::vector<std::string> allow_write, allow_read;  // as `pulse serve --sandbox-allow-*`
 };
 
 void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
+  Status checked = CheckTurnFlags(flags.model, flags.runner);
+  if (!checked.ok()) { state.exit_code = Fail(checked); return; }
   Result<OpenedWorkflow> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   // The turn machinery logs; stdout is for the command's own answer.
@@ -83,6 +86,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   char real[PATH_MAX];
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = flags.runner;
+  opt.model = flags.model;
   opt.runner_timeout = flags.timeout;
   opt.sandbox_allow_write = flags.allow_write;
   opt.sandbox_allow_read = flags.allow_read;
@@ -136,6 +140,7 @@ void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
       ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--sandbox-allow-write", flags.allow_write, "another path the runner may write (as pulse serve)");
   sub->add_option("--sandbox-allow-read", flags.allow_read, "another path the runner may read (as pulse serve)");
+  AddModelOptions(sub, flags.model);
 }
 
 void Setup(CLI::App& app, State& state) {

@@ -23,9 +23,12 @@ struct PreRunFlags {
   std::string step, runner;
   double timeout = 300;
   double wait = -1;
+  ModelFlags model;
 };
 
 void RunPreRun(State& state, const PreRunFlags& f) {
+  Status checked = CheckTurnFlags(f.model, f.runner);
+  if (!checked.ok()) { state.exit_code = Fail(checked); return; }
   Result<OpenedWorkflow> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   spdlog::set_default_logger(spdlog::stderr_color_mt("pulse-pre-run"));
@@ -33,6 +36,7 @@ void RunPreRun(State& state, const PreRunFlags& f) {
   char real[PATH_MAX];
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = f.runner;
+  opt.model = f.model;
   opt.review_timeout = f.timeout;
   opt.review_wait = f.wait >= 0 ? f.wait : f.timeout + 30;
   opt.max_turns = 1;
@@ -63,6 +67,7 @@ void SetupPreRun(CLI::App& app, State& state) {
       ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--wait-seconds", f.wait, "seconds to wait for a review (default: the timeout plus 30)")
       ->check(FiniteRange(0.0, 86400.0));
+  AddModelOptions(sub, f.model);
   sub->callback([&state] { RunPreRun(state, f); });
 }
 

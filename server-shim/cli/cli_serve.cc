@@ -73,6 +73,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner", opt.runner,
                   "external runner command for background turns (run with sh -c; turn JSON on stdin, "
                   "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  AddModelOptions(sub, opt.model);
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
@@ -123,6 +124,11 @@ void Setup(CLI::App& app, State& state) {
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    Status flags = CheckTurnFlags(o.model, o.runner);
+    if (!flags.ok()) {
+      state.exit_code = Fail(flags);
+      return;
+    }
     // A URL that cannot be etcd's is bad usage, before anything is served.
     if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
       state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());

@@ -346,7 +346,8 @@ void App::InstallService(HttpServer& s) {
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
+                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()},
+                             {"turns", ThinksWithJson(options_)}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;

@@ -354,7 +354,7 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
                             " WHERE name = 'pulse_run_id'"), 1);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
@@ -373,7 +373,7 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   rows = ReadAll(*again);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 3);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
@@ -694,6 +694,29 @@ TEST(AgentLogApi, MethodsRecordShowAndPruneThroughTheRegistry) {
   EXPECT_EQ((*skipped)["recorded"], false);
   auto all = CallApi(ctx, "agent_log.show", json::object());
   EXPECT_EQ((*all)["rows"].size(), 2u);
+}
+
+TEST(AgentLogApi, AModelsTokensStayOnTheRow) {
+  Fixture f;
+  auto opened = OpenWorkflow(f.env, f.workspace, kWorkflow);
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  ApiContext ctx{opened->db.get(), &f.env, kWorkflow, opened->config, opened->paths.dir};
+  using nlohmann::json;
+  ASSERT_TRUE(CallApi(ctx, "agent_log.started", json{{"session", "s"}, {"agent", "t"}}).ok());
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "t"}, {"tokens_in", 3500},
+                                                       {"tokens_out", 120}}).ok());
+  // A later completion without counts keeps them.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "t"}, {"result", "again"}}).ok());
+  auto shown = CallApi(ctx, "agent_log.show", json::object());
+  ASSERT_TRUE(shown.ok());
+  ASSERT_EQ((*shown)["rows"].size(), 1u);
+  EXPECT_EQ((*shown)["rows"][0]["tokens"], json({{"in", 3500}, {"out", 120}}));
+  // A row with no model has no tokens field.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "u"}}).ok());
+  shown = CallApi(ctx, "agent_log.show", json{{"status", "completed"}});
+  EXPECT_FALSE((*shown)["rows"][1].contains("tokens")) << (*shown)["rows"].dump();
+  EXPECT_EQ(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "t"}, {"tokens_in", -1}}).status().code(),
+            Code::kInvalidArgument);
 }
 
 TEST(AgentLogApi, AFailedWriteIsReportedAsDataAndLoggedNotReturnedAsAnError) {
