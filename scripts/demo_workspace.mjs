@@ -340,5 +340,16 @@ async function writeLedger(path, rows) {
   writeFileSync(join(digest, 'schedule-runs.json'), `${JSON.stringify(history)}\n`);
 }
 
+// What a model's tokens cost, for when the demo runs with PULSE_MODEL
+// (docs/models.md): Pulse's own spend then shows in the spend facts. Local
+// models are free: no price, no cost row.
+mkdirSync(join(dir, '.pulse'), { recursive: true });
+writeFileSync(join(dir, '.pulse', 'prices.json'), `${JSON.stringify({
+  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
+  'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },
+  'claude-sonnet-4-5': { input_per_mtok: 3, output_per_mtok: 15 },
+}, null, 2)}\n`);
+
 console.log(`demo: workspace ready in ${dir} (substack: the Substack case; digest: healthy; inbox: the goal check's context facts)` +
   (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

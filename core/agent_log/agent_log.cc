@@ -97,8 +97,8 @@ Status EnsureAgentLogSchema(Db& db) {
       {3, kPageIndexes.c_str()},
       // A model's tokens on the turn's row (Pulse's own model turns).
       {4,
-       "ALTER TABLE background_agent_log ADD COLUMN tokens_in INTEGER NOT NULL DEFAULT 0;"
-       "ALTER TABLE background_agent_log ADD COLUMN tokens_out INTEGER NOT NULL DEFAULT 0;"},
+       "ALTER TABLE background_agent_log ADD tokens_in INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE background_agent_log ADD tokens_out INTEGER NOT NULL DEFAULT 0"},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -148,8 +148,7 @@ constexpr const char* kCompletedSql =
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " status = excluded.status,"
-    " tokens_in = CASE WHEN excluded.tokens_in > 0 THEN excluded.tokens_in ELSE tokens_in END,"
-    " tokens_out = CASE WHEN excluded.tokens_out > 0 THEN excluded.tokens_out ELSE tokens_out END,"
+    " tokens_in = max(tokens_in, excluded.tokens_in), tokens_out = max(tokens_out, excluded.tokens_out),"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
@@ -185,7 +184,7 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
   st.Bind(1, workspace_path).Bind(2, d.session_id).Bind(3, d.agent_id).Bind(4, d.status);
   st.Bind(5, d.result).Bind(6, d.error).Bind(7, d.duration);
   st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
-  st.Bind(10, d.tokens_in > 0 ? d.tokens_in : int64_t{0}).Bind(11, d.tokens_out > 0 ? d.tokens_out : int64_t{0});
+  st.Bind(10, d.tokens_in).Bind(11, d.tokens_out);
   Status result = st.Run();
   st.Reset();
   return result;

@@ -53,8 +53,8 @@ struct AgentCompletion {
   std::string error;
   std::string duration;             // as the runner reports it ("1m32s")
   std::optional<int64_t> at;        // when it finished; default: the clock
-  int64_t tokens_in = 0;            // a model's tokens, when the agent counted them
-  int64_t tokens_out = 0;
+  int64_t tokens_in = 0;            // a model's tokens, when the agent counted them (0 or more;
+  int64_t tokens_out = 0;           // a completion keeps the larger of the row's and its own)
 };
 
 struct AgentLogRow {

@@ -222,11 +222,6 @@ Result<AgentCompletion> AgentCompletionFromJson(const json& args, const std::str
     PULSE_RETURN_IF_ERROR(a.OptString("duration", &d.duration));
   }
   PULSE_RETURN_IF_ERROR(a.OptTime("at", &d.at));
-  std::optional<int64_t> in, out;
-  PULSE_RETURN_IF_ERROR(a.OptInt("tokens_in", 0, int64_t{1} << 50, &in));
-  PULSE_RETURN_IF_ERROR(a.OptInt("tokens_out", 0, int64_t{1} << 50, &out));
-  d.tokens_in = in.value_or(0);
-  d.tokens_out = out.value_or(0);
   return d;
 }
 

@@ -234,12 +234,7 @@ Result<MemoryWrite> GoalMemory::Consolidate() {
   };
   PULSE_ASSIGN_OR_RETURN(MemoryWrite w, Rewrite(change, "pulse"));
   w.dropped = dropped_count;
-  std::vector<std::vector<std::string>> dropped;
-  for (const auto& [section, line_reason] : archived) {
-    size_t tab = line_reason.rfind('\t');
-    dropped.push_back({section, line_reason.substr(0, tab), line_reason.substr(tab + 1)});
-  }
-  Status s = Archive(dropped);
+  Status s = Archive(archived);
   if (!s.ok()) {
     RestoreFile(w);
     return s;
@@ -262,7 +257,7 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
     PULSE_RETURN_IF_ERROR(CheckUtf8(wanted[i].text, at));
   }
   const std::string today = FormatDate(env_.NowSeconds());
-  std::vector<std::vector<std::string>> dropped;
+  std::vector<std::pair<std::string, std::string>> dropped;  // section, line + '\t' + reason
   std::vector<std::string> written;
   auto change = [&](const std::string& current) -> Result<std::string> {
     dropped.clear();
@@ -300,7 +295,7 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
     }
     for (const Located& e : entries) {
       if (own.count(e.index) && !reused.count(e.index)) {
-        dropped.push_back({e.entry.section, e.entry.line, "not kept by Pulse's rewrite"});
+        dropped.push_back({e.entry.section, e.entry.line + "\tnot kept by Pulse's rewrite"});
       }
     }
     return JoinLines(out);
@@ -312,6 +307,7 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
     if (s.ok()) s = RememberPulseLine(line);
   }
   if (s.ok()) s = Archive(dropped);
+  if (s.ok()) s = ArchiveFile(dropped);
   if (!s.ok()) {
     RestoreFile(w);
     return s;
@@ -319,17 +315,21 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
   return w;
 }
 
-Status GoalMemory::Archive(const std::vector<std::vector<std::string>>& dropped) {
-  if (dropped.empty()) return Status::OK();
-  const std::string now = FormatTime(env_.NowSeconds());
-  PULSE_ASSIGN_OR_RETURN(Statement put, db_.Prepare(
-      "INSERT INTO pulse_goal_memory_archive(section, line, reason, dropped_at) VALUES(?, ?, ?, ?)"));
-  for (const std::vector<std::string>& d : dropped) {
-    put.Bind(1, d[0]).Bind(2, d[1]).Bind(3, d[2]).Bind(4, now);
+Status GoalMemory::Archive(const std::vector<std::pair<std::string, std::string>>& dropped) {
+  for (const auto& [section, line_reason] : dropped) {
+    size_t tab = line_reason.rfind('\t');
+    PULSE_ASSIGN_OR_RETURN(Statement put, db_.Prepare(
+        "INSERT INTO pulse_goal_memory_archive(section, line, reason, dropped_at) VALUES(?, ?, ?, ?)"));
+    put.Bind(1, section).Bind(2, line_reason.substr(0, tab)).Bind(3, line_reason.substr(tab + 1))
+        .Bind(4, FormatTime(env_.NowSeconds()));
     PULSE_RETURN_IF_ERROR(put.Run());
-    put.Reset();
   }
-  if (!has_file()) return Status::OK();
+  return Status::OK();
+}
+
+Status GoalMemory::ArchiveFile(const std::vector<std::pair<std::string, std::string>>& dropped) {
+  if (dropped.empty() || !has_file()) return Status::OK();
+  const std::string now = FormatTime(env_.NowSeconds());
   // goal.archive.md beside goal.md: the owner reads what consolidation took
   // out without opening the database.
   const std::string path = file_path_.substr(0, file_path_.rfind('.')) + ".archive.md";
@@ -338,7 +338,10 @@ Status GoalMemory::Archive(const std::vector<std::vector<std::string>>& dropped)
     PULSE_ASSIGN_OR_RETURN(text, env_.ReadFile(path));
   }
   text += "\n## " + now + ": " + std::to_string(dropped.size()) + " dropped\n";
-  for (const std::vector<std::string>& d : dropped) text += Trim(d[1]) + "  (" + d[0] + "; " + d[2] + ")\n";
+  for (const auto& [section, line_reason] : dropped) {
+    size_t tab = line_reason.rfind('\t');
+    text += Trim(line_reason.substr(0, tab)) + "  (" + section + "; " + line_reason.substr(tab + 1) + ")\n";
+  }
   return env_.WriteFileAtomic(path, text);
 }
 

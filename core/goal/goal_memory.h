@@ -126,7 +126,8 @@ class GoalMemory {
   // replaces in the same section keeps that entry's line (date and source);
   // the others are dated today. Every dropped line goes to
   // pulse_goal_memory_archive and, natively, to goal.archive.md next to
-  // goal.md. An [owner answer] source is refused: Pulse's lines are its own.
+  // goal.md (where the owner reads what the rewrite took out). An [owner
+  // answer] source is refused: Pulse's lines are its own.
   Result<MemoryWrite> ConsolidateAs(const std::vector<MemoryLine>& lines);
   // The owner's edit: Conflict unless base_hash is the hash of the current text.
   Result<MemoryWrite> Save(const std::string& text, const std::string& base_hash);
@@ -149,9 +150,12 @@ class GoalMemory {
   Result<std::string> ReadFileText();
   Result<bool> IsPulseLine(const std::string& line);
   Status RememberPulseLine(const std::string& line);
-  // Dropped lines ({section, line, reason}) into the archive table and,
-  // natively, appended to goal.archive.md.
-  Status Archive(const std::vector<std::vector<std::string>>& dropped);
+  // Dropped lines ({section, line + '\t' + reason}) into the archive table.
+  Status Archive(const std::vector<std::pair<std::string, std::string>>& dropped);
+  // ... and, natively, appended to goal.archive.md beside goal.md (the
+  // rewrite's: the mechanical consolidation keeps the table only, so the
+  // browser's module carries none of this).
+  Status ArchiveFile(const std::vector<std::pair<std::string, std::string>>& dropped);
   // Writes `next` (made from `base`) unless the text changed under us, in
   // which case it returns Conflict and the caller re-applies its change.
   struct Current {

@@ -114,6 +114,19 @@ void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& reque
   }
 }
 
+// An ask's answer is its turn's final reply; a turn that failed says why,
+// and the caller's thread stays open for another round.
+void FinishAsk(OpenCtx& oc, const TurnRequest& request, const Result<json>& out) {
+  const json ask = JGet(request.input, "ask", json());
+  if (!ask.is_object()) return;
+  bool ok = out.ok() && JStr(*out, "error").empty();
+  Status finished = FinishAskTurn(oc.ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
+                                  out.ok() ? JStr(*out, "result") : "",
+                                  out.ok() ? JStr(*out, "error") : out.status().message(),
+                                  out.ok() ? JStr(*out, "state") : "failed");
+  if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
+}
+
 // Why a runner's turn failed ("" when it did not); `*state` becomes
 // "interrupted" when the server's shutdown cut it.
 std::string RunnerError(const ProcessResult& p, double timeout, std::string* state) {
@@ -261,6 +274,7 @@ void TurnManager::Reap() {
 void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
   auto steady0 = std::chrono::steady_clock::now();
   bool got_slot = false;
+  TakeTurnTokens();  // this thread's count starts at zero
   {
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [&] {
@@ -275,7 +289,6 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
   }
 
   std::string status = "completed", result, error;
-  TakeTurnTokens();  // this thread's count starts at zero
   if (!got_slot) {
     status = "failed";
     error = "not run: the server shut down before a slot was free";
@@ -295,17 +308,7 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         // A bug must not take the server down; the turn's row says what happened.
         out = Status::Internal(std::string("internal error in the turn: ") + e.what());
       }
-      const json ask = JGet(request.input, "ask", json());
-      if (ask.is_object()) {
-        // The ask's answer is the turn's final reply; a turn that failed
-        // says why, and the caller's thread stays open for another round.
-        bool ok = out.ok() && JStr(*out, "error").empty();
-        Status finished = FinishAskTurn((*oc)->ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
-                                        out.ok() ? JStr(*out, "result") : "",
-                                        out.ok() ? JStr(*out, "error") : out.status().message(),
-                                        out.ok() ? JStr(*out, "state") : "failed");
-        if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
-      }
+      FinishAsk(**oc, request, out);
       if (out.ok()) {
         result = JStr(*out, "result");
         if (!JStr(*out, "error").empty()) {
@@ -316,10 +319,10 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         status = "failed";
         error = out.status().message();
       }
-      // A built-in runner (the rules, a model) put its reply in the outbox
-      // itself; an external runner's goes there now.
-      const bool stored = out.ok() && JBool(*out, "reply_stored");
-      if (request.input.contains("slack")) ReplyToSlack(**oc, request, status, result, error, stored);
+      // A built-in runner (the rules, a model) stored its reply itself.
+      if (request.input.contains("slack")) {
+        ReplyToSlack(**oc, request, status, result, error, out.ok() && JBool(*out, "reply_stored"));
+      }
       if (!deliverer_) DeliverOutbox(**oc);
       open = std::move(*oc);
     }

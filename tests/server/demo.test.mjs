@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../node/helpers.mjs';
 import { request, startServer, makeTempDir, waitFor, PULSE_BIN } from './helpers.mjs';
@@ -22,6 +22,10 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
   if (existsSync(nowFile)) args.push('--now-file', nowFile);
   const s = await startServer(ws, args);
   try {
+    // The demo runs the rules runner unless PULSE_MODEL names a model; its
+    // prices.json is there for when one does (docs/models.md).
+    assert.equal((await request(`${s.url}api/health`)).body.turns.thinks_with, 'rules');
+    assert.ok(JSON.parse(readFileSync(join(ws, '.pulse', 'prices.json'), 'utf8'))['gpt-4o-mini'].input_per_mtok > 0);
     const list = (await request(`${s.url}api/workflows`)).body.workflows;
     assert.deepEqual(list.map((w) => [w.name, w.status]),
       [['digest', 'on_track'], ['inbox', 'on_track'], ['substack', 'not_measured']]);
@@ -135,6 +139,30 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.deepEqual(fix.map((d) => d.recommendation.option), ['Make this fix']);
   } finally {
     await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('run.sh passes PULSE_MODEL, PULSE_MODEL_URL and PULSE_MODEL_KEY_ENV through to pulse serve, and says what thinks', () => {
+  const tmp = makeTempDir('pulse-run-dry-');
+  try {
+    const env = { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: 'openai:qwen2.5:7b',
+      PULSE_MODEL_URL: 'http://127.0.0.1:11434/v1', PULSE_MODEL_KEY_ENV: 'LOCAL_KEY' };
+    const r = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8', env });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.ok(lines.includes('run: Pulse thinks with openai:qwen2.5:7b at http://127.0.0.1:11434/v1'), r.stdout);
+    const args = lines.slice(lines.indexOf('build/native/pulse') + 1);
+    for (const [flag, value] of [['--model', 'openai:qwen2.5:7b'], ['--model-url', 'http://127.0.0.1:11434/v1'],
+      ['--model-key-env', 'LOCAL_KEY'], ['--workspace', tmp.dir]]) {
+      assert.equal(args[args.indexOf(flag) + 1], value, `${flag} in ${args.join(' ')}`);
+    }
+    const plain = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8',
+      env: { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: '' } });
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.ok(!plain.stdout.includes('--model'), plain.stdout);
+    assert.match(plain.stdout, /built-in rules runner; PULSE_MODEL=openai:NAME/);
+  } finally {
     tmp.cleanup();
   }
 });

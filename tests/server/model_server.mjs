@@ -241,15 +241,21 @@ function anthropicStream(res, answer) {
   res.end();
 }
 
-// Starts the server; resolves to { url, openaiUrl, anthropicUrl, requests, push, remaining, close }.
+// Starts the server; resolves to { url, openaiUrl, anthropicUrl, requests, failures, push, remaining, close }.
 // `key`: when set, requests must carry it (Bearer / x-api-key) or get 401.
-export async function startModelServer({ script = [], key, models = ['pulse-test-model'] } = {}) {
+// `fallback(record, requests)`: the answer once the script is spent (a bench
+// answering every turn the same way), instead of 500.
+export async function startModelServer({ script = [], key, models = ['pulse-test-model'], fallback } = {}) {
   const queue = [...script];
   const requests = [];
+  const failures = [];
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => handle(req, res, Buffer.concat(chunks)).catch((e) => {
+      // A script function that threw (a test's assertion on the request):
+      // kept for the test to report, and answered 500.
+      failures.push(e);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `model server: ${e.message}`, type: 'server_error' } }));
     }));
@@ -259,15 +265,19 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
     const url = new URL(req.url, 'http://x');
     const path = url.pathname.replace(/\/+$/, '');
     const format = path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/v1/messages') ? 'anthropic' : null;
+    let record = null;
     const reply = (status, body, headers = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+      if (record) record.answeredAt = performance.now();
     };
     if (req.method === 'GET' && path.endsWith('/v1/models')) {
       return reply(200, { object: 'list', data: models.map((m) => ({ id: m, object: 'model', created: 0, owned_by: 'pulse-tests', type: 'model', display_name: m })) });
     }
     if (req.method !== 'POST' || !format) return reply(404, errorBody('openai', 404, `no route ${req.method} ${url.pathname}`));
-    const record = { at: Date.now(), method: req.method, path: url.pathname, format, headers: { ...req.headers }, raw: raw.toString('utf8') };
+    // receivedAt / answeredAt (performance.now()): how long this server took over it.
+    record = { at: Date.now(), receivedAt: performance.now(), method: req.method, path: url.pathname, format,
+      headers: { ...req.headers }, raw: raw.toString('utf8') };
     requests.push(record);
     let body;
     try { body = JSON.parse(record.raw); } catch (e) { return reply(400, errorBody(format, 400, `could not parse the JSON body: ${e.message}`)); }
@@ -284,7 +294,7 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
       record.rejected = e.message;
       return reply(400, errorBody(format, 400, e.message));
     }
-    let step = queue.shift();
+    let step = queue.length ? queue.shift() : fallback;
     if (typeof step === 'function') step = await step(record, requests);
     if (!step) return reply(500, errorBody(format, 500, 'script exhausted: no answer left for this request'));
     record.step = step;
@@ -320,6 +330,7 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
     openaiUrl: `${base}/v1`,
     anthropicUrl: base,
     requests,
+    failures,  // errors thrown by script functions (their assertions on a request)
     push: (...steps) => queue.push(...steps),
     remaining: () => queue.length,
     close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
@@ -338,6 +349,18 @@ export function toolResults(record) {
     }
   }
   return out;
+}
+
+// The results of the last round only (what answers the previous answer's calls).
+export function lastToolResults(record) {
+  const msgs = record.body.messages;
+  if (record.format === 'anthropic') {
+    const last = msgs[msgs.length - 1];
+    return Array.isArray(last.content) ? toolResults({ body: { messages: [last] } }) : [];
+  }
+  let i = msgs.length;
+  while (i > 0 && msgs[i - 1].role === 'tool') i--;
+  return toolResults({ body: { messages: msgs.slice(i) } });
 }
 
 // The tool calls the conversation so far carries (the replay), in either format: [{id, name, arguments}].
