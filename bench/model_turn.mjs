@@ -126,14 +126,13 @@ async function healthLoad(url, until) {
 async function healthUnderTurns() {
   const tmp = makeTempDir('pulse-bench-model-health-');
   const ws = join(tmp.dir, 'ws');
-  makeManyWorkflows(ws, WORKFLOWS, { runs: 200 });
+  const names = makeManyWorkflows(ws, WORKFLOWS, { runs: 200 });
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, '2026-10-07T12:00:00Z');
   const m = await startModelServer({ fallback: answering('get_pulse_state', { view: 'goal_status' }, STEPS) });
   const s = await startServer(ws, ['--no-tick', '--now-file', nowFile, '--model', 'openai:bench', '--model-url', m.openaiUrl,
     '--max-turns', String(Math.min(64, WORKFLOWS))]);
   try {
-    const names = (await request(`${s.url}api/workflows?limit=1000`)).body.workflows.map((w) => w.name);
     let stop = performance.now() + 3000;
     const idle = await healthLoad(s.url, () => performance.now() > stop);
     const t0 = performance.now();

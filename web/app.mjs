@@ -77,8 +77,8 @@ function ThinksWith({ t }) {
   if (!t) return null;
   if (t.thinks_with === 'model' && t.model) {
     const m = t.model;
-    return html`<span id="thinks-with" class="thinks-with"> Pulse thinks with <strong>${m.provider}:${m.name}</strong>
-      at <code>${m.url}</code>${m.key === 'unset' ? html` (<code>${m.key_env}</code> is not set)` : null}.</span>`;
+    const unset = m.key === 'unset' ? html` (<code>${m.key_env}</code> is not set)` : null;
+    return html`<span id="thinks-with" class="thinks-with"> Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.</span>`;
   }
   if (t.thinks_with === 'runner') return html`<span id="thinks-with" class="thinks-with"> Pulse's turns run an external runner.</span>`;
   return html`<span id="thinks-with" class="thinks-with"> Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).</span>`;
