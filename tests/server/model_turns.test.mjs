@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, makeTempDir, pulse, request, setNow, startServer, waitFor,
+  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -106,10 +106,7 @@ test('a goal check thinks with a model (OpenAI format): tools through the guard,
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, ...modelArgs(m, ['--model-key-env', 'MY_MODEL_KEY'])],
     { env: { MY_MODEL_KEY: KEY } });
   try {
-    const row = await waitFor(async () => {
-      const rows = (await request(`${s.url}api/workflows/substack/agent-log`)).body.rows.filter((r) => r.kind === 'goal_check');
-      return rows.length && rows[0].status !== 'running' ? rows[0] : null;
-    }, { what: 'the goal check turn' });
+    const row = await finishedGoalCheck(s);
     assert.equal(row.status, 'completed', JSON.stringify(row));
     assert.equal(row.result, summary);
     assert.deepEqual(row.tokens, { in: 5000, out: 500 });
