@@ -164,13 +164,21 @@ test('a goal check thinks with a model (OpenAI format): tools through the guard,
         'record_pulse_recommendation']);
       assert.ok(toolResults(req).some((r) => /refused by the autonomy guard/.test(r.content)));
       assert.ok(req.body.messages.some((x) => x.role === 'assistant' && x.content === summary));
-      assert.match(lastUserText(req), /The owner wrote:\nFrom now on, weekly posts only\./);
-      return { tools: [{ name: 'record_pulse_goal_memory', arguments: { section: 'owner', text: 'Weekly posts only', source: 'owner_answer' } }] };
-    }, { text: 'Noted: weekly posts only, kept in goal memory.' });
-    const talk = await say(s, 'From now on, weekly posts only.');
+      assert.match(lastUserText(req), /The owner wrote:\nFrom now on, weekly posts only\. This month, focus on the welcome email\./);
+      // Lasting direction to memory as the owner's line; time-boxed
+      // direction as a proposed focus area.
+      return { tools: [{ name: 'record_pulse_goal_memory', arguments: { section: 'owner', text: 'Weekly posts only', source: 'owner_answer' } },
+        { name: 'record_pulse_focus_area', arguments: { action: 'propose', title: 'Welcome email', end_date: '2026-10-31',
+          check: 'signups from the welcome email rise' } }] };
+    }, { text: 'Noted: weekly posts only, kept in goal memory; the welcome email is a proposed focus area.' });
+    const talk = await say(s, 'From now on, weekly posts only. This month, focus on the welcome email.');
     assert.equal(talk.status, 'completed', JSON.stringify(talk));
-    assert.equal(talk.result, 'Noted: weekly posts only, kept in goal memory.');
-    assert.match(lastToolResults(m.requests[6])[0].content, /owner answer/);
+    assert.equal(talk.result, 'Noted: weekly posts only, kept in goal memory; the welcome email is a proposed focus area.');
+    const [memoryAdded, proposed] = lastToolResults(m.requests[6]);
+    assert.match(memoryAdded.content, /owner answer/);
+    assert.match(proposed.content, /proposed/);
+    const focus = (await request(`${s.url}api/workflows/substack/focus-areas`)).body;
+    assert.ok(JSON.stringify(focus).includes('Welcome email'), JSON.stringify(focus));
     assert.match(readFileSync(join(wf, 'memory', 'goal.md'), 'utf8'), /\[owner answer\] Weekly posts only/);
     const reply = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages.find((x) => x.kind === 'pulse_reply');
     assert.equal(reply.text, talk.result);
@@ -269,6 +277,20 @@ test('an ask_pulse thread over the Anthropic format: malformed and unknown calls
     assert.ok(!text.includes('A weekly digest'), text);
     const archive = readFileSync(join(wf, 'memory', 'goal.archive.md'), 'utf8');
     assert.match(archive, /A weekly digest lifts signups {2}\(Open bets; not kept by Pulse's rewrite\)/);
+
+    // The approval path at change=ask: the Builder made the change and tells
+    // Pulse "done: ..."; Pulse records the outcome.
+    m.push((req) => {
+      assert.match(systemPrompt(req), /tells you "done: \.\.\.", and you record the outcome/);
+      assert.match(lastUserText(req), /done: added record_subscribers to growth_funnel/);
+      return { tools: [{ name: 'record_pulse_goal_memory', arguments: { section: 'decisions', source: 'result',
+        text: 'Added record_subscribers to growth_funnel (the owner approved; the Builder made it)' } }] };
+    }, { text: `Recorded.\ndecision: nothing more to do because the step is in\nowner_needed: no (recorded only)` });
+    const done = await request(`${s.url}api/workflows/substack/ask`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'builder', session: 'b-1', account: 'ana', message: 'done: added record_subscribers to growth_funnel', wait_seconds: 60 } });
+    assert.deepEqual(m.failures, []);
+    assert.equal(done.body.status, 'answered', JSON.stringify(done.body));
+    assert.match(readFileSync(memory, 'utf8'), /\[result\] Added record_subscribers to growth_funnel \(the owner approved; the Builder made it\)/);
   } finally {
     await s.stop();
     await m.close();
