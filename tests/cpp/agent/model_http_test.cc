@@ -61,10 +61,10 @@ TEST(ModelHttp, OtherErrorsAreNotRetriedAndNeverCarryTheKey) {
 
 TEST(ModelHttp, ASilentModelTimesOut) {
   ModelTestServer s;
-  s.Push({200, "{}", {}, 1200});
-  Result<ModelHttpAnswer> a = PostModelRequest(Request(s, 0.3), ModelHttpOptions{});
+  s.Push({200, "{}", {}, 700});
+  Result<ModelHttpAnswer> a = PostModelRequest(Request(s, 0.2), ModelHttpOptions{});
   ASSERT_FALSE(a.ok());
-  EXPECT_EQ(a.status().message(), "the model at " + s.Base() + "/v1/chat/completions did not answer within 0.3 s (--model-timeout)");
+  EXPECT_EQ(a.status().message(), "the model at " + s.Base() + "/v1/chat/completions did not answer within 0.2 s (--model-timeout)");
 }
 
 TEST(ModelHttp, AnAnswerOverTheBoundIsRefused) {
