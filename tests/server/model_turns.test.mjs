@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, setNow, startServer, waitFor,
+  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, runnerWritableDir, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -348,8 +348,7 @@ test('model failures end the turn with a one-line reason and the server goes on:
 test('the model\'s key reaches the model and nothing else: not a Builder or platform command\'s environment, not the workspace, the logs, the agent log or /api/health', async () => {
   const { tmp, ws, nowFile, wf } = setup('pulse-model-key-', WITH_OWNER);
   writeFileSync(join(wf, 'chats.json'), JSON.stringify(OWNER_CHATS));
-  const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  const out = runnerWritableDir(join(tmp.dir, 'out'));
   const dump = (name) => `node -e "require('fs').writeFileSync('${join(out, name)}', JSON.stringify(process.env)); console.log('{}')"`;
   const m = await startModelServer({
     key: KEY,
