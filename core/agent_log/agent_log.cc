@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kColumns =
     "workspace_path, session_id, agent_id, name, kind, parent_execution_id, pulse_run_id, status,"
-    " result, error, duration, started_at, completed_at, updated_at";
+    " result, error, duration, started_at, completed_at, updated_at, tokens_in, tokens_out";
 
 // A row's place in time: its start, or (a completion with no start) its
 // completion. Text order is time order (FormatTime).
@@ -41,6 +41,8 @@ AgentLogRow RowFrom(const Statement& st) {
   r.started_at = st.Time(11);
   r.completed_at = st.Time(12);
   r.updated_at = st.Time(13).value_or(0);
+  r.tokens_in = st.Int64(14);
+  r.tokens_out = st.Int64(15);
   return r;
 }
 
@@ -116,6 +118,10 @@ Status EnsureAgentLogSchema(Db& db) {
        "ALTER TABLE background_agent_log ADD COLUMN completed_seq INTEGER;"
        "CREATE INDEX IF NOT EXISTS background_agent_log_by_completed_seq ON background_agent_log(completed_seq)"
        " WHERE completed_seq IS NOT NULL;"},
+      // A model's tokens on the turn's row (Pulse's own model turns).
+      {5,
+       "ALTER TABLE background_agent_log ADD tokens_in INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE background_agent_log ADD tokens_out INTEGER NOT NULL DEFAULT 0"},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -162,12 +168,13 @@ constexpr const char* kStartedSql =
 // inside the write, so two writers never take the same one).
 constexpr const char* kCompletedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-    " duration, completed_at, updated_at, completed_seq)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1 + IFNULL((SELECT completed_seq FROM background_agent_log"
+    " duration, completed_at, updated_at, tokens_in, tokens_out, completed_seq)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1 + IFNULL((SELECT completed_seq FROM background_agent_log"
     "   WHERE completed_seq IS NOT NULL ORDER BY completed_seq DESC LIMIT 1), 0))"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
     " status = excluded.status,"
     " completed_seq = excluded.completed_seq,"
+    " tokens_in = max(tokens_in, excluded.tokens_in), tokens_out = max(tokens_out, excluded.tokens_out),"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
@@ -208,6 +215,7 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
   st.Bind(1, workspace_path).Bind(2, d.session_id).Bind(3, d.agent_id).Bind(4, d.status);
   st.Bind(5, d.result).Bind(6, d.error).Bind(7, d.duration);
   st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
+  st.Bind(10, d.tokens_in).Bind(11, d.tokens_out);
   Status result = st.Run();
   st.Reset();
   if (result.ok()) Observed("completed");
@@ -396,7 +404,7 @@ Result<bool> Walk(Db& db, const AgentLogQuery& q, int64_t cutoff, const std::str
     AgentLogRow r = RowFrom(st);
     r.stuck = IsStuck(r, cutoff);
     page->rows.push_back(std::move(r));
-    *last = st.Text(14) + "/" + std::to_string(st.Int64(15));
+    *last = st.Text(16) + "/" + std::to_string(st.Int64(17));
   }
 }
 
@@ -493,7 +501,7 @@ Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& o,
       continue;
     }
     report.removed.push_back(std::move(row));
-    rowids.push_back(pick.Int64(14));
+    rowids.push_back(pick.Int64(16));
   }
   if (o.dry_run) return report;  // the transaction rolls back: nothing changed
   PULSE_ASSIGN_OR_RETURN(Statement del, db.Prepare("DELETE FROM background_agent_log WHERE rowid = ?"));

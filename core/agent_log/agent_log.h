@@ -53,6 +53,8 @@ struct AgentCompletion {
   std::string error;
   std::string duration;             // as the runner reports it ("1m32s")
   std::optional<int64_t> at;        // when it finished; default: the clock
+  int64_t tokens_in = 0;            // a model's tokens, when the agent counted them (0 or more;
+  int64_t tokens_out = 0;           // a completion keeps the larger of the row's and its own)
 };
 
 struct AgentLogRow {
@@ -67,6 +69,8 @@ struct AgentLogRow {
   std::string result;
   std::string error;
   std::string duration;
+  int64_t tokens_in = 0;   // a model's tokens in and out (0: not counted)
+  int64_t tokens_out = 0;
   // Seconds since the epoch; nullopt for a start or completion not recorded
   // yet (or text in the column that is not a time, from another writer).
   std::optional<int64_t> started_at;

@@ -140,6 +140,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner", opt.runner,
                   "external runner command for background turns (run with sh -c; turn JSON on stdin, "
                   "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  AddModelOptions(sub, opt.model);
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
@@ -169,6 +170,10 @@ void Setup(CLI::App& app, State& state) {
   AddObservabilityOptions(sub, opt, otlp_headers);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    if (Status flags = CheckTurnFlags(o.model, o.runner); !flags.ok()) {
+      state.exit_code = Fail(flags);
+      return;
+    }
     if (Status s = serve::CheckSandboxOptions(o.sandbox); !s.ok()) {
       state.exit_code = Fail(s);
       return;

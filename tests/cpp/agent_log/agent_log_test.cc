@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/agent_log/agent_log.h"
+#include "core/workflow/handle.h"
 #include "core/api/api.h"
 #include "core/store/db.h"
 #include "core/store/schema.h"
@@ -354,9 +355,9 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 5);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
-                            " WHERE name IN ('pulse_run_id', 'completed_seq')"), 2);
+                            " WHERE name IN ('pulse_run_id', 'completed_seq', 'tokens_in', 'tokens_out')"), 4);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
                             " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 10);
   // A row finished before completions were numbered has no number.
@@ -376,7 +377,7 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
   EXPECT_EQ(*again->QueryInt64("SELECT completed_seq FROM background_agent_log WHERE agent_id = 'fixer'"), 1);
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 5);
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
@@ -697,6 +698,33 @@ TEST(AgentLogApi, MethodsRecordShowAndPruneThroughTheRegistry) {
   EXPECT_EQ((*skipped)["recorded"], false);
   auto all = CallApi(ctx, "agent_log.show", json::object());
   EXPECT_EQ((*all)["rows"].size(), 2u);
+}
+
+TEST(AgentLogApi, AModelsTokensStayOnTheRow) {
+  Fixture f;
+  auto handle = WorkflowHandle::Open(f.env, f.workspace, kWorkflow);
+  ASSERT_TRUE(handle.ok()) << handle.status().message();
+  ApiContext ctx = ContextFor(**handle);
+  using nlohmann::json;
+  AgentLogWriter writer = (*handle)->agent_log();
+  const std::string where = (*handle)->agent_log_key();
+  ASSERT_TRUE(writer.Started(where, Start("s", "t"), f.env.NowSeconds()).ok());
+  AgentCompletion done = Done("s", "t");
+  done.tokens_in = 3500;
+  done.tokens_out = 120;
+  ASSERT_TRUE(writer.Completed(where, done, f.env.NowSeconds()).ok());
+  // A later completion without counts keeps them.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "t"}, {"result", "again"}}).ok());
+  auto shown = CallApi(ctx, "agent_log.show", json::object());
+  ASSERT_TRUE(shown.ok());
+  ASSERT_EQ((*shown)["rows"].size(), 1u);
+  EXPECT_EQ((*shown)["rows"][0]["tokens"], json({{"in", 3500}, {"out", 120}}));
+  EXPECT_EQ((*shown)["rows"][0]["result"], "again");
+  // A row with no model has no tokens field.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "u"}}).ok());
+  shown = CallApi(ctx, "agent_log.show", json{{"status", "completed"}});
+  ASSERT_EQ((*shown)["rows"].size(), 2u);
+  EXPECT_FALSE((*shown)["rows"][1].contains("tokens")) << (*shown)["rows"].dump();
 }
 
 TEST(AgentLogApi, AFailedWriteIsReportedAsDataAndLoggedNotReturnedAsAnError) {
