@@ -34,8 +34,9 @@ const char* const kGoalStatuses[] = {"on_track", "at_risk", "off_track", "not_me
 const char* const kAlarmKinds[] = {"not_measured", "goal_work_without_reading", "goal_work_not_completed", "no_run",
                                    "schedules_paused"};
 
-// A scrape after this long without one starts the refresher again; until
-// then it rests.
+// The refresher works while someone scraped within this long; otherwise
+// (and before the first scrape) it rests, so a server nobody scrapes opens
+// no database for its gauges.
 constexpr auto kIdleAfter = std::chrono::minutes(10);
 // The refresher's pause between rounds (a round costs a stamp check per
 // workflow when nothing moved).
@@ -168,7 +169,11 @@ WorkflowGauge GaugeFromItem(const json& item) {
 }
 
 WorkflowGauges::WorkflowGauges(Env* env, const ServeOptions& options, PooledReads* reads, ServerMetrics* metrics)
-    : env_(env), options_(options), reads_(reads), metrics_(metrics), last_scrape_(std::chrono::steady_clock::now()) {}
+    : env_(env), options_(options), reads_(reads), metrics_(metrics) {}
+
+bool WorkflowGauges::ScrapedLately() const {
+  return last_scrape_ && std::chrono::steady_clock::now() - *last_scrape_ < kIdleAfter;
+}
 
 WorkflowGauges::~WorkflowGauges() { Stop(); }
 
@@ -190,17 +195,19 @@ void WorkflowGauges::Stop() {
 
 void WorkflowGauges::Loop() {
   for (;;) {
+    {
+      // Nobody scraped yet, or for a while: rest until someone does.
+      std::unique_lock<std::mutex> l(mu_);
+      cv_.wait(l, [this] { return stop_ || ScrapedLately(); });
+      if (stop_) return;
+    }
     try {
       Round();
     } catch (const std::exception& e) {
       spdlog::error("metrics: internal error: {}", e.what());
     }
     std::unique_lock<std::mutex> l(mu_);
-    cv_.wait_for(l, kRoundPause, [this] { return stop_ || woken_; });
-    // Nobody scraped for a while: rest until someone does.
-    cv_.wait(l, [this] { return stop_ || std::chrono::steady_clock::now() - last_scrape_ < kIdleAfter; });
-    if (stop_) return;
-    woken_ = false;
+    if (cv_.wait_for(l, kRoundPause, [this] { return stop_; })) return;
   }
 }
 
@@ -250,12 +257,13 @@ void Add(MetricFamily& f, std::vector<ClientMetric::Label> labels, double value)
 
 std::vector<MetricFamily> WorkflowGauges::Collect() {
   std::unique_lock<std::mutex> l(mu_);
-  const bool resting = std::chrono::steady_clock::now() - last_scrape_ >= kIdleAfter;
-  last_scrape_ = std::chrono::steady_clock::now();
-  if (resting) {
-    woken_ = true;
+  if (!ScrapedLately()) {
+    // Numbers from before the rest are no longer news: none until the
+    // refresher's next round (seconds).
+    gauges_.clear();
     cv_.notify_all();
   }
+  last_scrape_ = std::chrono::steady_clock::now();
   const int64_t now = env_->NowSeconds();
   MetricFamily status = Gauge("pulse_goal_status", "1 for the workflow's current goal status, 0 for the others");
   MetricFamily value = Gauge("pulse_goal_metric_value", "The primary metric's latest reading");

@@ -8,8 +8,9 @@
 // thread below the HTTP side: an item is read again when one of its inputs
 // moved or when it is older than --metrics-max-age, so a scrape only copies
 // numbers out of memory and never runs a goal check, however many
-// workflows there are. The refresher pauses when nobody scraped for ten
-// minutes and starts again with the next scrape.
+// workflows there are. The refresher starts with the first scrape and
+// rests when nobody scraped for ten minutes (the gauges are then absent
+// until its next round): a server nobody scrapes opens no database for it.
 //
 // Cardinality is bounded: labels carry workflow names (at most
 // --metrics-max-workflows of them, in name order; the rest are counted in
@@ -115,6 +116,7 @@ class WorkflowGauges {
  private:
   void Loop();
   void Round();
+  bool ScrapedLately() const;  // REQUIRES: mu_ held
 
   Env* env_;
   const ServeOptions& options_;
@@ -124,8 +126,7 @@ class WorkflowGauges {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
-  bool woken_ = false;
-  std::chrono::steady_clock::time_point last_scrape_;
+  std::optional<std::chrono::steady_clock::time_point> last_scrape_;  // none: never scraped
   std::map<std::string, WorkflowGauge> gauges_;
   int64_t workflows_ = 0;
   int64_t omitted_ = 0;
