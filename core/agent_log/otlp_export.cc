@@ -98,11 +98,13 @@ json AgentRowSpan(const std::string& workflow, const AgentLogRow& row, const Otl
   if (!row.kind.empty()) attrs.push_back(Str("pulse.agent.kind", row.kind));
   if (!row.parent_execution_id.empty()) attrs.push_back(Str("pulse.agent.parent", row.parent_execution_id));
   if (!row.duration.empty()) attrs.push_back(Str("pulse.agent.duration", row.duration));
-  if (usage) {
-    if (!usage->model.empty()) attrs.push_back(Str("gen_ai.request.model", usage->model));
-    if (usage->input_tokens > 0) attrs.push_back(Int("gen_ai.usage.input_tokens", usage->input_tokens));
-    if (usage->output_tokens > 0) attrs.push_back(Int("gen_ai.usage.output_tokens", usage->output_tokens));
-  }
+  // The tokens a model turn counted are on its row (Pulse's own model
+  // turns record them); a caller's usage, when given, wins.
+  const int64_t input_tokens = usage ? usage->input_tokens : row.tokens_in;
+  const int64_t output_tokens = usage ? usage->output_tokens : row.tokens_out;
+  if (usage && !usage->model.empty()) attrs.push_back(Str("gen_ai.request.model", usage->model));
+  if (input_tokens > 0) attrs.push_back(Int("gen_ai.usage.input_tokens", input_tokens));
+  if (output_tokens > 0) attrs.push_back(Int("gen_ai.usage.output_tokens", output_tokens));
   json span = {{"traceId", OtlpTraceId(workflow, run)},
                {"spanId", OtlpAgentSpanId(workflow, row.session_id, row.agent_id)},
                {"name", "invoke_agent " + agent_name},

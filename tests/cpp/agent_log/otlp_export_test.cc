@@ -130,6 +130,15 @@ TEST(OtlpExport, AFinishedRowIsAGenAiInvokeAgentSpan) {
   EXPECT_EQ(Attr(with_model, "gen_ai.request.model"), "gpt-x");
   EXPECT_EQ(Attr(with_model, "gen_ai.usage.input_tokens"), "120");
   EXPECT_EQ(Attr(with_model, "gen_ai.usage.output_tokens"), "30");
+  // A model turn's row carries its tokens (Pulse's own model turns): they
+  // are the span's usage with no caller's usage given; none when 0.
+  EXPECT_EQ(Attr(span, "gen_ai.usage.input_tokens"), "<absent>");
+  row.tokens_in = 36900;
+  row.tokens_out = 270;
+  json with_tokens = AgentRowSpan(kWorkflow, row);
+  EXPECT_EQ(Attr(with_tokens, "gen_ai.usage.input_tokens"), "36900");
+  EXPECT_EQ(Attr(with_tokens, "gen_ai.usage.output_tokens"), "270");
+  row.tokens_in = row.tokens_out = 0;
 
   // No run: the session is the trace; a parent agent is the parent span.
   row.pulse_run_id.clear();
