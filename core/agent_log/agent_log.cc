@@ -172,14 +172,12 @@ constexpr const char* kCompletedSql =
     " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1 + IFNULL((SELECT completed_seq FROM background_agent_log"
     "   WHERE completed_seq IS NOT NULL ORDER BY completed_seq DESC LIMIT 1), 0))"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
-    " status = excluded.status,"
-    " completed_seq = excluded.completed_seq,"
+    " status = excluded.status, completed_seq = excluded.completed_seq,"
     " tokens_in = max(tokens_in, excluded.tokens_in), tokens_out = max(tokens_out, excluded.tokens_out),"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
-    " completed_at = excluded.completed_at,"
-    " updated_at = excluded.updated_at";
+    " completed_at = excluded.completed_at, updated_at = excluded.updated_at";
 
 void Observed(const char* event) {
   if (ObserveSink* sink = CurrentObserveSink()) sink->AgentLogEvent(event);
@@ -304,11 +302,9 @@ Result<int64_t> LatestCompletedSeq(Db& db) {
 }
 
 Result<std::vector<FinishedAgentRow>> ReadCompletedAfter(Db& db, int64_t after_seq, int64_t limit) {
-  PULSE_ASSIGN_OR_RETURN(Statement st,
-                         db.Prepare(std::string("SELECT ") + kColumns +
-                                    ", completed_seq, rowid FROM background_agent_log"
-                                    " WHERE completed_seq IS NOT NULL AND completed_seq > ?1"
-                                    " ORDER BY completed_seq LIMIT ?2"));
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string("SELECT ") + kColumns +
+                                                  ", completed_seq, rowid FROM background_agent_log WHERE completed_seq"
+                                                  " IS NOT NULL AND completed_seq > ?1 ORDER BY completed_seq LIMIT ?2"));
   st.Bind(1, after_seq).Bind(2, limit);
   return ReadFinished(st);
 }
@@ -324,9 +320,7 @@ Result<std::vector<FinishedAgentRow>> ReadFinishedHistory(Db& db, int64_t max_se
   if (not_since) sql += " AND NOT (started_at >= :sent OR completed_at >= :sent)";
   sql += " ORDER BY rowid LIMIT :limit";
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
-  st.Bind(":after", after_rowid);
-  st.Bind(":max", max_seq);
-  st.Bind(":since", FormatTime(since));
+  st.Bind(":after", after_rowid).Bind(":max", max_seq).Bind(":since", FormatTime(since));
   if (not_since) st.Bind(":sent", FormatTime(*not_since));
   st.Bind(":limit", limit);
   return ReadFinished(st);
