@@ -11,7 +11,9 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config git ca-certificates
   libcpp-httplib-dev libspdlog-dev libcli11-dev chromium
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz build (scripts/fuzz.sh): libFuzzer, ASan, UBSan
   etcd-server  # pulse serve --etcd: tests/server/etcd.test.mjs runs a real etcd on loopback
-  curl python3)  # tests: an outside SQLite reader (db_integrity), curl -H @FILE (serve_owner_token), the sandbox attacks and kernel probe (serve_sandbox)
+  curl python3  # tests: an outside SQLite reader (db_integrity), curl -H @FILE (serve_owner_token), the sandbox attacks and kernel probe (serve_sandbox)
+  prometheus  # GET /metrics: tests/server/metrics_prometheus.test.mjs runs promtool and a real Prometheus on loopback
+  prometheus-cpp-dev)  # the /metrics registry and its text format (server-shim/http/metrics.cc)
 command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 

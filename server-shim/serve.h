@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/model/model_spec.h"
 #include "agent/tools/agent_api.h"
 #include "agent/turns/pulse_asks.h"
 #include "agent/tools/pulse_tools.h"
@@ -43,7 +44,8 @@ struct ServeOptions {
   int port = 8080;
   double tick_seconds = 60;      // scheduler tick interval
   bool tick = true;              // --no-tick: serve only
-  std::string runner;            // external runner command (sh -c); empty: the built-in rules runner
+  std::string runner;            // external runner command (sh -c); empty: a model or the built-in rules runner
+  ModelFlags model;              // --model and its options: a model for the turns (agent/model/model_spec.h)
   std::string platform;          // --platform: runs allowed platform tool calls (sh -c); empty: answered carry_out_on_platform
   std::string builder;           // --builder: runs a Builder chat turn (sh -c); empty: no Builder chat can be asked
   double platform_timeout = 120; // seconds before a platform call is killed
@@ -74,6 +76,12 @@ struct ServeOptions {
   std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
   int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
   EtcdAuth etcd_auth;            // etcd's user and password (--etcd-auth-file or the environment) and TLS files
+  bool metrics_public = false;   // --metrics-public: GET /metrics answers clients outside loopback too
+  int metrics_max_workflows = 2000;  // per-workflow gauges for at most this many workflows (name order)
+  double metrics_max_age = 300;  // a workflow's gauges are read again once this old, or when their inputs move
+  std::string otlp_endpoint;     // --otlp-endpoint URL: spans go to URL/v1/traces (OTLP/HTTP JSON)
+  std::vector<std::pair<std::string, std::string>> otlp_headers;  // --otlp-header K=V
+  double otlp_interval = 2;      // seconds between the exporter's looks for new spans
 };
 
 // One workflow opened for one request or turn: its own connection.
@@ -107,6 +115,10 @@ struct ProcessSandbox {
 };
 ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir);
 
+// Variables no child process inherits from now on (added to PULSE_*, MCP_*
+// and TMPDIR): the model's key variables (ModelKeyVariables).
+void SetHiddenEnvironment(const std::vector<std::string>& names);
+
 // Runs `command` with /bin/sh -c in its own process group, feeding `input` on
 // stdin, with `extra_env` added to the environment (the server's own PULSE_*
 // and MCP_* variables are not passed on). Ends the group (SIGTERM, then
@@ -130,6 +142,15 @@ struct TurnRequest {
   std::string trigger;           // tick, owner, ...
   nlohmann::json input = nlohmann::json::object();  // e.g. {"message": "..."} for ask_pulse
 };
+
+// A model's tokens over one turn thread (a pass runs several model turns).
+struct TurnTokens {
+  int64_t in = 0;
+  int64_t out = 0;
+};
+// Adds to this thread's count; Take returns it and starts again at zero.
+void AddTurnTokens(int64_t in, int64_t out);
+TurnTokens TakeTurnTokens();
 
 struct TurnTicket {
   std::string workflow;
@@ -207,12 +228,21 @@ class TurnManager {
   // The after-run backup/publish turn for one housekeeping request.
   Result<nlohmann::json> HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request);
   void Complete(const TurnTicket& ticket, const std::string& status, const std::string& result,
-                const std::string& error, int64_t started, OpenCtx* open = nullptr);
+                const std::string& error, int64_t started, OpenCtx* open = nullptr, TurnTokens tokens = {});
+  // What an external runner reads on stdin (the model loop reads the same):
+  // {charter, context, tools, skills, turn, conversation?}; no token.
+  Result<nlohmann::json> RunnerInput(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                     const nlohmann::json& continuity);
+  // The turn thought through by `model` (model_run.cc): the loop of
+  // agent/model/model_turn.h, its tokens added to the thread's count.
+  Result<nlohmann::json> ModelTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                   const nlohmann::json& prepared, const ModelSpec& model, double timeout);
   void Reap();
 
   // A turn that came from Slack: its reply goes back to the thread.
+  // `stored`: the runner stored the reply in the outbox already.
   void ReplyToSlack(OpenCtx& oc, const TurnRequest& request, const std::string& status, const std::string& reply,
-                    const std::string& error);
+                    const std::string& error, bool stored);
 
   Env* env_;
   const ServeOptions& options_;
@@ -230,6 +260,11 @@ class TurnManager {
   std::list<std::thread::id> finished_;
   std::atomic<uint64_t> counter_{0};
 };
+
+// What thinks for the turns, for /api/health: {thinks_with: rules|runner|
+// model, model?: {provider, name, url, source, key_env, key: set|unset|none}}
+// (never the key itself). A workflow's pulse.model may override it.
+nlohmann::json ThinksWithJson(const ServeOptions& options);
 
 // ---- platform tools ----
 

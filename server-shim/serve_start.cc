@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include "core/store/workspace.h"
+
 namespace pulse::serve {
 
 // Idle and slow connections wait in the server's poller, not in a worker
@@ -27,6 +29,11 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
   std::cout << "pulse: serving " << base_url << std::endl;
   std::cout << "pulse: workspace " << options.workspace << " (" << workflows << " workflow"
             << (workflows == 1 ? "" : "s") << ")" << std::endl;
+  // Before the owner line, which scripts and tests wait for.
+  std::cout << "pulse: metrics " << base_url << "metrics (Prometheus"
+            << (options.metrics_public ? "" : ", loopback clients only") << ")"
+            << (options.otlp_endpoint.empty() ? "" : "; traces to " + options.otlp_endpoint + "/v1/traces (OTLP)")
+            << std::endl;
   if (owner.created) {
     // Shown this once: the workspace keeps only its hash. The fragment never
     // reaches a server or its logs; the tab keeps the token.
@@ -46,5 +53,25 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
   }
 }
 
+bool CheckWorkspace(Env& env, const ServeOptions& options, std::vector<std::string>* names,
+                    std::optional<OwnerTokenSetup>* owner) {
+  if (!env.IsDirectory(options.workspace)) {
+    std::cerr << "pulse: " << options.workspace << ": workspace directory does not exist" << std::endl;
+    return false;
+  }
+  Result<std::vector<std::string>> listed = ListWorkflows(env, options.workspace);
+  if (!listed.ok()) {
+    std::cerr << "pulse: " << listed.status().message() << std::endl;
+    return false;
+  }
+  *names = std::move(listed).value();
+  Result<OwnerTokenSetup> token = EnsureOwnerToken(options.workspace);
+  if (!token.ok()) {
+    std::cerr << "pulse: " << token.status().message() << std::endl;
+    return false;
+  }
+  owner->emplace(std::move(token).value());
+  return true;
+}
 
 }  // namespace pulse::serve

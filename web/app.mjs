@@ -71,7 +71,20 @@ function NowSetting({ nowSeconds, nowError, onNow }) {
   </form>`;
 }
 
-function TopBar({ mode, switchMode, serverUp, now, serverNow, importing }) {
+// Who thinks for Pulse's turns on this server: a model (named, with whether
+// its key is set: never the key), an external runner, or the built-in rules.
+function ThinksWith({ t }) {
+  if (!t) return null;
+  if (t.thinks_with === 'model' && t.model) {
+    const m = t.model;
+    const unset = m.key === 'unset' ? html` (<code>${m.key_env}</code> is not set)` : null;
+    return html`<span id="thinks-with" class="thinks-with"> Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.</span>`;
+  }
+  if (t.thinks_with === 'runner') return html`<span id="thinks-with" class="thinks-with"> Pulse's turns run an external runner.</span>`;
+  return html`<span id="thinks-with" class="thinks-with"> Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).</span>`;
+}
+
+function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, thinksWith }) {
   const modeButton = (m, label, extra = {}) => html`<button type="button" aria-pressed=${mode === m}
     class=${mode === m ? 'active' : ''} ...${extra} onClick=${() => switchMode(m)}>${label}</button>`;
   return html`<header class="topbar">
@@ -86,7 +99,7 @@ function TopBar({ mode, switchMode, serverUp, now, serverNow, importing }) {
     </header>
     <div class=${`mode-banner banner-${mode}`} id="mode-banner" data-mode=${mode}>
       ${mode === 'server'
-        ? html`<strong>Served by pulse serve</strong> — the server's workflows, computed on the server's clock; answers and edits go through the server.
+        ? html`<strong>Served by pulse serve</strong> — the server's workflows, computed on the server's clock; answers and edits go through the server.<${ThinksWith} t=${thinksWith} />
           ${importing > 0 ? html`<span id="importing-note" class="importing-note"> Bringing in the run history (<code>schedule-runs.json</code>)
             of ${importing === 1 ? '1 workflow' : `${importing} workflows`}, a batch each tick; a workflow's goal check waits until its history is in.</span>` : null}`
         : html`<strong>Local copy, offline</strong> — computed in this browser by the WASM core; actions change only the copy in this browser (export it to keep them).`}
@@ -219,7 +232,7 @@ function App() {
 
   return html`<div class=${`app mode-${mode}`}>
     <${TopBar} mode=${mode} switchMode=${switchMode} serverUp=${server.serverUp} now=${now} serverNow=${server.serverNow}
-      importing=${server.importing} />
+      importing=${server.importing} thinksWith=${server.thinksWith} />
     <div class=${`layout ${route.open ? 'layout-open' : 'layout-overview'}`}>
       <aside class="sidebar">
         <${Sidebar} mode=${mode} local=${local} server=${server} open=${route.open} go=${go}

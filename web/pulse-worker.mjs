@@ -51,12 +51,37 @@ function bytesOf(value, what) {
   throw new Error(`${what} must be an ArrayBuffer or Uint8Array`);
 }
 
+// One Pulse per open database, kept across calls: its facade holds the
+// opened workflow (schema ensured and configuration read once, read again
+// only when the database changed; docs/wasm.md), so a call does not reopen
+// it. Freed before its database closes.
+const pulses = new WeakMap();
+function pulseOf(db) {
+  let p = pulses.get(db);
+  if (!p) {
+    p = new api.Pulse(db);
+    pulses.set(db, p);
+  }
+  return p;
+}
+function closePulse(name) {
+  const db = pool && pool.openDbs.get(name);
+  const p = db && pulses.get(db);
+  if (!p) return;
+  p.close();
+  pulses.delete(db);
+}
+function closeDb(p, name) {
+  closePulse(name);
+  p.closeDb(name);
+}
+
 const handlers = {
   init,
   list: () => ({ copies: needPool().list() }),
   async import({ name, bytes }, post) {
     const p = needPool();
-    p.closeDb(name);
+    closeDb(p, name);
     const out = await p.importDb(name, bytesOf(bytes, 'import: "bytes"'), {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
     });
@@ -72,7 +97,7 @@ const handlers = {
   // File itself comes first, as a progress message {preview}.
   async importFile({ name, file, preview }, post) {
     const p = needPool();
-    p.closeDb(name);
+    closeDb(p, name);
     return p.importFile(name, file, {
       onProgress: (loaded, total) => post({ type: 'progress', loaded, total }),
       preview: preview
@@ -109,7 +134,7 @@ const handlers = {
   },
   delete({ name }) {
     const p = needPool();
-    p.closeDb(name);
+    closeDb(p, name);
     return p.deleteDb(name);
   },
   async open({ name, create }) {
@@ -118,8 +143,8 @@ const handlers = {
   },
   close({ name } = {}) {
     const p = needPool();
-    if (name) p.closeDb(name);
-    else for (const n of [...p.openDbs.keys()]) p.closeDb(n);
+    if (name) closeDb(p, name);
+    else for (const n of [...p.openDbs.keys()]) closeDb(p, n);
     return { closed: name || 'all' };
   },
   async exec({ name, sql, params }) {
@@ -133,7 +158,7 @@ const handlers = {
   },
   async call({ name, method, args, now }) {
     const db = name ? await needPool().openDb(name) : null;
-    return new api.Pulse(db).call(method, args ?? {}, { now });
+    return db ? pulseOf(db).call(method, args ?? {}, { now }) : new api.Pulse(null).call(method, args ?? {}, { now });
   },
 };
 

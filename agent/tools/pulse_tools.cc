@@ -13,6 +13,7 @@
 #include "core/api/goal.h"
 #include "core/api/review.h"
 #include "core/goal/goal_check.h"
+#include "core/base/one_line.h"
 #include "core/base/time_util.h"
 #include "core/autonomy/tool_catalog.h"
 
@@ -282,6 +283,16 @@ json ToolCallOutcome::ToJson() const {
   out["tool"] = guard.tool;
   out["result"] = result;
   return out;
+}
+
+ToolReply ToolCallReply(const Result<ToolCallOutcome>& out) {
+  if (!out.ok()) return ToolReply{BoundedReason(out.status().message()), true, ErrorToJson(out.status())};
+  json doc = out->ToJson();
+  if (!out->guard.allowed) {
+    return ToolReply{out->guard.reason.empty() ? "refused" : BoundedReason(out->guard.reason), true, doc};
+  }
+  if (out->executed) return ToolReply{out->result, false, doc};
+  return ToolReply{doc, out->forwarded && !out->platform_done, doc};
 }
 
 Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,

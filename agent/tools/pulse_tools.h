@@ -113,6 +113,19 @@ struct ToolCallOutcome {
   nlohmann::json ToJson() const;
 };
 
+// What a tool call answers an agent, as MCP's tools/call content says it:
+// Pulse's tool's result; a refusal's reason; a bad argument's message; a
+// platform tool's whole outcome (so "carry_out_on_platform", not done, is
+// the first thing read). `content` is a string or a JSON document;
+// `structured` the outcome's JSON (or the error's). MCP and the model loop
+// both answer through it.
+struct ToolReply {
+  nlohmann::json content;
+  bool is_error = false;
+  nlohmann::json structured;
+};
+ToolReply ToolCallReply(const Result<ToolCallOutcome>& outcome);
+
 // The guarded call for a session already resolved (and, over HTTP, proven by
 // its token). A closed session is refused without asking the guard. A
 // Status only for bad arguments to Pulse's own tools or failures.

@@ -12,6 +12,7 @@
 #include "agent/tools/pulse_tools.h"
 #include "core/api/decisions.h"
 #include "core/api/focus_areas.h"
+#include "core/conversation/conversation.h"
 #include "core/conversation/pulse_requests.h"
 #include "core/autonomy/tool_catalog.h"
 
@@ -78,10 +79,44 @@ Result<json> RecordFocusArea(ApiContext& ctx, const Args& a) {
   return ApplyFocusChangeJson(ctx, change);
 }
 
-Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
+// Whether the session's turn is the owner's own voice: the conversation turn
+// it runs is the owner's (Talk to Pulse, a relay from the owner's Builder
+// chat). Only then may Pulse write the owner's lasting direction as an
+// owner_answer line.
+Result<bool> OwnerRelayTurn(ApiContext& ctx, const std::string& session) {
+  PULSE_ASSIGN_OR_RETURN(std::optional<ConversationTurn> turn,
+                         Conversation(*ctx.db, ctx.workflow).RunningTurnOf(session));
+  return turn && turn->caller == Caller::kOwner;
+}
+
+// consolidate with entries: [{section, text, source?}], Pulse's rewrite.
+Result<json> ConsolidateByRewrite(ApiContext& ctx, const Args& a) {
+  const json& list = *a.Find("entries");
+  std::vector<MemoryLine> lines;
+  for (size_t i = 0; i < list.size(); ++i) {
+    Args e(a.where() + ": entries[" + std::to_string(i) + "]", list[i]);
+    if (!list[i].is_object()) return e.Fail("must be an object {section, text}");
+    std::string section, text, source = "Pulse inference";
+    PULSE_RETURN_IF_ERROR(e.Text("section", &section));
+    PULSE_RETURN_IF_ERROR(e.Text("text", &text));
+    PULSE_RETURN_IF_ERROR(e.OptString("source", &source));
+    MemoryLine line;
+    PULSE_ASSIGN_OR_RETURN(line.section, ParseMemorySection(section));
+    PULSE_ASSIGN_OR_RETURN(line.source, ParseMemorySource(source));
+    line.text = text;
+    lines.push_back(std::move(line));
+  }
+  PULSE_ASSIGN_OR_RETURN(json out, ConsolidateGoalMemoryAs(ctx, lines));
+  out["action"] = "consolidate";
+  out["rewrite"] = true;
+  return out;
+}
+
+Result<json> RecordGoalMemory(ApiContext& ctx, const std::string& session, const Args& a) {
   std::string action = "add";
   PULSE_RETURN_IF_ERROR(a.OptString("action", &action));
   if (action == "consolidate") {
+    if (a.Has("entries") && a.Find("entries")->is_array()) return ConsolidateByRewrite(ctx, a);
     if (a.Has("entries") && !(a.Find("entries")->is_number_integer() && a.Find("entries")->get<int64_t>() >= kGoalMemoryMaxEntries)) {
       return a.Error("entries", "consolidation keeps up to " + std::to_string(kGoalMemoryMaxEntries) +
                                     " entries, dropping duplicates and the oldest of Pulse's lines; a smaller "
@@ -99,11 +134,16 @@ Result<json> RecordGoalMemory(ApiContext& ctx, const Args& a) {
   if (source.empty()) source = "Pulse inference";
   PULSE_ASSIGN_OR_RETURN(MemorySection parsed_section, ParseMemorySection(section));
   PULSE_ASSIGN_OR_RETURN(MemorySource parsed_source, ParseMemorySource(source));
-  // Owner lines are written only where an owner's answer is recorded
-  // (decision.answer); Pulse's memory tool never speaks for the owner.
+  // Owner lines are written where an owner's answer is recorded
+  // (decision.answer), and by Pulse only in a turn that is the owner's own
+  // voice (an owner relay); otherwise its memory tool never speaks for the owner.
   if (parsed_source == MemorySource::kOwnerAnswer) {
-    return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer; only the owner's own "
-                           "answer to a decision writes owner lines (use pulse_inference, result or builder_answer)");
+    PULSE_ASSIGN_OR_RETURN(bool relay, OwnerRelayTurn(ctx, session));
+    if (!relay) {
+      return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer here; only the owner's "
+                             "own words (an answer to a decision, or an owner relay turn) write owner lines (use "
+                             "pulse_inference, result or builder_answer)");
+    }
   }
   PULSE_ASSIGN_OR_RETURN(json out, AddGoalMemoryEntry(ctx, parsed_section, parsed_source, text));
   out["action"] = "add";
@@ -134,7 +174,7 @@ Result<json> RecordRequestTool(ApiContext& ctx, const std::string& session, cons
 Result<json> ExecuteRecordTool(ApiContext& ctx, const std::string& session, const std::string& name, const Args& a) {
   if (name == "create_decision_request") return CreateDecisionRequest(ctx, session, a);
   if (name == "record_pulse_focus_area") return RecordFocusArea(ctx, a);
-  if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, a);
+  if (name == "record_pulse_goal_memory") return RecordGoalMemory(ctx, session, a);
   if (name == "record_pulse_qa_request") return RecordRequestTool(ctx, session, a, RequestKind::kQa);
   if (name == "record_pulse_fast_request") return RecordRequestTool(ctx, session, a, RequestKind::kFast);
   if (name == "ask_builder") return AskBuilderTool(ctx, session, a);

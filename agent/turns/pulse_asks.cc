@@ -20,7 +20,8 @@ std::atomic<const AskPulseWaiter*> g_ask_waiter{nullptr};
 
 const char* kRelayPart =
     "This ask comes from the owner's own Builder chat: an owner relay, the owner's voice. Lasting direction (a "
-    "preference, a rule, a choice) goes to goal memory with record_pulse_goal_memory(action=\"add\"); time-boxed "
+    "preference, a rule, a choice) goes to goal memory with record_pulse_goal_memory(action=\"add\", section "
+    "\"owner\", source \"owner answer\"); time-boxed "
     "direction (\"this month, focus on ...\") becomes a proposed focus area with record_pulse_focus_area(action="
     "\"propose\", title, end_date, check); a change of the goal itself becomes a proposed soul.md edit in a decision "
     "request: you never edit soul.md yourself.";
@@ -53,7 +54,10 @@ std::string AskInstruction(const json& ask) {
                   "<what to do> because <why>\"; then \"owner_needed: yes|no (why)\" — yes only when it is beyond "
                   "your levels, a preference only the owner knows, spending, irreversible, or soul.md. A reply "
                   "without them is taken as a question, never as a decision. Ask only in your reply: never call "
-                  "the chat back with a tool.";
+                  "the chat back with a tool. When the owner approves something you recommended: at "
+                  "pulse.autonomy.change=auto the chat passes you the go-ahead and you make the change yourself and "
+                  "report it; at change=ask the chat makes it and tells you \"done: ...\", and you record the "
+                  "outcome (record_pulse_decision_outcome for a decision, else a result line in goal memory).";
   if (round >= kThreadMaxRounds) s += " This is the thread's last round: decide now.";
   return s;
 }

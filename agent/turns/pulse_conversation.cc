@@ -44,7 +44,7 @@ Result<std::string> PrepareConversationTurn(ApiContext& ctx, TurnKind kind) {
 json ConversationTurnHandle::ContinuityJson() const {
   json list = json::array();
   for (const ConversationTurn& t : transcript) {
-    json item = {{"at", t.at}, {"turn", t.turn}, {"caller", CallerName(t.caller)}, {"text", t.text},
+    json item = {{"id", t.id}, {"at", t.at}, {"turn", t.turn}, {"caller", CallerName(t.caller)}, {"text", t.text},
                  {"reply", t.reply}, {"state", TurnStateName(t.state)}};
     if (!t.error.empty()) item["error"] = t.error;
     list.push_back(item);

@@ -37,7 +37,8 @@ struct ConversationTurnHandle {
   ConversationTurn turn;
   OpenedSession session;
   std::vector<ConversationTurn> transcript;  // the generation before this turn
-  // {session_id, restored_conversation_session_id, generation, transcript:[{at, turn, caller, text, reply, state}]}
+  // {session_id, restored_conversation_session_id, generation, turn_id,
+  // transcript:[{id, at, turn, caller, text, reply, state, error?}]}
   nlohmann::json ContinuityJson() const;
 };
 // Busy when another turn holds the conversation.

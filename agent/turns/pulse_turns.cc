@@ -14,6 +14,7 @@
 #include "core/decisions/recommendation.h"
 #include "core/base/time_util.h"
 #include "core/base/text.h"
+#include "core/base/utf8.h"
 
 namespace pulse {
 
@@ -48,8 +49,9 @@ const char* kCharterCheck =
 const char* kCharterWork =
     " This is Goal Work, the strategic review of a full Pulse pass. Step 0 is the goal check below (read "
     "get_pulse_state(view=\"goal_work\") first); then "
-    "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory "
-    "(action=\"consolidate\" when memory passes 45 entries); record results of answered decisions with "
+    "work on what blocks the goal within your autonomy; record lessons and bets with record_pulse_goal_memory; "
+    "when memory passes 45 entries, rewrite your own lines with action=\"consolidate\" and entries=[{section, "
+    "text}] (what still matters, merged; the owner's lines stay as they are); record results of answered decisions with "
     "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
     "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
@@ -66,7 +68,8 @@ const char* kCharterAskNotOwner =
 const char* kCharterAsk =
     " The owner wrote to you (the turn's message): this is an owner relay. Answer from the facts (get_pulse_state), "
     "briefly, on stdout; say plainly what you cannot judge. Lasting direction (a preference, a rule, a choice) goes "
-    "to goal memory with record_pulse_goal_memory(action=\"add\", source \"owner answer\"). Time-boxed direction "
+    "to goal memory with record_pulse_goal_memory(action=\"add\", section \"owner\", source \"owner answer\"). "
+    "Time-boxed direction "
     "(\"this month, focus on ...\") becomes a proposed focus area with record_pulse_focus_area(action=\"propose\", "
     "title, end_date, check). A change of the goal itself becomes a proposed soul.md edit in a decision request "
     "(create_decision_request with the new text): you never edit soul.md yourself.";
@@ -150,6 +153,25 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
   if (context["goal_status"].contains("facts")) context["run_health"] = context["goal_status"]["facts"]["run_health"];
   context["qa_results"] = QaResultsJson(*ctx.db);
   return json{{"charter", charter}, {"context", context}, {"tools", PulseToolDefinitions()}, {"skills", SkillsForTurn(kind)}};
+}
+
+Result<int64_t> SendOwnerMessage(ApiContext& ctx, const char* kind, const std::string& title, const std::string& text,
+                                 const json& payload, const std::string& run_id) {
+  OutboxMessage m;
+  m.kind = kind;
+  m.title = title;
+  m.text = text;
+  m.payload = payload;
+  m.pulse_run_id = run_id;
+  return AddOutboxMessage(*ctx.db, m, ctx.env->NowSeconds());
+}
+
+Result<int64_t> SendPulseReply(ApiContext& ctx, const std::string& message, const std::string& reply,
+                               const json& reply_to, const std::string& run_id) {
+  std::string title = "Reply to: " + (message.size() > 60 ? std::string(Utf8Prefix(message, 60)) + "…" : message);
+  json payload = {{"message", message}};
+  if (reply_to.is_object()) payload["slack"] = reply_to;
+  return SendOwnerMessage(ctx, "pulse_reply", title, reply, payload, run_id);
 }
 
 json RulesReport::ToJson() const {
@@ -251,17 +273,6 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
                                    ": applied then if nobody answers and pulse.autonomy.answer is act)"
                              : "") +
          ".";
-}
-
-Result<int64_t> SendToOwner(ApiContext& ctx, const char* kind, const std::string& title, const std::string& text,
-                            const json& payload, const std::string& run_id) {
-  OutboxMessage m;
-  m.kind = kind;
-  m.title = title;
-  m.text = text;
-  m.payload = payload;
-  m.pulse_run_id = run_id;
-  return AddOutboxMessage(*ctx.db, m, ctx.env->NowSeconds());
 }
 
 // The rules runner's pick on a decision it did not raise: the option that
@@ -366,7 +377,7 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   text += decision_line + reauth;
   json payload = {{"check", check.ToJson()}, {"needs_reauth", facts.needs_reauth()}};
   if (out.decision_id) payload["decision_id"] = *out.decision_id;
-  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_summary", head, text, payload, turn.pulse_run_id));
+  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendOwnerMessage(ctx, "pulse_summary", head, text, payload, turn.pulse_run_id));
   out.outcome = "reported";
   out.summary = text;
   return out;
@@ -407,11 +418,7 @@ Result<RulesReport> RulesAsk(ApiContext& ctx, const RulesTurn& turn) {
     out.summary = reply;
     return out;
   }
-  const std::string& m = turn.message;
-  std::string title = "Reply to: " + (m.size() > 60 ? m.substr(0, 60) + "…" : m);
-  json payload = {{"message", m}};
-  if (turn.reply_to.is_object()) payload["slack"] = turn.reply_to;
-  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendToOwner(ctx, "pulse_reply", title, reply, payload, turn.pulse_run_id));
+  PULSE_ASSIGN_OR_RETURN(out.outbox_id, SendPulseReply(ctx, turn.message, reply, turn.reply_to, turn.pulse_run_id));
   out.outcome = "replied";
   out.summary = reply;
   return out;

@@ -64,6 +64,15 @@ struct RulesTurn {
 // how a pass's summary and the rules runner's messages begin.
 std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow);
 
+// One message from Pulse to the owner in the outbox (pulse_summary,
+// pulse_reply), as every built-in runner stores it.
+Result<int64_t> SendOwnerMessage(ApiContext& ctx, const char* kind, const std::string& title, const std::string& text,
+                                 const nlohmann::json& payload, const std::string& run_id);
+// The owner's message answered: a pulse_reply titled "Reply to: <message>",
+// with the Slack thread to answer in when it came from one (`reply_to`).
+Result<int64_t> SendPulseReply(ApiContext& ctx, const std::string& message, const std::string& reply,
+                               const nlohmann::json& reply_to, const std::string& run_id);
+
 // One guarded tool call the runner made.
 struct RulesToolCall {
   std::string tool;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "core/base/observe.h"
 #include "core/store/schema.h"
 #include "core/base/time_util.h"
 #include "core/store/workspace.h"
@@ -16,11 +17,11 @@ namespace {
 
 constexpr const char* kColumns =
     "workspace_path, session_id, agent_id, name, kind, parent_execution_id, pulse_run_id, status,"
-    " result, error, duration, started_at, completed_at, updated_at";
+    " result, error, duration, started_at, completed_at, updated_at, tokens_in, tokens_out";
 
 // A row's place in time: its start, or (a completion with no start) its
 // completion. Text order is time order (FormatTime). Stored in placed_at
-// (schema version 4), which the indexes hold: kept equal to this by the
+// (schema version 6), which the indexes hold: kept equal to this by the
 // writers and, for any other writer, by triggers.
 constexpr const char* kSortKeyOf =
     "(CASE WHEN %1started_at <> '' THEN %1started_at WHEN %1completed_at <> '' THEN %1completed_at"
@@ -52,11 +53,29 @@ AgentLogRow RowFrom(const Statement& st) {
   r.started_at = st.Time(11);
   r.completed_at = st.Time(12);
   r.updated_at = st.Time(13).value_or(0);
+  r.tokens_in = st.Int64(14);
+  r.tokens_out = st.Int64(15);
   return r;
 }
 
 bool IsStuck(const AgentLogRow& r, int64_t cutoff) {
   return r.status == "running" && r.started_at && *r.started_at <= cutoff;
+}
+
+// Rows selected as kColumns followed by completed_seq and rowid.
+Result<std::vector<FinishedAgentRow>> ReadFinished(Statement& st) {
+  std::vector<FinishedAgentRow> out;
+  const int extra = sqlite3_column_count(st.handle()) - 2;
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+    if (!has) break;
+    FinishedAgentRow f;
+    f.row = RowFrom(st);
+    f.seq = st.IsNull(extra) ? 0 : st.Int64(extra);
+    f.rowid = st.Int64(extra + 1);
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace
@@ -74,7 +93,7 @@ Status EnsureAgentLogSchema(Db& db) {
     }
     return sql;
   }();
-  // Version 4: the place stored in its own column, and only the indexes
+  // Version 6: the place stored in its own column, and only the indexes
   // the reads walk. An index on an expression of completed_at was written
   // again by every completion (SQLite rewrites an index whose expression
   // reads a column an UPDATE sets, even when its value stays the same); an
@@ -139,7 +158,17 @@ Status EnsureAgentLogSchema(Db& db) {
       // each equality filter followed by it, so a filtered page is a walk
       // down one index with no sort.
       {3, kPageIndexes.c_str()},
-      {4, kPlaced.c_str()},
+      // Completions numbered in the order they are written, for readers that follow the log
+      // from a durable cursor (core/agent_log/otlp_export.h); rows finished before have none.
+      {4,
+       "ALTER TABLE background_agent_log ADD COLUMN completed_seq INTEGER;"
+       "CREATE INDEX IF NOT EXISTS background_agent_log_by_completed_seq ON background_agent_log(completed_seq)"
+       " WHERE completed_seq IS NOT NULL;"},
+      // A model's tokens on the turn's row (Pulse's own model turns).
+      {5,
+       "ALTER TABLE background_agent_log ADD tokens_in INTEGER NOT NULL DEFAULT 0;"
+       "ALTER TABLE background_agent_log ADD tokens_out INTEGER NOT NULL DEFAULT 0"},
+      {6, kPlaced.c_str()},
   };
   return ApplyMigrations(db, "agent_log", kMigrations);
 }
@@ -185,18 +214,24 @@ constexpr const char* kStartedSql =
     " updated_at = excluded.updated_at";
 
 // A completion sets the outcome; an empty field in it never blanks one a
-// previous completion recorded.
+// previous completion recorded. It takes the next completion number (read
+// inside the write, so two writers never take the same one).
 constexpr const char* kCompletedSql =
     "INSERT INTO background_agent_log(workspace_path, session_id, agent_id, status, result, error,"
-    " duration, completed_at, updated_at, placed_at)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?8)"
+    " duration, completed_at, updated_at, tokens_in, tokens_out, completed_seq, placed_at)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 1 + IFNULL((SELECT completed_seq FROM background_agent_log"
+    "   WHERE completed_seq IS NOT NULL ORDER BY completed_seq DESC LIMIT 1), 0), ?8)"
     " ON CONFLICT(workspace_path, session_id, agent_id) DO UPDATE SET"
-    " status = excluded.status,"
+    " status = excluded.status, completed_seq = excluded.completed_seq,"
+    " tokens_in = max(tokens_in, excluded.tokens_in), tokens_out = max(tokens_out, excluded.tokens_out),"
     " result = CASE WHEN excluded.result <> '' THEN excluded.result ELSE result END,"
     " error = CASE WHEN excluded.error <> '' THEN excluded.error ELSE error END,"
     " duration = CASE WHEN excluded.duration <> '' THEN excluded.duration ELSE duration END,"
-    " completed_at = excluded.completed_at,"
-    " updated_at = excluded.updated_at";
+    " completed_at = excluded.completed_at, updated_at = excluded.updated_at";
+
+void Observed(const char* event) {
+  if (ObserveSink* sink = CurrentObserveSink()) sink->AgentLogEvent(event);
+}
 
 }  // namespace
 
@@ -213,6 +248,7 @@ Status AgentLogWriter::Started(const std::string& workspace_path, const AgentSta
   st.Bind(8, s.at ? FormatTime(*s.at) : now_text).Bind(9, now_text);
   Status result = st.Run();
   st.Reset();
+  if (result.ok()) Observed("started");
   return result;
 }
 
@@ -227,8 +263,10 @@ Status AgentLogWriter::Completed(const std::string& workspace_path, const AgentC
   st.Bind(1, workspace_path).Bind(2, d.session_id).Bind(3, d.agent_id).Bind(4, d.status);
   st.Bind(5, d.result).Bind(6, d.error).Bind(7, d.duration);
   st.Bind(8, d.at ? FormatTime(*d.at) : now_text).Bind(9, now_text);
+  st.Bind(10, d.tokens_in).Bind(11, d.tokens_out);
   Status result = st.Run();
   st.Reset();
+  if (result.ok()) Observed("completed");
   return result;
 }
 
@@ -277,7 +315,7 @@ Result<int64_t> StuckCutoff(const AgentLogQuery& q, int64_t now) {
 }  // namespace
 
 std::string AgentLogShowSql(const AgentLogQuery& q) {
-  const std::string select = std::string("SELECT ") + kColumns + ", placed_at, rowid FROM background_agent_log";
+  const std::string select = std::string("SELECT ") + kColumns + ", placed_at AS place, rowid AS rid FROM background_agent_log";
   std::string filters;
   AddFilters(q, &filters);
   const std::string base = select + " WHERE 1" + filters;
@@ -295,7 +333,7 @@ std::string AgentLogShowSql(const AgentLogQuery& q) {
     sql += " UNION ALL " + base +
            " AND placed_at < :since AND status = 'running' AND NOT (completed_at <> '' AND completed_at >= :since)";
   }
-  return sql + " ORDER BY 15, 16";
+  return sql + " ORDER BY place, rid";
 }
 
 Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, int64_t now) {
@@ -311,6 +349,64 @@ Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& q, in
     rows.push_back(std::move(r));
   }
   return rows;
+}
+
+Result<RunningAgents> CountRunningAgents(Db& db, int64_t stuck_after_minutes, int64_t now) {
+  AgentLogQuery q;
+  q.stuck_after_minutes = stuck_after_minutes;
+  PULSE_ASSIGN_OR_RETURN(const int64_t cutoff, StuckCutoff(q, now));
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
+      "SELECT COUNT(*), IFNULL(SUM(started_at <> '' AND started_at <= ?1), 0) FROM background_agent_log"
+      " WHERE status = 'running'"));
+  st.Bind(1, FormatTime(cutoff));
+  PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+  if (!has) return RunningAgents{};
+  return RunningAgents{st.Int64(0), st.Int64(1)};
+}
+
+// ---- following completions ----
+
+Result<int64_t> LatestCompletedSeq(Db& db) {
+  return db.QueryInt64(
+      "SELECT IFNULL((SELECT completed_seq FROM background_agent_log WHERE completed_seq IS NOT NULL"
+      " ORDER BY completed_seq DESC LIMIT 1), 0)");
+}
+
+Result<std::vector<FinishedAgentRow>> ReadCompletedAfter(Db& db, int64_t after_seq, int64_t limit) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string("SELECT ") + kColumns +
+                                                  ", completed_seq, rowid FROM background_agent_log WHERE completed_seq"
+                                                  " IS NOT NULL AND completed_seq > ?1 ORDER BY completed_seq LIMIT ?2"));
+  st.Bind(1, after_seq).Bind(2, limit);
+  return ReadFinished(st);
+}
+
+Result<std::vector<FinishedAgentRow>> ReadFinishedHistory(Db& db, int64_t max_seq, int64_t since,
+                                                           std::optional<int64_t> not_since, int64_t after_rowid,
+                                                           int64_t limit) {
+  std::string sql = std::string("SELECT ") + kColumns +
+                    ", completed_seq, rowid FROM background_agent_log"
+                    " WHERE rowid > :after AND status NOT IN ('running', '')"
+                    " AND (completed_seq IS NULL OR completed_seq <= :max)"
+                    " AND (started_at >= :since OR completed_at >= :since)";
+  if (not_since) sql += " AND NOT (started_at >= :sent OR completed_at >= :sent)";
+  sql += " ORDER BY rowid LIMIT :limit";
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  st.Bind(":after", after_rowid).Bind(":max", max_seq).Bind(":since", FormatTime(since));
+  if (not_since) st.Bind(":sent", FormatTime(*not_since));
+  st.Bind(":limit", limit);
+  return ReadFinished(st);
+}
+
+Result<std::optional<AgentLogRow>> AgentRunningAt(Db& db, const std::string& session, int64_t at) {
+  PULSE_ASSIGN_OR_RETURN(Statement st,
+                         db.Prepare(std::string("SELECT ") + kColumns +
+                                    " FROM background_agent_log WHERE session_id = ?1 AND started_at <> ''"
+                                    " AND started_at <= ?2 AND (completed_at = '' OR completed_at >= ?2)"
+                                    " ORDER BY started_at DESC, rowid DESC LIMIT 1"));
+  st.Bind(1, session).Bind(2, FormatTime(at));
+  PULSE_ASSIGN_OR_RETURN(bool has, st.Step());
+  if (!has) return std::optional<AgentLogRow>();
+  return std::optional<AgentLogRow>(RowFrom(st));
 }
 
 // ---- pages ----
@@ -373,7 +469,7 @@ Result<bool> Walk(Db& db, const AgentLogQuery& q, int64_t cutoff, const std::str
     AgentLogRow r = RowFrom(st);
     r.stuck = IsStuck(r, cutoff);
     page->rows.push_back(std::move(r));
-    *last = st.Text(14) + "/" + std::to_string(st.Int64(15));
+    *last = st.Text(16) + "/" + std::to_string(st.Int64(17));
   }
 }
 
@@ -470,7 +566,7 @@ Result<AgentLogPruneReport> PruneAgentLog(Db& db, const AgentLogPruneOptions& o,
       continue;
     }
     report.removed.push_back(std::move(row));
-    rowids.push_back(pick.Int64(14));
+    rowids.push_back(pick.Int64(16));
   }
   if (o.dry_run) return report;  // the transaction rolls back: nothing changed
   PULSE_ASSIGN_OR_RETURN(Statement del, db.Prepare("DELETE FROM background_agent_log WHERE rowid = ?"));

@@ -53,6 +53,8 @@ struct AgentCompletion {
   std::string error;
   std::string duration;             // as the runner reports it ("1m32s")
   std::optional<int64_t> at;        // when it finished; default: the clock
+  int64_t tokens_in = 0;            // a model's tokens, when the agent counted them (0 or more;
+  int64_t tokens_out = 0;           // a completion keeps the larger of the row's and its own)
 };
 
 struct AgentLogRow {
@@ -67,6 +69,8 @@ struct AgentLogRow {
   std::string result;
   std::string error;
   std::string duration;
+  int64_t tokens_in = 0;   // a model's tokens in and out (0: not counted)
+  int64_t tokens_out = 0;
   // Seconds since the epoch; nullopt for a start or completion not recorded
   // yet (or text in the column that is not a time, from another writer).
   std::optional<int64_t> started_at;
@@ -125,6 +129,37 @@ struct AgentLogQuery {
 // Oldest first: by start time (a row with no start by its completion), then
 // by the order the rows were first written.
 Result<std::vector<AgentLogRow>> ReadAgentLog(Db& db, const AgentLogQuery& query, int64_t now);
+
+// Rows running now, and of them those started more than the stuck age ago.
+struct RunningAgents {
+  int64_t running = 0;
+  int64_t stuck = 0;
+};
+Result<RunningAgents> CountRunningAgents(Db& db, int64_t stuck_after_minutes, int64_t now);
+
+// ---- following completions (the OTLP export, core/agent_log/otlp_export.h) ----
+
+// A finished row with its place in the order rows finished (completed_seq;
+// 0 for a row finished before the log numbered completions) and its rowid.
+struct FinishedAgentRow {
+  int64_t seq = 0;
+  int64_t rowid = 0;
+  AgentLogRow row;
+};
+// The latest completion's number (0: none yet).
+Result<int64_t> LatestCompletedSeq(Db& db);
+// Rows whose completion number is after `after_seq`, in that order, at most
+// `limit`.
+Result<std::vector<FinishedAgentRow>> ReadCompletedAfter(Db& db, int64_t after_seq, int64_t limit);
+// Finished rows numbered up to `max_seq` (or not numbered), that started or
+// completed at or after `since` and, with `not_since`, did neither at or
+// after it; by rowid after `after_rowid`, at most `limit`.
+Result<std::vector<FinishedAgentRow>> ReadFinishedHistory(Db& db, int64_t max_seq, int64_t since,
+                                                           std::optional<int64_t> not_since, int64_t after_rowid,
+                                                           int64_t limit);
+// The row of `session` that was running at `at`: started then or before,
+// not completed before it; the latest such start.
+Result<std::optional<AgentLogRow>> AgentRunningAt(Db& db, const std::string& session, int64_t at);
 
 struct AgentLogPruneOptions {
   int64_t older_than_days = 0;       // finished at least this many days ago

@@ -247,7 +247,7 @@ json AgentLogShowJson(const std::vector<AgentLogRow>& rows, int64_t stuck_after_
 }
 
 json AgentLogRowJson(const AgentLogRow& r) {
-  return json{{"workspace_path", r.workspace_path},
+  json row{{"workspace_path", r.workspace_path},
               {"session_id", r.session_id},
               {"agent_id", r.agent_id},
               {"name", r.name},
@@ -262,6 +262,8 @@ json AgentLogRowJson(const AgentLogRow& r) {
               {"completed_at", r.completed_at ? FormatTime(*r.completed_at) : std::string()},
               {"updated_at", FormatTime(r.updated_at)},
               {"stuck", r.stuck}};
+  if (r.tokens_in || r.tokens_out) row["tokens"] = {{"in", r.tokens_in}, {"out", r.tokens_out}};
+  return row;
 }
 
 void AddAgentLogApi(ApiRegistry& r) {

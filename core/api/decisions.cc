@@ -92,6 +92,10 @@ Result<json> ConsolidateGoalMemory(ApiContext& ctx) {
   return MemoryWriteCall(ctx, [&](GoalMemory& m) { return m.Consolidate(); });
 }
 
+Result<json> ConsolidateGoalMemoryAs(ApiContext& ctx, const std::vector<MemoryLine>& lines) {
+  return MemoryWriteCall(ctx, [&](GoalMemory& m) { return m.ConsolidateAs(lines); });
+}
+
 namespace {
 
 json OptJson(const std::optional<std::string>& v) { return v ? json(*v) : json(nullptr); }

@@ -28,6 +28,8 @@ Result<nlohmann::json> AddGoalMemoryEntry(ApiContext& ctx, MemorySection section
                                           const std::string& text);
 // memory.consolidate, the same way.
 Result<nlohmann::json> ConsolidateGoalMemory(ApiContext& ctx);
+// Pulse's rewrite (GoalMemory::ConsolidateAs), answered like memory.show.
+Result<nlohmann::json> ConsolidateGoalMemoryAs(ApiContext& ctx, const std::vector<MemoryLine>& lines);
 
 // The JSON every caller (the command line, HTTP, MCP, the browser) gets for
 // a decision: {id, question, options, blocks, raised_by, status, created_at,

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 
+#include "core/base/observe.h"
 #include "core/store/schema.h"
 #include "core/base/sha256.h"
 #include "core/base/time_util.h"
@@ -367,15 +368,17 @@ Status AppendGuardRecord(Db& db, const GuardRecord& r) {
   st.Bind(1, r.session).Bind(2, r.turn).Bind(3, r.tool).Bind(4, r.tool_normalized).Bind(5, r.tool_class)
       .Bind(6, r.args_sha256).Bind(7, int64_t{r.allowed ? 1 : 0}).Bind(8, r.rule).Bind(9, r.level)
       .Bind(10, r.reason).BindTime(11, r.at);
-  return st.Run();
+  PULSE_RETURN_IF_ERROR(st.Run());
+  if (ObserveSink* sink = CurrentObserveSink()) sink->GuardDecision(r.rule, r.allowed);
+  return Status::OK();
 }
 
-Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit) {
-  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
-      "SELECT id, session, turn, tool, args_sha256, allowed, rule, level, reason, at, tool_normalized, tool_class"
-      " FROM pulse_guard_decisions"
-      " WHERE (?1 = '' OR session = ?1) ORDER BY id LIMIT ?2"));
-  st.Bind(1, session).Bind(2, int64_t{limit});
+namespace {
+
+constexpr const char* kGuardColumns =
+    "id, session, turn, tool, args_sha256, allowed, rule, level, reason, at, tool_normalized, tool_class";
+
+Result<std::vector<GuardRecord>> ReadGuardRows(Statement& st) {
   std::vector<GuardRecord> out;
   while (true) {
     PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -396,5 +399,34 @@ Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& s
     out.push_back(std::move(r));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string("SELECT ") + kGuardColumns +
+                                                  " FROM pulse_guard_decisions"
+                                                  " WHERE (?1 = '' OR session = ?1) ORDER BY id LIMIT ?2"));
+  st.Bind(1, session).Bind(2, int64_t{limit});
+  return ReadGuardRows(st);
+}
+
+Result<std::vector<GuardRecord>> ReadGuardDecisions(Db& db, const GuardDecisionRange& range) {
+  std::string sql = std::string("SELECT ") + kGuardColumns +
+                    " FROM pulse_guard_decisions WHERE id > :after AND id <= :max";
+  if (range.since) sql += " AND at >= :since";
+  if (range.not_since) sql += " AND at < :sent";
+  sql += " ORDER BY id LIMIT :limit";
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(sql));
+  st.Bind(":after", range.after_id);
+  st.Bind(":max", range.max_id);
+  if (range.since) st.Bind(":since", FormatTime(*range.since));
+  if (range.not_since) st.Bind(":sent", FormatTime(*range.not_since));
+  st.Bind(":limit", int64_t{range.limit});
+  return ReadGuardRows(st);
+}
+
+Result<int64_t> LatestGuardDecisionId(Db& db) {
+  return db.QueryInt64("SELECT IFNULL(MAX(id), 0) FROM pulse_guard_decisions");
 }
 }  // namespace pulse

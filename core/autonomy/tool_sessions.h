@@ -124,4 +124,18 @@ Status AppendGuardRecord(Db& db, const GuardRecord& r);
 // Oldest first; all sessions when `session` is empty.
 Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit = 1000);
 
+// Decisions by id after `after_id` and up to `max_id`, made at or after
+// `since` and (with `not_since`) before it; oldest first, at most `limit`
+// (what the OTLP export follows, core/agent_log/otlp_export.h).
+struct GuardDecisionRange {
+  int64_t after_id = 0;
+  int64_t max_id = INT64_MAX;
+  std::optional<int64_t> since;
+  std::optional<int64_t> not_since;
+  int limit = 1000;
+};
+Result<std::vector<GuardRecord>> ReadGuardDecisions(Db& db, const GuardDecisionRange& range);
+// The latest decision's id (0: none yet).
+Result<int64_t> LatestGuardDecisionId(Db& db);
+
 }  // namespace pulse

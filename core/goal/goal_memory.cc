@@ -187,49 +187,35 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
   return Status::Conflict(file_path_ + ": goal memory kept changing while Pulse wrote it; try again (nothing was changed)");
 }
 
-Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
-  // A tab is a space here; every other control (line breaks of any reader,
-  // \x1c..\x1e that Python reads as breaks, C1, U+2028/U+2029) is refused:
-  // an entry is one line for every reader, or a text could forge one.
+namespace {
+
+// An entry's text as goal.md holds it: a tab is a space; every other control
+// (line breaks of any reader, \x1c..\x1e that Python reads as breaks, C1,
+// U+2028/U+2029) is refused: an entry is one line for every reader, or a
+// text could forge one. `what` names the text in the error.
+Result<std::string> EntryText(const std::string& text, const std::string& what) {
   std::string body = text;
   std::replace(body.begin(), body.end(), '\t', ' ');
   body = Trim(body, kLineBlanks);
-  if (body.empty()) return Status::InvalidArgument("memory text is empty");
-  PULSE_RETURN_IF_ERROR(CheckUtf8(body, "memory text"));
+  if (body.empty()) return Status::InvalidArgument(what + " is empty");
+  PULSE_RETURN_IF_ERROR(CheckUtf8(body, what));
   unsigned cp = 0;
   if (size_t at = FirstControl(body, &cp); at != std::string::npos) {
-    return Status::InvalidArgument("memory text must be one line of text: it holds the control character " +
+    return Status::InvalidArgument(what + " must be one line of text: it holds the control character " +
                                    CodePointName(cp) + " at byte " + std::to_string(at) + " (nothing was written)");
   }
+  return body;
+}
+
+}  // namespace
+
+Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
+  PULSE_ASSIGN_OR_RETURN(std::string body, EntryText(text, "memory text"));
   std::string line = "- " + FormatDate(env_.NowSeconds()) + " [" + MemorySourceLabel(source) + "] " + body;
   const std::string title = MemorySectionTitle(section);
   auto change = [&](const std::string& current) -> Result<std::string> {
     std::vector<std::string> lines = SplitLines(current);
-    // Find the section; insert after its last non-blank line.
-    size_t head = std::string::npos;
-    for (size_t i = 0; i < lines.size(); ++i) {
-      bool heading = false;
-      const SectionInfo* s = HeadingSection(lines[i], &heading);
-      if (s && title == s->title) {
-        head = i;
-        break;
-      }
-    }
-    if (head == std::string::npos) {
-      while (!lines.empty() && Trim(lines.back(), kLineBlanks).empty()) lines.pop_back();
-      if (!lines.empty()) lines.push_back("");
-      lines.push_back("## " + title);
-      lines.push_back(line);
-      return JoinLines(lines);
-    }
-    size_t last = head;
-    for (size_t i = head + 1; i < lines.size(); ++i) {
-      bool heading = false;
-      HeadingSection(lines[i], &heading);
-      if (heading) break;
-      if (!Trim(lines[i], kLineBlanks).empty()) last = i;
-    }
-    lines.insert(lines.begin() + static_cast<long>(last + 1), line);
+    InsertInSection(&lines, title, line);
     return JoinLines(lines);
   };
   PULSE_RETURN_IF_ERROR(RememberPulseLine(line));
@@ -265,19 +251,115 @@ Result<MemoryWrite> GoalMemory::Consolidate() {
   };
   PULSE_ASSIGN_OR_RETURN(MemoryWrite w, Rewrite(change, "pulse"));
   w.dropped = dropped_count;
-  for (const auto& [section, line_reason] : archived) {
+  Status s = Archive(archived);
+  if (!s.ok()) {
+    RestoreFile(w);
+    return s;
+  }
+  return w;
+}
+
+Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wanted) {
+  if (wanted.size() > static_cast<size_t>(kGoalMemoryMaxEntries)) {
+    return Status::InvalidArgument("consolidate: " + std::to_string(wanted.size()) + " entries; memory holds at most " +
+                                   std::to_string(kGoalMemoryMaxEntries));
+  }
+  std::vector<std::string> texts(wanted.size());  // each entry's text as it is written
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    const std::string at = "consolidate: entries[" + std::to_string(i) + "]";
+    if (wanted[i].source == MemorySource::kOwnerAnswer) {
+      return Status::Refused(at + ": a line of Pulse's cannot be an owner answer; the owner's lines are kept as they are");
+    }
+    PULSE_ASSIGN_OR_RETURN(texts[i], EntryText(wanted[i].text, at + ": the text"));
+  }
+  const std::string today = FormatDate(env_.NowSeconds());
+  std::vector<std::pair<std::string, std::string>> dropped;  // section, line + '\t' + reason
+  std::vector<std::string> written;
+  auto change = [&](const std::string& current) -> Result<std::string> {
+    dropped.clear();
+    written.clear();
+    std::vector<std::string> lines = SplitLines(current);
+    std::vector<Located> entries = LocateEntries(lines, nullptr);
+    std::set<size_t> own;  // line indexes of Pulse's own entries
+    for (const Located& e : entries) {
+      PULSE_ASSIGN_OR_RETURN(bool p, IsPulseLine(e.entry.line));
+      if (p && Lower(e.entry.source) != "owner answer") own.insert(e.index);
+    }
+    const size_t owners = entries.size() - own.size();
+    if (owners + wanted.size() > static_cast<size_t>(kGoalMemoryMaxEntries)) {
+      return Status::InvalidArgument("consolidate: " + std::to_string(owners) + " owner lines are kept, so at most " +
+                                     std::to_string(owners >= 60 ? 0 : 60 - owners) + " of Pulse's fit (" +
+                                     std::to_string(wanted.size()) + " given; memory holds 60 entries)");
+    }
+    std::set<size_t> reused;
+    std::vector<std::string> out;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!own.count(i)) out.push_back(lines[i]);
+    }
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      const MemoryLine& m = wanted[i];
+      const std::string title = MemorySectionTitle(m.section), text = texts[i];
+      std::string line = "- " + today + " [" + MemorySourceLabel(m.source) + "] " + text;
+      for (const Located& e : entries) {
+        if (own.count(e.index) && !reused.count(e.index) && e.entry.section == title && e.entry.text == text) {
+          line = Trim(e.entry.line);
+          reused.insert(e.index);
+          break;
+        }
+      }
+      InsertInSection(&out, title, line);
+      written.push_back(line);
+    }
+    for (const Located& e : entries) {
+      if (own.count(e.index) && !reused.count(e.index)) {
+        dropped.push_back({e.entry.section, e.entry.line + "\tnot kept by Pulse's rewrite"});
+      }
+    }
+    return JoinLines(out);
+  };
+  PULSE_ASSIGN_OR_RETURN(MemoryWrite w, Rewrite(change, "pulse"));
+  w.dropped = static_cast<int>(dropped.size());
+  Status s = Status::OK();
+  for (const std::string& line : written) {
+    if (s.ok()) s = RememberPulseLine(line);
+  }
+  if (s.ok()) s = Archive(dropped);
+  if (s.ok()) s = ArchiveFile(dropped);
+  if (!s.ok()) {
+    RestoreFile(w);
+    return s;
+  }
+  return w;
+}
+
+Status GoalMemory::Archive(const std::vector<std::pair<std::string, std::string>>& dropped) {
+  for (const auto& [section, line_reason] : dropped) {
     size_t tab = line_reason.rfind('\t');
     PULSE_ASSIGN_OR_RETURN(Statement put, db_.Prepare(
         "INSERT INTO pulse_goal_memory_archive(section, line, reason, dropped_at) VALUES(?, ?, ?, ?)"));
     put.Bind(1, section).Bind(2, line_reason.substr(0, tab)).Bind(3, line_reason.substr(tab + 1))
         .Bind(4, FormatTime(env_.NowSeconds()));
-    Status s = put.Run();
-    if (!s.ok()) {
-      RestoreFile(w);
-      return s;
-    }
+    PULSE_RETURN_IF_ERROR(put.Run());
   }
-  return w;
+  return Status::OK();
+}
+
+Status GoalMemory::ArchiveFile(const std::vector<std::pair<std::string, std::string>>& dropped) {
+  if (dropped.empty() || !has_file()) return Status::OK();
+  const std::string now = FormatTime(env_.NowSeconds());
+  // goal.archive.md beside goal.md: the owner reads what consolidation took
+  // out without opening the database.
+  const std::string path = file_path_.substr(0, file_path_.rfind('.')) + ".archive.md";
+  std::string text = "# Goal memory archive\n\nLines consolidation took out of goal.md, newest at the end.\n";
+  if (env_.FileExists(path)) {
+    PULSE_ASSIGN_OR_RETURN(text, env_.ReadFile(path));
+  }
+  text += "\n## " + now + ": " + std::to_string(dropped.size()) + " dropped\n";
+  for (const auto& [section, line_reason] : dropped) {
+    size_t tab = line_reason.rfind('\t');
+    text += Trim(line_reason.substr(0, tab)) + "  (" + section + "; " + line_reason.substr(tab + 1) + ")\n";
+  }
+  return env_.WriteFileAtomic(path, text);
 }
 
 Result<MemoryWrite> GoalMemory::Save(const std::string& text, const std::string& base_hash) {

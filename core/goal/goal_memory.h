@@ -73,6 +73,13 @@ std::string MemoryHash(const std::string& text);
 // InvalidArgument naming `what` and the byte offset when text is not UTF-8.
 Status CheckUtf8(const std::string& text, const std::string& what);
 
+// One of Pulse's own lines as a consolidation by rewrite gives it.
+struct MemoryLine {
+  MemorySection section = MemorySection::kLessons;
+  MemorySource source = MemorySource::kPulseInference;
+  std::string text;
+};
+
 struct MemoryWrite {
   std::string text;           // the new text
   std::string hash;
@@ -110,6 +117,18 @@ class GoalMemory {
   // owner lines and unparsed lines are never dropped. Dropped lines are kept
   // in pulse_goal_memory_archive.
   Result<MemoryWrite> Consolidate();
+  // Consolidation by rewrite: `lines` (Pulse's own judgement of what to keep)
+  // replace Pulse's own entries. The owner's lines — entries Pulse did not
+  // write and [owner answer] entries — stay exactly as they are, where they
+  // are, and so does everything that is not an entry. At most
+  // kGoalMemoryMaxEntries entries in all (InvalidArgument beyond, saying how
+  // many owner lines are kept). A line whose text is that of an entry it
+  // replaces in the same section keeps that entry's line (date and source);
+  // the others are dated today. Every dropped line goes to
+  // pulse_goal_memory_archive and, natively, to goal.archive.md next to
+  // goal.md (where the owner reads what the rewrite took out). An [owner
+  // answer] source is refused: Pulse's lines are its own.
+  Result<MemoryWrite> ConsolidateAs(const std::vector<MemoryLine>& lines);
   // The owner's edit: Conflict unless base_hash is the hash of the current text.
   Result<MemoryWrite> Save(const std::string& text, const std::string& base_hash);
 
@@ -131,6 +150,12 @@ class GoalMemory {
   Result<std::string> ReadFileText();
   Result<bool> IsPulseLine(const std::string& line);
   Status RememberPulseLine(const std::string& line);
+  // Dropped lines ({section, line + '\t' + reason}) into the archive table.
+  Status Archive(const std::vector<std::pair<std::string, std::string>>& dropped);
+  // ... and, natively, appended to goal.archive.md beside goal.md (the
+  // rewrite's: the mechanical consolidation keeps the table only, so the
+  // browser's module carries none of this).
+  Status ArchiveFile(const std::vector<std::pair<std::string, std::string>>& dropped);
   // Writes `next` (made from `base`) unless the text changed under us, in
   // which case it returns Conflict and the caller re-applies its change.
   struct Current {

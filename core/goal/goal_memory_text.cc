@@ -97,6 +97,34 @@ bool ParseEntryLine(const std::string& raw, MemoryEntry* e) {
 }
 
 
+void InsertInSection(std::vector<std::string>* lines, const std::string& title, const std::string& line) {
+  // Find the section; insert after its last non-blank line.
+  size_t head = std::string::npos;
+  for (size_t i = 0; i < lines->size(); ++i) {
+    bool heading = false;
+    const SectionInfo* s = HeadingSection((*lines)[i], &heading);
+    if (s && title == s->title) {
+      head = i;
+      break;
+    }
+  }
+  if (head == std::string::npos) {
+    while (!lines->empty() && Trim(lines->back(), kLineBlanks).empty()) lines->pop_back();
+    if (!lines->empty()) lines->push_back("");
+    lines->push_back("## " + title);
+    lines->push_back(line);
+    return;
+  }
+  size_t last = head;
+  for (size_t i = head + 1; i < lines->size(); ++i) {
+    bool heading = false;
+    HeadingSection((*lines)[i], &heading);
+    if (heading) break;
+    if (!Trim((*lines)[i], kLineBlanks).empty()) last = i;
+  }
+  lines->insert(lines->begin() + static_cast<long>(last + 1), line);
+}
+
 std::vector<Located> LocateEntries(const std::vector<std::string>& lines, int* unparsed) {
   std::vector<Located> out;
   const SectionInfo* current = nullptr;

@@ -30,6 +30,10 @@ std::string JoinLines(const std::vector<std::string>& lines);
 // The known section a "## ..." heading names, or nullptr (another heading).
 const SectionInfo* HeadingSection(const std::string& line, bool* is_heading);
 
+// Puts `line` after the last non-blank line of the section titled `title`,
+// adding the section at the end when the text has none.
+void InsertInSection(std::vector<std::string>* lines, const std::string& title, const std::string& line);
+
 // An entry with where it sits, for rewrites.
 struct Located {
   MemoryEntry entry;

@@ -33,6 +33,31 @@ std::vector<std::pair<const char*, CommandSetup>>& Registry() {
 
 CommandRegistrar::CommandRegistrar(const char* name, CommandSetup setup) { Registry().push_back({name, setup}); }
 
+void AddModelOptions(CLI::App* sub, ModelFlags& flags) {
+  sub->add_option("--model", flags.model,
+                  "a model thinks for Pulse's turns: openai:NAME (Chat Completions with tools: OpenAI, Ollama, "
+                  "llama.cpp, vLLM, LM Studio) or anthropic:NAME (the Messages API); default: the built-in rules "
+                  "runner (docs/models.md)");
+  sub->add_option("--model-url", flags.url,
+                  "the API's base URL (openai: up to /v1, e.g. http://127.0.0.1:11434/v1 for Ollama; anthropic: the "
+                  "host); default the vendor's");
+  sub->add_option("--model-key-env", flags.key_env,
+                  "the environment variable holding the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY); unset: "
+                  "no auth header");
+  sub->add_option("--model-max-steps", flags.max_steps, "tool round trips in one turn (default 16); past it the turn "
+                                                        "fails with \"step cap\"")
+      ->check(CLI::Range(1, 256));
+  sub->add_option("--model-timeout", flags.timeout, "seconds per model request (default 120)")
+      ->check(FiniteRange(0.1, 3600.0));
+}
+
+Status CheckTurnFlags(const ModelFlags& model, const std::string& runner) {
+  if (!model.model.empty() && !runner.empty()) {
+    return Status::InvalidArgument("--runner and --model both say what thinks for the turns; give one");
+  }
+  return CheckModelFlags(model);
+}
+
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
   sub->add_option("--workspace", state.globals.workspace, "the workspace directory (holds Workflow/)")->required();
   if (needs_workflow) {

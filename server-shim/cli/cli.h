@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/model/model_spec.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
 #include "core/workflow/handle.h"
@@ -79,6 +80,13 @@ Result<std::unique_ptr<WorkflowHandle>> OpenFromFlags(State& state);
 // through, since every comparison with NaN is false, so a value that is not
 // a finite number is refused first, then the range is checked.
 CLI::Validator FiniteRange(double min, double max);
+
+// --model, --model-url, --model-key-env, --model-max-steps, --model-timeout:
+// every command that runs a turn (serve, talk, pass, ask, pre-run).
+void AddModelOptions(CLI::App* sub, ModelFlags& flags);
+// The flags checked together with --runner (which excludes --model);
+// InvalidArgument naming the flag.
+Status CheckTurnFlags(const ModelFlags& model, const std::string& runner);
 
 // Every command's --help: plain flags, one example, the exit codes (cli_help.cc).
 void FinishHelp(CLI::App& app);

@@ -6,16 +6,20 @@
 // --workflow (a plain chat session) they do nothing and touch no file. Bad
 // usage (a missing --session, a bad --at, an unknown workflow) is still exit 2.
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "core/agent_log/agent_log.h"
+#include "core/agent_log/otlp_export.h"
 #include "core/api/agent_log.h"
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
 #include "core/base/time_util.h"
 #include "server-shim/cli/cli.h"
+#include "server-shim/http/otlp_exporter.h"
 
 namespace pulse::cli {
 namespace {
@@ -23,6 +27,8 @@ namespace {
 using nlohmann::json;
 
 struct AgentLogFlags {
+  std::string otlp_endpoint;
+  std::vector<std::string> otlp_headers;
   std::string session, agent, name, kind, parent, run_id, at;
   std::string status, result, error, duration;
   std::string show_status, since, cursor;
@@ -266,6 +272,65 @@ void RunPrune(State& state) {
   }
 }
 
+// History to a collector, once: the rows finished before the live
+// exporter's cursor began, and the guard decisions up to it, since T
+// (core/agent_log/otlp_export.h). What an earlier run sent is not sent again.
+void RunExportOtlp(State& state) {
+  AgentLogFlags& f = Flags();
+  Result<std::string> since_text = NormalizeTime(f.since, "--since");
+  if (!since_text.ok()) { state.exit_code = Fail(since_text.status()); return; }
+  const int64_t since = *ParseTime(*since_text);
+  Result<std::vector<std::pair<std::string, std::string>>> headers = serve::ParseOtlpHeaders(f.otlp_headers);
+  if (!headers.ok()) { state.exit_code = Fail(headers.status()); return; }
+  Result<serve::OtlpTarget> target = serve::ParseOtlpTarget(f.otlp_endpoint, *headers);
+  if (!target.ok()) { state.exit_code = Fail(target.status()); return; }
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
+  if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
+  Db& db = (*w)->db();
+  Result<OtlpCursor> cursor = LoadOrStartOtlpCursor(db);
+  if (!cursor.ok()) { state.exit_code = Fail(cursor.status()); return; }
+  int64_t agents = 0, tools = 0;
+  OtlpHistoryPosition at;
+  for (;;) {
+    Result<OtlpHistoryBatch> batch = NextOtlpHistoryBatch(db, state.globals.workflow, *cursor, since, at, 256);
+    if (!batch.ok()) { state.exit_code = Fail(batch.status()); return; }
+    if (batch->empty()) break;
+    const int spans = batch->agent_spans + batch->tool_spans;
+    const std::string body = OtlpTraceRequest("", std::move(batch->spans)).dump();
+    // A collector that is briefly away gets three tries, a second apart and more.
+    serve::OtlpPostResult post;
+    OtlpAnswer answer = OtlpAnswer::kRetry;
+    for (int attempt = 1; attempt <= 3 && answer == OtlpAnswer::kRetry; ++attempt) {
+      if (attempt > 1) std::this_thread::sleep_for(std::chrono::duration<double>(OtlpBackoffSeconds(attempt - 1)));
+      post = serve::PostOtlp(*target, body, 10);
+      answer = ClassifyOtlpAnswer(post.status, !post.transport_error.empty());
+    }
+    if (answer != OtlpAnswer::kTaken) {
+      const std::string why = post.transport_error.empty() ? "HTTP " + std::to_string(post.status) + " " + post.body
+                                                           : post.transport_error;
+      std::cerr << "pulse: " << target->url << "/v1/traces did not take " << spans << " spans (" << why << ") after "
+                << agents + tools << " were sent; nothing is marked sent, so running this again sends all of it"
+                << std::endl;
+      state.exit_code = 1;
+      return;
+    }
+    agents += batch->agent_spans;
+    tools += batch->tool_spans;
+    at = batch->next;
+  }
+  Status marked = MarkOtlpHistorySent(db, since);
+  if (!marked.ok()) { state.exit_code = Fail(marked); return; }
+  if (state.globals.json) {
+    PrintJson(json{{"sent", agents + tools}, {"agent_spans", agents}, {"tool_spans", tools},
+                   {"since", *since_text}, {"endpoint", target->url + "/v1/traces"}});
+  } else {
+    std::cout << "sent " << agents + tools << " spans (" << agents << " agents, " << tools << " tool calls) of "
+              << state.globals.workflow << "'s history since " << *since_text << " to " << target->url
+              << "/v1/traces\n";
+  }
+  state.exit_code = 0;
+}
+
 void Setup(CLI::App& app, State& state) {
   AgentLogFlags& f = Flags();
   CLI::App* log = app.add_subcommand("agent-log", "the durable background-agent log: record, read back, prune");
@@ -332,6 +397,17 @@ void Setup(CLI::App& app, State& state) {
       ->check(CLI::NonNegativeNumber);
   prune->add_flag("--dry-run", f.dry_run, "print what would be removed, remove nothing");
   prune->callback([&state] { RunPrune(state); });
+
+  CLI::App* otlp = log->add_subcommand(
+      "export-otlp", "send the log's history since T to an OpenTelemetry collector as spans, once (OTLP/HTTP JSON)");
+  AddCommonOptions(otlp, state);
+  otlp->add_option("--since", f.since, "rows that started or completed (tool calls made) at or after this time")
+      ->required();
+  otlp->add_option("--otlp-endpoint", f.otlp_endpoint, "the collector's OTLP/HTTP base URL (spans go to URL/v1/traces)")
+      ->required();
+  otlp->add_option("--otlp-header", f.otlp_headers, "a header for the collector, NAME=VALUE; repeatable")
+      ->allow_extra_args(false);
+  otlp->callback([&state] { RunExportOtlp(state); });
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ struct AskFlags {
   std::string caller, session, account, message, thread, call_id, runner;
   int wait = kAskPulseWaitDefault;
   double timeout = 600;
+  ModelFlags model;
   serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
@@ -51,8 +52,10 @@ void Setup(CLI::App& app, State& state) {
                                         "built-in rules runner");
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
+  AddModelOptions(sub, f.model);
   AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] {
+    if (Status s = CheckTurnFlags(f.model, f.runner); !s.ok()) { state.exit_code = Fail(s); return; }
     if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
     Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
@@ -69,6 +72,7 @@ void Setup(CLI::App& app, State& state) {
     char real[PATH_MAX];
     opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
     opt.runner = f.runner;
+    opt.model = f.model;
     opt.runner_timeout = f.timeout;
     opt.sandbox = f.sandbox;
     opt.max_turns = 1;

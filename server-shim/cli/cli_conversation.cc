@@ -70,11 +70,13 @@ void SetupShow(CLI::App* parent, State& state) {
 // prints what the conversation recorded.
 struct TurnFlags {
   std::string runner;
+  ModelFlags model;
   double timeout = 600;
   serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
+  if (Status s = CheckTurnFlags(flags.model, flags.runner); !s.ok()) { state.exit_code = Fail(s); return; }
   if (Status s = serve::CheckSandboxOptions(flags.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
   Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
@@ -84,6 +86,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   char real[PATH_MAX];
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = flags.runner;
+  opt.model = flags.model;
   opt.runner_timeout = flags.timeout;
   opt.sandbox = flags.sandbox;
   opt.max_turns = 1;
@@ -135,6 +138,7 @@ void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
   sub->add_option("--runner-timeout", flags.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
   AddSandboxOptions(sub, flags.sandbox);
+  AddModelOptions(sub, flags.model);
 }
 
 void Setup(CLI::App& app, State& state) {

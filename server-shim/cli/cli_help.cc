@@ -28,6 +28,7 @@ const std::map<std::string, std::string>& Examples() {
       {"agent-log batch", "pulse agent-log batch --workspace ws --workflow substack < events.jsonl"},
       {"agent-log show", "pulse agent-log show --workspace ws --workflow substack --status stuck"},
       {"agent-log prune", "pulse agent-log prune --workspace ws --workflow substack --older-than 90 --dry-run"},
+      {"agent-log export-otlp", "pulse agent-log export-otlp --workspace ws --workflow substack --since 2026-09-01T00:00:00Z --otlp-endpoint http://127.0.0.1:4318"},
       {"guard", "pulse guard --workspace ws --workflow substack --turn goal_check --tool run_workflow"},
       {"session", "pulse session open --workspace ws --workflow substack --turn goal_work"},
       {"session open", "pulse session open --workspace ws --workflow substack --turn goal_work"},

@@ -23,10 +23,12 @@ struct PreRunFlags {
   std::string step, runner;
   double timeout = 300;
   double wait = -1;
+  ModelFlags model;
   serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunPreRun(State& state, const PreRunFlags& f) {
+  if (Status s = CheckTurnFlags(f.model, f.runner); !s.ok()) { state.exit_code = Fail(s); return; }
   if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
   Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
@@ -35,6 +37,7 @@ void RunPreRun(State& state, const PreRunFlags& f) {
   char real[PATH_MAX];
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = f.runner;
+  opt.model = f.model;
   opt.review_timeout = f.timeout;
   opt.review_wait = f.wait >= 0 ? f.wait : f.timeout + 30;
   opt.sandbox = f.sandbox;
@@ -66,6 +69,7 @@ void SetupPreRun(CLI::App& app, State& state) {
       ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--wait-seconds", f.wait, "seconds to wait for a review (default: the timeout plus 30)")
       ->check(FiniteRange(0.0, 86400.0));
+  AddModelOptions(sub, f.model);
   AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] { RunPreRun(state, f); });
 }

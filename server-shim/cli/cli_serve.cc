@@ -8,6 +8,7 @@
 #include "server-shim/cli/cli.h"
 #include "core/store/db.h"
 #include "server-shim/cluster/etcd_client.h"
+#include "server-shim/http/otlp_exporter.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -72,6 +73,26 @@ void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.0, 86400.0));
 }
 
+// GET /metrics and the OTLP export (docs/observability.md).
+void AddObservabilityOptions(CLI::App* sub, serve::ServeOptions& opt, std::vector<std::string>& headers) {
+  sub->add_flag("--metrics-public", opt.metrics_public,
+                "GET /metrics answers clients outside loopback too (default: loopback only)");
+  sub->add_option("--metrics-max-workflows", opt.metrics_max_workflows,
+                  "per-workflow gauges for at most N workflows, in name order; the rest are counted in "
+                  "pulse_metrics_workflows_omitted (default 2000)")
+      ->check(CLI::Range(0, 1000000));
+  sub->add_option("--metrics-max-age", opt.metrics_max_age,
+                  "seconds a workflow's gauges may lag the clock while nothing they are computed from moved "
+                  "(default 300)")
+      ->check(FiniteRange(0.0, 86400.0));
+  sub->add_option("--otlp-endpoint", opt.otlp_endpoint,
+                  "an OpenTelemetry collector's OTLP/HTTP base URL: agent-log rows and guarded tool calls go to "
+                  "URL/v1/traces as spans (JSON)");
+  sub->add_option("--otlp-header", headers, "a header for the collector, NAME=VALUE; repeatable")->allow_extra_args(false);
+  sub->add_option("--otlp-interval", opt.otlp_interval, "seconds between the exporter's looks for new spans (default 2)")
+      ->check(FiniteRange(0.05, 3600.0));
+}
+
 // The HTTP side's bounds: bodies, threads, kept connections, who may connect.
 void AddConnectionOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
@@ -99,8 +120,16 @@ void AddConnectionOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.5, 3600.0));
 }
 
+// --otlp-header and --otlp-endpoint checked before anything is served.
+Status ReadOtlpFlags(const std::vector<std::string>& headers, serve::ServeOptions* o) {
+  PULSE_ASSIGN_OR_RETURN(o->otlp_headers, serve::ParseOtlpHeaders(headers));
+  if (o->otlp_endpoint.empty()) return Status::OK();
+  return serve::ParseOtlpTarget(o->otlp_endpoint, o->otlp_headers).status();
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
+  static std::vector<std::string> otlp_headers;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
   sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
   sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
@@ -111,6 +140,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner", opt.runner,
                   "external runner command for background turns (run with sh -c; turn JSON on stdin, "
                   "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+  AddModelOptions(sub, opt.model);
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
@@ -137,10 +167,19 @@ void Setup(CLI::App& app, State& state) {
   AddConnectionOptions(sub, opt);
   AddSandboxOptions(sub, opt.sandbox);
   AddEtcdOptions(sub, opt);
+  AddObservabilityOptions(sub, opt, otlp_headers);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
+    if (Status flags = CheckTurnFlags(o.model, o.runner); !flags.ok()) {
+      state.exit_code = Fail(flags);
+      return;
+    }
     if (Status s = serve::CheckSandboxOptions(o.sandbox); !s.ok()) {
       state.exit_code = Fail(s);
+      return;
+    }
+    if (Status otlp = ReadOtlpFlags(otlp_headers, &o); !otlp.ok()) {
+      state.exit_code = Fail(otlp);
       return;
     }
     // A URL that cannot be etcd's, or credentials that cannot be read, are

@@ -460,13 +460,39 @@ httplib::Server::HandlerWithContentReader HttpServer::WithBodyLimit(Handler hand
   };
 }
 
+httplib::Server::HandlerWithContentReader HttpServer::Timed(const std::string& pattern, const char* method,
+                                                            HandlerWithContentReader handler) const {
+  if (!observer_) return handler;
+  RequestObserver observer = observer_;
+  return [observer, pattern, method, handler](const httplib::Request& req, httplib::Response& res,
+                                              const httplib::ContentReader& reader) {
+    const auto started = Clock::now();
+    handler(req, res, reader);
+    observer(pattern, method, std::chrono::duration<double>(Clock::now() - started).count());
+  };
+}
+
 HttpServer& HttpServer::Post(const std::string& pattern, Handler handler) {
-  httplib::Server::Post(pattern, WithBodyLimit(std::move(handler)));
+  httplib::Server::Post(pattern, Timed(pattern, "POST", WithBodyLimit(std::move(handler))));
   return *this;
 }
 
 HttpServer& HttpServer::Put(const std::string& pattern, Handler handler) {
-  httplib::Server::Put(pattern, WithBodyLimit(std::move(handler)));
+  httplib::Server::Put(pattern, Timed(pattern, "PUT", WithBodyLimit(std::move(handler))));
+  return *this;
+}
+
+HttpServer& HttpServer::Get(const std::string& pattern, Handler handler) {
+  if (!observer_) {
+    httplib::Server::Get(pattern, std::move(handler));
+    return *this;
+  }
+  RequestObserver observer = observer_;
+  httplib::Server::Get(pattern, [observer, pattern, handler](const httplib::Request& req, httplib::Response& res) {
+    const auto started = Clock::now();
+    handler(req, res);
+    observer(pattern, "GET", std::chrono::duration<double>(Clock::now() - started).count());
+  });
   return *this;
 }
 

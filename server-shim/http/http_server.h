@@ -16,6 +16,7 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -44,6 +45,12 @@ class HttpServer : public httplib::Server {
   // neither), and the handler only runs for a body that fits.
   HttpServer& Post(const std::string& pattern, Handler handler);
   HttpServer& Put(const std::string& pattern, Handler handler);
+  HttpServer& Get(const std::string& pattern, Handler handler);
+
+  // Told the route (its pattern as registered), the method and the seconds
+  // each request took, body read included; set before routes are added.
+  using RequestObserver = std::function<void(const std::string& pattern, const char* method, double seconds)>;
+  void SetRequestObserver(RequestObserver observer) { observer_ = std::move(observer); }
 
   // Binds `host:port` (0: any free port) without SO_REUSEPORT, so a second
   // server on the same port fails instead of sharing it. Returns the port,
@@ -58,9 +65,12 @@ class HttpServer : public httplib::Server {
  private:
   bool process_and_close_socket(socket_t sock) override;
   HandlerWithContentReader WithBodyLimit(Handler handler) const;
+  // `handler`, timed for the observer when there is one.
+  HandlerWithContentReader Timed(const std::string& pattern, const char* method, HandlerWithContentReader handler) const;
 
   ConnectionLimits limits_;
   std::unique_ptr<ConnectionGate> gate_;
+  RequestObserver observer_;
 };
 
 // For handlers: the connection this request came on is closed after the

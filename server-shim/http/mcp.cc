@@ -109,16 +109,11 @@ json CallTool(const RpcCall& call, ApiContext& ctx, const ToolSession& session, 
   std::string name = params["name"];
   std::unique_ptr<PlatformForwarder> platform = MakePlatformForwarder(options, ctx.workflow);
   Result<ToolCallOutcome> out = DispatchToolCall(ctx, session, name, arguments, platform.get());
-  if (!out.ok()) return RpcResult(call.id, ToolText(BoundedReason(out.status().message()), true, ErrorToJson(out.status())));
-  json doc = out->ToJson();
-  if (!out->guard.allowed) {
+  if (out.ok() && !out->guard.allowed) {
     spdlog::info("mcp: {} refused in session {}: {}", name, session.id, out->guard.reason);
-    return RpcResult(call.id, ToolText(out->guard.reason.empty() ? "refused" : BoundedReason(out->guard.reason), true, doc));
   }
-  if (out->executed) return RpcResult(call.id, ToolText(out->result, false, doc));
-  // A platform tool: the whole outcome, so "carry_out_on_platform" (not
-  // done) is the first thing the caller reads; a failed forward is an error.
-  return RpcResult(call.id, ToolText(doc, out->forwarded && !out->platform_done, doc));
+  ToolReply reply = ToolCallReply(out);
+  return RpcResult(call.id, ToolText(reply.content, reply.is_error, reply.structured));
 }
 
 }  // namespace

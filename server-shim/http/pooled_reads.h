@@ -29,8 +29,8 @@ class PooledReads {
   // `compute`'s answer for `workflow` from the status cache: what
   // GET /api/workflows keeps of each workflow (workflow_list.h).
   Result<nlohmann::json> Cached(Env& env, const std::string& workflow, const std::string& variant,
-                                const StatusCache::Compute& compute, bool* open_failed) {
-    return status_.Get(env, workflow, variant, compute, open_failed);
+                                const StatusCache::Compute& compute, bool* open_failed, int64_t max_age = 0) {
+    return status_.Get(env, workflow, variant, compute, open_failed, max_age);
   }
   // What /api/health shows of the pool and the cache.
   nlohmann::json Health() const;

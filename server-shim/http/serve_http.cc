@@ -27,6 +27,7 @@
 #include "server-shim/http/http_server.h"
 #include "server-shim/http/http_util.h"
 #include "server-shim/http/mcp.h"
+#include "server-shim/http/observability.h"
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
@@ -54,6 +55,8 @@ class App {
         reads_(env, options.workspace, DbPoolOptions{options.pool_size, options.pool_idle_seconds}) {}
 
   void Install(HttpServer& s);
+  // The workflows' pooled reads (GET /metrics' gauges read through them too).
+  PooledReads* reads() { return &reads_; }
 
  private:
   // Opens the workflow named in the URL; null with a 4xx written otherwise.
@@ -346,8 +349,8 @@ void App::InstallService(HttpServer& s) {
     ReplyJson(res, 200, WithSandboxLegs(json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
-                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}}, options_.sandbox));
+                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()},
+                             {"reads", reads_.Health()}, {"turns", ThinksWithJson(options_)}}, options_.sandbox));
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -469,29 +472,6 @@ void App::Install(HttpServer& s) {
 
 namespace {
 
-// What must hold before anything listens: the workspace exists, its
-// workflows can be listed, the owner token is there. Exit code 2 on failure.
-bool CheckWorkspace(ServerEnv& env, const ServeOptions& options, std::vector<std::string>* names,
-                    std::optional<OwnerTokenSetup>* owner) {
-  if (!env.IsDirectory(options.workspace)) {
-    std::cerr << "pulse: " << options.workspace << ": workspace directory does not exist" << std::endl;
-    return false;
-  }
-  Result<std::vector<std::string>> listed = ListWorkflows(env, options.workspace);
-  if (!listed.ok()) {
-    std::cerr << "pulse: " << listed.status().message() << std::endl;
-    return false;
-  }
-  *names = std::move(listed).value();
-  Result<OwnerTokenSetup> token = EnsureOwnerToken(options.workspace);
-  if (!token.ok()) {
-    std::cerr << "pulse: " << token.status().message() << std::endl;
-    return false;
-  }
-  owner->emplace(std::move(token).value());
-  return true;
-}
-
 // Runs the server until SIGTERM or SIGINT (blocked in every thread by the
 // caller; this thread waits for them) and then stops the tick and the turns.
 bool RunUntilSignalled(HttpServer& server, Scheduler& scheduler, TurnManager& turns, const sigset_t& stop_signals) {
@@ -537,10 +517,13 @@ int Serve(const ServeOptions& in) {
   std::optional<OwnerTokenSetup> owner;
   if (!CheckWorkspace(env, options, &names, &owner)) return 2;
 
+  HttpServer server(LimitsFrom(options));
+  // Counted from here on; every route below timed (observability.h).
+  std::unique_ptr<Observability> observe = Observability::Create(&env, options, server);
+  if (!observe) return 2;
   OutboxDeliverer deliverer(&env, options);
   TurnManager turns(&env, options);
   turns.SetDeliverer(&deliverer);
-  HttpServer server(LimitsFrom(options));
   server.set_read_timeout(10);
   server.set_write_timeout(10);
   Scheduler scheduler(&env, options, &turns, &deliverer);
@@ -586,8 +569,10 @@ int Serve(const ServeOptions& in) {
 
   deliverer.Start();
   slack.Start();
+  observe->Start(app.reads());
   if (options.tick) scheduler.Start();
   bool ok = RunUntilSignalled(server, scheduler, turns, stop_signals);
+  observe->Stop();
   slack.Stop();
   deliverer.Stop();
   SetBuilderChannel(nullptr);

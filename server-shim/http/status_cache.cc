@@ -19,8 +19,9 @@ int64_t DataVersion(Db& db) {
 
 }  // namespace
 
-bool StatusCache::Fresh(const Entry& e, int64_t now) {
-  return e.now == now && StampDatabase(e.db_path) == e.db && e.inputs.Fresh();
+bool StatusCache::Fresh(const Entry& e, int64_t now, int64_t max_age) {
+  const bool in_time = e.now == now || (e.now < now && now - e.now <= max_age);
+  return in_time && StampDatabase(e.db_path) == e.db && e.inputs.Fresh();
 }
 
 Result<StatusCache::Answer> StatusCache::Run(Env& env, const std::string& workflow, int64_t now, Keep form,
@@ -91,14 +92,15 @@ size_t StatusCache::bytes() const {
 }
 
 Result<json> StatusCache::Get(Env& env, const std::string& workflow, const std::string& variant,
-                              const Compute& compute, bool* open_failed) {
-  Result<Answer> out = Lookup(env, workflow, variant, Keep::kJson, compute, open_failed);
+                              const Compute& compute, bool* open_failed, int64_t max_age) {
+  Result<Answer> out = Lookup(env, workflow, variant, Keep::kJson, compute, open_failed, max_age);
   if (!out.ok()) return out.status();
   return (*out)->doc;
 }
 
 Result<StatusCache::Answer> StatusCache::Lookup(Env& env, const std::string& workflow, const std::string& variant,
-                                                Keep keep, const Compute& compute, bool* open_failed) {
+                                                Keep keep, const Compute& compute, bool* open_failed,
+                                                int64_t max_age) {
   const int64_t now = env.NowSeconds();
   const std::string key = workflow + '\n' + variant;
   std::unique_lock<std::mutex> l(mu_);
@@ -110,7 +112,7 @@ Result<StatusCache::Answer> StatusCache::Lookup(Env& env, const std::string& wor
       // The stamps are read without the lock; the entry cannot change
       // under this reference.
       l.unlock();
-      bool fresh = Fresh(*e, now);
+      bool fresh = Fresh(*e, now, max_age);
       l.lock();
       if (fresh) {
         ++hits_;

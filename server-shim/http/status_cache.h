@@ -64,11 +64,14 @@ class StatusCache {
   // *open_failed: the error is the workflow's open's (the pool's). Get
   // keeps the answer as JSON, GetText as the reply's text (one variant, one
   // form).
+  // `max_age` > 0: an answer computed up to that many seconds before the
+  // clock is still handed out while everything else it was computed from is
+  // unchanged (the metrics' gauges, which may lag the clock, not the data).
   Result<nlohmann::json> Get(Env& env, const std::string& workflow, const std::string& variant,
-                             const Compute& compute, bool* open_failed);
+                             const Compute& compute, bool* open_failed, int64_t max_age = 0);
   Result<Answer> GetText(Env& env, const std::string& workflow, const std::string& variant, const Compute& compute,
                          bool* open_failed) {
-    return Lookup(env, workflow, variant, Keep::kText, compute, open_failed);
+    return Lookup(env, workflow, variant, Keep::kText, compute, open_failed, 0);
   }
 
   uint64_t recomputes() const { return recomputes_; }
@@ -88,9 +91,9 @@ class StatusCache {
     bool busy = false;
     uint64_t used = 0;
   };
-  static bool Fresh(const Entry& e, int64_t now);
+  static bool Fresh(const Entry& e, int64_t now, int64_t max_age);
   Result<Answer> Lookup(Env& env, const std::string& workflow, const std::string& variant, Keep keep,
-                        const Compute& compute, bool* open_failed);
+                        const Compute& compute, bool* open_failed, int64_t max_age);
   // Computes on a pooled connection; the entry when it may be kept.
   Result<Answer> Run(Env& env, const std::string& workflow, int64_t now, Keep form, const Compute& compute,
                      std::shared_ptr<const Entry>* keep, bool* open_failed);

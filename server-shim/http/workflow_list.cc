@@ -4,9 +4,12 @@
 #include <cctype>
 #include <vector>
 
+#include "core/agent_log/agent_log.h"
+#include "core/api/agent_log.h"
 #include "core/api/review.h"
 #include "core/base/time_util.h"
 #include "core/decisions/decisions.h"
+#include "core/focus_areas/focus_areas.h"
 #include "core/goal/goal_check.h"
 #include "core/goal/goal_facts.h"
 #include "core/autonomy/tool_args.h"
@@ -71,15 +74,17 @@ Result<json> ComputeItem(ApiContext& ctx, const std::string& wf) {
   Result<std::optional<RecordedCheck>> last = LatestRecordedCheck(*ctx.db, ctx.env->NowSeconds());
   item["last_check"] = last.ok() && *last ? json{{"checked_at", FormatTime((*last)->checked_at)}, {"status", (*last)->status}}
                                           : json{{"checked_at", nullptr}, {"status", nullptr}};
+  Result<std::vector<FocusArea>> areas = ReadFocusAreas(ctx.config.raw);
+  item["focus_areas_open"] = areas.ok() ? std::count_if(areas->begin(), areas->end(),
+                                                        [](const FocusArea& a) { return a.open(); })
+                                        : 0;
+  Result<RunningAgents> agents = CountRunningAgents(*ctx.db, ConfiguredStuckAfter(ctx.config), ctx.env->NowSeconds());
+  item["agents_running"] = agents.ok() ? agents->running : 0;
+  item["agents_stuck"] = agents.ok() ? agents->stuck : 0;
   return item;
 }
 
-json ItemOf(PooledReads& reads, Env& env, const std::string& wf) {
-  bool open_failed = false;
-  Result<json> item = reads.Cached(
-      env, wf, "workflow list item", [&](ApiContext& ctx) { return ComputeItem(ctx, wf); }, &open_failed);
-  return item.ok() ? *item : json{{"name", wf}, {"error", item.status().message()}};
-}
+json ItemOf(PooledReads& reads, Env& env, const std::string& wf) { return CachedWorkflowItem(reads, env, wf); }
 
 // A page's item: the overview's row, without the whole goal status document.
 json Compact(const json& full) {
@@ -103,6 +108,13 @@ json Compact(const json& full) {
 }
 
 }  // namespace
+
+json CachedWorkflowItem(PooledReads& reads, Env& env, const std::string& wf, int64_t max_age) {
+  bool open_failed = false;
+  Result<json> item = reads.Cached(
+      env, wf, "workflow list item", [&](ApiContext& ctx) { return ComputeItem(ctx, wf); }, &open_failed, max_age);
+  return item.ok() ? *item : json{{"name", wf}, {"error", item.status().message()}};
+}
 
 bool ParseWorkflowListQuery(const httplib::Params& params, WorkflowListQuery* out, std::string* error) {
   std::string limit, cursor, q;

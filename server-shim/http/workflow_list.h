@@ -36,6 +36,12 @@ constexpr int kWorkflowPageMax = 500;
 // problem (the route answers 400 with it).
 bool ParseWorkflowListQuery(const httplib::Params& params, WorkflowListQuery* out, std::string* error);
 
+// One workflow's item as the unpaged list shows it (its goal status
+// document, pending decisions, focus areas open, agents running and stuck,
+// ...), from the status cache; `max_age` as in StatusCache::Get. An item
+// that could not be computed is {name, error}.
+nlohmann::json CachedWorkflowItem(PooledReads& reads, Env& env, const std::string& workflow, int64_t max_age = 0);
+
 // The answer: {workflows: [...]} (unpaged) or {workflows, next_cursor,
 // total, limit} (paged).
 Result<nlohmann::json> WorkflowListAnswer(PooledReads& reads, Env& env, const std::string& workspace,

@@ -13,7 +13,7 @@ namespace pulse::serve {
 using nlohmann::json;
 
 void TurnManager::ReplyToSlack(OpenCtx& oc, const TurnRequest& request, const std::string& status,
-                               const std::string& reply, const std::string& error) {
+                               const std::string& reply, const std::string& error, bool stored) {
   const json& slack = request.input["slack"];
   if (!slack.is_object()) return;
   const std::string name = SlackPulseName(WorkflowSlug(oc.ctx.config.raw, oc.ctx.workflow));
@@ -21,9 +21,9 @@ void TurnManager::ReplyToSlack(OpenCtx& oc, const TurnRequest& request, const st
   const std::string text = failed ? name + " could not answer this time: " + (error.empty() ? "no reply" : error) +
                                         ". The message is in its conversation; send it again if it still matters."
                                   : reply;
-  // The built-in rules runner put its reply in the outbox itself, with the
-  // thread as its target; a runner's reply is added here.
-  if (failed || !options_.runner.empty()) {
+  // A built-in runner (the rules, a model) put its reply in the outbox
+  // itself, with the thread as its target; an external runner's is added here.
+  if (failed || !stored) {
     OutboxMessage m;
     m.kind = "pulse_reply";
     m.title = name + " in Slack";

@@ -13,6 +13,7 @@
 #include "core/base/time_util.h"
 #include "server-shim/cluster/claims.h"
 #include "server-shim/turns/prerun.h"
+#include "server-shim/http/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
 #include "server-shim/tick/tick_import.h"
@@ -242,6 +243,9 @@ void Scheduler::TickOnce() {
   stats.importing = counts.importing;
   StoreStats(mu_, &last_stats_, stats, started);
   ++ticks_;
+  if (ServerMetrics* metrics = CurrentServerMetrics()) {
+    metrics->TickPass(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+  }
 }
 
 void Scheduler::Visit(const std::string& wf, PassCounts& counts) {

@@ -12,6 +12,7 @@
 #include "core/notify/delivery.h"
 #include "core/slack/slack_routing.h"
 #include "core/base/time_util.h"
+#include "server-shim/http/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/slack/slack_client.h"
 
@@ -74,9 +75,12 @@ void DeliverOutbox(OpenCtx& oc) {
     return;
   }
   for (const OutboxMessage& m : *fresh) {
-    Status planned = PlanDeliveries(db, m.id, DeliveryTargets(m.kind, m.payload, notify, config.CanPost()),
-                                    env.NowSeconds());
+    const std::vector<std::string> targets = DeliveryTargets(m.kind, m.payload, notify, config.CanPost());
+    Status planned = PlanDeliveries(db, m.id, targets, env.NowSeconds());
     if (!planned.ok()) spdlog::warn("{}: outbox message {}: {}", oc.ctx.workflow, m.id, planned.message());
+    if (ServerMetrics* metrics = CurrentServerMetrics(); metrics && planned.ok()) {
+      for (const std::string& t : targets) metrics->Delivery(t == kTabOnlyTarget ? "not_sent" : "queued");
+    }
   }
   Result<std::vector<DueDelivery>> due = DueDeliveries(db, env.NowSeconds(), 20);
   if (!due.ok()) return;
@@ -86,6 +90,12 @@ void DeliverOutbox(OpenCtx& oc) {
     DeliveryAnswer answer = Attempt(oc, config, notify, d);
     Status recorded = RecordDeliveryAttempt(db, d.message.id, d.delivery.target, answer, env.NowSeconds());
     if (!recorded.ok()) spdlog::warn("{}: outbox message {}: {}", oc.ctx.workflow, d.message.id, recorded.message());
+    if (ServerMetrics* metrics = CurrentServerMetrics(); metrics && recorded.ok()) {
+      // The state the attempt left it in (outbox.h: RecordDeliveryAttempt).
+      const bool retried = answer.retry && d.delivery.attempts + 1 < kMaxDeliveryAttempts &&
+                           NextAttemptAt(answer, d.delivery.attempts + 1, env.NowSeconds());
+      metrics->Delivery(answer.delivered ? "delivered" : retried ? "retrying" : "failed");
+    }
     if (answer.delivered) continue;
     down.insert(d.delivery.target);
     // Logged on the first failure and when given up; the retries between

@@ -20,10 +20,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "server-shim/turns/sandbox.h"
@@ -47,10 +49,19 @@ double Since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 
 void SetNonBlocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+std::mutex g_hidden_mu;
+std::vector<std::string> g_hidden;  // the model's key variables (SetHiddenEnvironment)
+
 // Variables a runner never inherits from the server: its own session's
-// values are set explicitly, and nothing of the owner's may ride along.
+// values are set explicitly, and nothing of the owner's may ride along —
+// the model's key least of all.
 bool Inheritable(const std::string& key) {
-  return key.rfind("PULSE_", 0) != 0 && key.rfind("MCP_", 0) != 0 && key != "TMPDIR";
+  if (key.rfind("PULSE_", 0) == 0 || key.rfind("MCP_", 0) == 0 || key == "TMPDIR") return false;
+  std::lock_guard<std::mutex> l(g_hidden_mu);
+  for (const std::string& h : g_hidden) {
+    if (key == h) return false;
+  }
+  return true;
 }
 
 std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& extra_env) {
@@ -448,6 +459,13 @@ void Pump::Finish() {
 }
 
 }  // namespace
+
+void SetHiddenEnvironment(const std::vector<std::string>& names) {
+  std::lock_guard<std::mutex> l(g_hidden_mu);
+  for (const std::string& n : names) {
+    if (std::find(g_hidden.begin(), g_hidden.end(), n) == g_hidden.end()) g_hidden.push_back(n);
+  }
+}
 
 ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir) {
   ProcessSandbox box;

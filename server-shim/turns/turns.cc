@@ -16,12 +16,14 @@
 #include "agent/turns/review_turns.h"
 #include "core/workflow/after_run.h"
 #include "core/agent_log/agent_log.h"
+#include "core/agent_log/otlp_export.h"
 #include "core/goal/goal_facts.h"
 #include "core/conversation/pulse_requests.h"
 #include "core/review/review_conversation.h"
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 #include "server-shim/cluster/fence.h"
+#include "server-shim/http/metrics.h"
 #include "server-shim/tick/first_open.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
@@ -50,8 +52,11 @@ constexpr const char* kAgentPrefix = "pulse-turn-";
 
 // The turn's agent-log row, completed.
 Status CompleteAgent(OpenCtx& oc, const std::string& session, const std::string& agent, const std::string& status,
-                     const std::string& result, const std::string& error, const std::string& duration, int64_t now) {
+                     const std::string& result, const std::string& error, const std::string& duration, int64_t now,
+                     TurnTokens tokens = {}) {
   AgentCompletion done;
+  done.tokens_in = tokens.in;
+  done.tokens_out = tokens.out;
   done.session_id = session;
   done.agent_id = agent;
   done.status = status;
@@ -111,6 +116,19 @@ void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& reque
   }
 }
 
+// An ask's answer is its turn's final reply; a turn that failed says why,
+// and the caller's thread stays open for another round.
+void FinishAsk(OpenCtx& oc, const TurnRequest& request, const Result<json>& out) {
+  const json ask = JGet(request.input, "ask", json());
+  if (!ask.is_object()) return;
+  bool ok = out.ok() && JStr(*out, "error").empty();
+  Status finished = FinishAskTurn(oc.ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
+                                  out.ok() ? JStr(*out, "result") : "",
+                                  out.ok() ? JStr(*out, "error") : out.status().message(),
+                                  out.ok() ? JStr(*out, "state") : "failed");
+  if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
+}
+
 // Why a runner's turn failed ("" when it did not); `*state` becomes
 // "interrupted" when the server's shutdown cut it.
 std::string RunnerError(const ProcessResult& p, double timeout, std::string* state) {
@@ -145,7 +163,11 @@ std::string RunnerError(const ProcessResult& p, double timeout, std::string* sta
 
 }  // namespace
 
-TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), options_(options) {}
+TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), options_(options) {
+  // The model's key stays in this process: no runner, platform or Builder
+  // command started from here inherits it.
+  SetHiddenEnvironment(ModelKeyVariables(options.model));
+}
 
 TurnManager::~TurnManager() { Shutdown(); }
 
@@ -207,6 +229,13 @@ Result<TurnTicket> TurnManager::Submit(const TurnRequest& request, OpenCtx* open
                            : request.kind == "housekeeping"  ? " housekeeping"
                                                              : " Pulse: " + request.kind;
   std::string name = request.workflow + what + (request.trigger.empty() ? "" : " (" + request.trigger + ")");
+  // With an OTLP exporter, the export's cursor is placed before the turn's
+  // first record: a turn of this server is never history to it, even when
+  // it ends before the exporter first looks at this workflow.
+  if (!options_.otlp_endpoint.empty()) {
+    Result<OtlpCursor> cursor = LoadOrStartOtlpCursor(*oc->ctx.db);
+    if (!cursor.ok()) spdlog::warn("{}: otlp: {}", request.workflow, cursor.status().message());
+  }
   // The row exists before the turn runs, so a turn that never gets to run
   // still leaves its record.
   AgentStart start;
@@ -254,6 +283,7 @@ void TurnManager::Reap() {
 void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
   auto steady0 = std::chrono::steady_clock::now();
   bool got_slot = false;
+  TakeTurnTokens();  // this thread's count starts at zero
   {
     std::unique_lock<std::mutex> l(mu_);
     cv_.wait(l, [&] {
@@ -287,17 +317,7 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         // A bug must not take the server down; the turn's row says what happened.
         out = Status::Internal(std::string("internal error in the turn: ") + e.what());
       }
-      const json ask = JGet(request.input, "ask", json());
-      if (ask.is_object()) {
-        // The ask's answer is the turn's final reply; a turn that failed
-        // says why, and the caller's thread stays open for another round.
-        bool ok = out.ok() && JStr(*out, "error").empty();
-        Status finished = FinishAskTurn((*oc)->ctx, ask, out.ok() ? out->value("turn_id", int64_t{0}) : 0, ok,
-                                        out.ok() ? JStr(*out, "result") : "",
-                                        out.ok() ? JStr(*out, "error") : out.status().message(),
-                                        out.ok() ? JStr(*out, "state") : "failed");
-        if (!finished.ok()) spdlog::warn("{}: ask {}: {}", request.workflow, JStr(ask, "call_id"), finished.message());
-      }
+      FinishAsk(**oc, request, out);
       if (out.ok()) {
         result = JStr(*out, "result");
         if (!JStr(*out, "error").empty()) {
@@ -308,13 +328,17 @@ void TurnManager::Run(TurnTicket ticket, TurnRequest request) {
         status = "failed";
         error = out.status().message();
       }
-      if (request.input.contains("slack")) ReplyToSlack(**oc, request, status, result, error);
+      // A built-in runner (the rules, a model) stored its reply itself.
+      if (request.input.contains("slack")) {
+        ReplyToSlack(**oc, request, status, result, error, out.ok() && JBool(*out, "reply_stored"));
+      }
       if (!deliverer_) DeliverOutbox(**oc);
       open = std::move(*oc);
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - steady0).count();
-  Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000), open.get());
+  Complete(ticket, status, result, error, static_cast<int64_t>(secs * 1000), open.get(), TakeTurnTokens());
+  if (ServerMetrics* metrics = CurrentServerMetrics()) metrics->TurnFinished(request.kind, status, secs);
   // The messages the turn left go to the deliverer's thread; with nothing
   // to deliver, it is told so and need not open the workflow itself.
   if (deliverer_ && open) deliverer_->Settled(request.workflow, open->ctx);
@@ -384,54 +408,71 @@ Result<json> TurnManager::HousekeepingTurn(OpenCtx& oc, const TurnTicket& ticket
   return out;
 }
 
-Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
-                                  const json& continuity) {
+Result<json> TurnManager::RunnerInput(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                      const json& continuity) {
   json turn = {{"kind", ticket.kind},         {"session", ticket.session},
-               {"token", ticket.token},       {"pulse_run_id", ticket.pulse_run_id},
+               {"pulse_run_id", ticket.pulse_run_id},
                {"agent", ticket.agent},       {"workflow", ticket.workflow},
                {"trigger", request.trigger},  {"started_at", ticket.started_at}};
   for (auto& [k, v] : request.input.items()) turn[k] = v;
+  PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
+  const json ask = JGet(request.input, "ask", json());
+  const bool around_run = kind == TurnKind::kWorkflowReview || kind == TurnKind::kHousekeeping;
+  PULSE_ASSIGN_OR_RETURN(json doc, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
+                                              : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
+                                                            JGet(request.input, "message", json()),
+                                                            JStr(request.input, "caller"),
+                                                            JStr(request.input, "account")));
+  AddTurnSubject(&doc, request, ticket.workflow);
+  if (ask.is_object()) {
+    doc["charter"] = AskCharter(ticket.workflow, ask, JBool(request.input, "report_only"));
+    doc["context"]["ask"] = ask;
+  }
+  if (!continuity.is_null()) {
+    // Continuity: a coding CLI resumes its own session by this id; an API
+    // model replays the generation's transcript.
+    turn["restored_conversation_session_id"] = continuity["restored_conversation_session_id"];
+    doc["conversation"] = continuity;
+  }
+  doc["turn"] = turn;  // the token travels only in the environment
+  return doc;
+}
 
+Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                  const json& continuity) {
   PrepareTurn(oc, ticket, request);
   PULSE_ASSIGN_OR_RETURN(TurnKind kind, ParseTurnKind(ticket.kind));
   const json ask = JGet(request.input, "ask", json());
   const bool around_run = kind == TurnKind::kWorkflowReview || kind == TurnKind::kHousekeeping;
-  if (options_.runner.empty() && around_run) {
+  // A model thinks for the turn when the server or the workflow names one
+  // and no external runner was given.
+  std::optional<ModelSpec> model;
+  if (options_.runner.empty()) {
+    Result<std::optional<ModelSpec>> named = ModelForWorkflow(options_.model, oc.ctx.config.raw);
+    if (!named.ok()) return json{{"result", ""}, {"error", named.status().message()}};
+    model = *named;
+  }
+  if (!model && options_.runner.empty() && around_run) {
     Result<std::string> summary = kind == TurnKind::kWorkflowReview ? RunRulesReview(oc.ctx, ticket.session)
                                                                     : RunRulesHousekeeping(oc.ctx, ticket.session);
     if (!summary.ok()) return summary.status();
     return json{{"result", *summary}};
   }
-  if (options_.runner.empty()) {
+  if (!model && options_.runner.empty()) {
     // The built-in rules runner: no model, the core's rules only.
     RulesTurn rules{kind, ticket.session, ticket.pulse_run_id, JStr(request.input, "message"),
                     JBool(request.input, "report_only"), request.input, JGet(request.input, "slack", json()), ask};
     PULSE_ASSIGN_OR_RETURN(RulesReport report, RunRulesTurn(oc.ctx, rules));
-    return json{{"result", report.summary}};
+    return json{{"result", report.summary}, {"reply_stored", report.outbox_id.has_value()}};
   }
+  PULSE_ASSIGN_OR_RETURN(json stdin_doc, RunnerInput(oc, ticket, request, continuity));
+  // A review that hangs is ended at its own (shorter) timeout: the run it
+  // stands before goes on without it.
+  const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
+  if (model) return ModelTurn(oc, ticket, request, stdin_doc, *model, timeout);
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.
-  PULSE_ASSIGN_OR_RETURN(json prepared, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
-                                                   : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                                 JGet(request.input, "message", json()),
-                                                                 JStr(request.input, "caller"),
-                                                                 JStr(request.input, "account")));
-  json stdin_doc = prepared;
-  AddTurnSubject(&stdin_doc, request, ticket.workflow);
-  if (ask.is_object()) {
-    stdin_doc["charter"] = AskCharter(ticket.workflow, ask, JBool(request.input, "report_only"));
-    stdin_doc["context"]["ask"] = ask;
-  }
-  json public_turn = turn;
-  public_turn.erase("token");  // the token travels only in the environment
-  if (!continuity.is_null()) {
-    // Continuity: a coding CLI resumes its own session by this id; an API
-    // model replays the generation's transcript.
-    public_turn["restored_conversation_session_id"] = continuity["restored_conversation_session_id"];
-    stdin_doc["conversation"] = continuity;
-  }
-  stdin_doc["turn"] = public_turn;
   stdin_doc["mcp"] = {{"url", base_url_ + "mcp"},
                       {"tool_url", base_url_ + "s/" + ticket.session + "/tools/custom/"},
                       {"token_env", "MCP_API_TOKEN"}};
@@ -451,9 +492,6 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   }
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
   ProcessSandbox sandbox = RunnerSandbox(options_, oc.paths().dir);
-  // A review that hangs is ended at its own (shorter) timeout: the run it
-  // stands before goes on without it.
-  const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, timeout, &stopping_,
                                options_.shutdown_grace, &sandbox);
   // A runner may print any bytes: repaired here, before they are JSON.
@@ -466,7 +504,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
 }
 
 void TurnManager::Complete(const TurnTicket& t, const std::string& status, const std::string& result,
-                           const std::string& error, int64_t duration_ms, OpenCtx* open) {
+                           const std::string& error, int64_t duration_ms, OpenCtx* open, TurnTokens tokens) {
   // The turn's own connection unless it has none, or one a failure left
   // inside a transaction.
   Result<std::unique_ptr<OpenCtx>> oc = std::unique_ptr<OpenCtx>();
@@ -482,7 +520,7 @@ void TurnManager::Complete(const TurnTicket& t, const std::string& status, const
   char dur[32];
   std::snprintf(dur, sizeof dur, "%.3fs", duration_ms / 1000.0);
   const int64_t now = env_->NowSeconds();
-  Status done = CompleteAgent(*open, t.session, t.agent, status, result, error, dur, now);
+  Status done = CompleteAgent(*open, t.session, t.agent, status, result, error, dur, now, tokens);
   if (!done.ok()) spdlog::warn("{}: agent log: {}", t.workflow, done.message());
   Result<std::vector<std::string>> closed = CloseToolSession(*open->ctx.db, t.session, now);
   if (!closed.ok()) spdlog::warn("{}: closing session {}: {}", t.workflow, t.session, closed.status().message());

@@ -137,7 +137,7 @@ test('the goal check continues its conversation and answers the owner (TestGoalL
     }
     assert.equal(seen[1].conversation.transcript[1].reply, 'reply to goal_check after 1 earlier entries');
     assert.equal(seen[2].conversation.transcript[2].text.endsWith(words), true);
-    assert.match(seen[1].charter, /record_pulse_goal_memory\(action="add", source "owner answer"\)/);
+    assert.match(seen[1].charter, /record_pulse_goal_memory\(action="add", section "owner", source "owner answer"\)/);
     assert.match(seen[1].charter, /record_pulse_focus_area\(action="propose"/);
     assert.equal(seen[1].context.message, words);
     assert.match(seen[2].charter, /Goal Work/);

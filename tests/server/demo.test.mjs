@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../node/helpers.mjs';
 import { request, startServer, makeTempDir, waitFor, PULSE_BIN } from './helpers.mjs';
@@ -22,6 +22,11 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
   if (existsSync(nowFile)) args.push('--now-file', nowFile);
   const s = await startServer(ws, args);
   try {
+    // The demo runs the rules runner unless PULSE_MODEL names a model; its
+    // prices.json is there for when one does (docs/models.md).
+    assert.equal((await request(`${s.url}api/health`)).body.turns.thinks_with, 'rules');
+    const prices = JSON.parse(readFileSync(join(ws, '.pulse', 'prices.json'), 'utf8'));
+    assert.deepEqual(prices['anthropic:scripted-demo'], { input_per_mtok: 3, output_per_mtok: 15 });
     const list = (await request(`${s.url}api/workflows`)).body.workflows;
     assert.deepEqual(list.map((w) => [w.name, w.status]),
       [['digest', 'on_track'], ['inbox', 'on_track'], ['substack', 'not_measured']]);
@@ -87,14 +92,26 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     const subReview = (await request(`${s.url}api/workflows/substack/workflow-review`)).body;
     assert.equal(subReview.workflow_review.current.outcome, 'broken');
     assert.equal(subReview.workflow_review.current.broken[0].step, 'growth_funnel');
-    await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
-      { what: 'the digest check' });
-    assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
     // Digest's year before Pulse (schedule-runs.json, 670 runs) comes in a
-    // batch a pass; its goal check runs once the history is in, still on track.
+    // batch a pass; its goal check runs once the history is in, still on
+    // track, and raises nothing.
     const digCheck = await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows
       .find((r) => r.kind === 'goal_check' && r.status === 'completed'), { what: 'the digest goal check' });
     assert.match(digCheck.result, /^Digest Pulse: on track/);
+    assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
+    // Digest's conversation holds a turn a model thought (recorded through
+    // the real agent loop against a scripted model server when the demo was
+    // made): its tokens on the agent-log row, the owner's direction in goal
+    // memory as the owner's line, its cost priced into the spend facts.
+    const thought = (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.filter((r) => r.tokens);
+    assert.deepEqual(thought.map((r) => [r.status, r.tokens]), [['completed', { in: 36900, out: 270 }]]);
+    assert.match(thought[0].result, /^Kept in goal memory as your direction: five items from now on\./);
+    assert.match((await request(`${s.url}api/workflows/digest/memory`)).body.text,
+      /\[owner answer\] Keep the digest at five items after the focus on a shorter digest ends/);
+    const digTalk = (await request(`${s.url}api/workflows/digest/conversation`)).body.turns.find((t) => t.turn === 'ask_pulse');
+    assert.deepEqual([digTalk.caller, digTalk.reply], ['owner', thought[0].result]);
+    const digSpend = (await request(`${s.url}api/workflows/digest/facts`)).body.spend;
+    assert.ok(Math.abs(digSpend.last_7_days_usd - (36900 * 3 + 270 * 15) / 1e6) < 1e-6, JSON.stringify(digSpend));
     const digRuns = (await request(`${s.url}api/workflows/digest/runs-by-route`)).body.routes.reduce((n, r) => n + r.runs, 0);
     assert.equal(digRuns, 670 + 10);
     assert.equal((await request(`${s.url}api/health`)).body.tick.importing, 0);
@@ -135,6 +152,30 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.deepEqual(fix.map((d) => d.recommendation.option), ['Make this fix']);
   } finally {
     await s.stop();
+    tmp.cleanup();
+  }
+});
+
+test('run.sh passes PULSE_MODEL, PULSE_MODEL_URL and PULSE_MODEL_KEY_ENV through to pulse serve, and says what thinks', () => {
+  const tmp = makeTempDir('pulse-run-dry-');
+  try {
+    const env = { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: 'openai:qwen2.5:7b',
+      PULSE_MODEL_URL: 'http://127.0.0.1:11434/v1', PULSE_MODEL_KEY_ENV: 'LOCAL_KEY' };
+    const r = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8', env });
+    assert.equal(r.status, 0, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.ok(lines.includes('run: Pulse thinks with openai:qwen2.5:7b at http://127.0.0.1:11434/v1'), r.stdout);
+    const args = lines.slice(lines.indexOf('build/native/pulse') + 1);
+    for (const [flag, value] of [['--model', 'openai:qwen2.5:7b'], ['--model-url', 'http://127.0.0.1:11434/v1'],
+      ['--model-key-env', 'LOCAL_KEY'], ['--workspace', tmp.dir]]) {
+      assert.equal(args[args.indexOf(flag) + 1], value, `${flag} in ${args.join(' ')}`);
+    }
+    const plain = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8',
+      env: { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: '' } });
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.ok(!plain.stdout.includes('--model'), plain.stdout);
+    assert.match(plain.stdout, /built-in rules runner; PULSE_MODEL=openai:NAME/);
+  } finally {
     tmp.cleanup();
   }
 });

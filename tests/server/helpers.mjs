@@ -139,6 +139,14 @@ export async function waitFor(fn, { timeoutMs = 20000, intervalMs = 100, what = 
   throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
 }
 
+// The workflow's first goal-check turn once it has finished (its agent-log row).
+export async function finishedGoalCheck(s, workflow = 'substack') {
+  return waitFor(async () => {
+    const rows = (await request(`${s.url}api/workflows/${workflow}/agent-log`)).body.rows.filter((r) => r.kind === 'goal_check');
+    return rows.length && rows[0].status !== 'running' ? rows[0] : null;
+  }, { what: `${workflow}'s goal check turn` });
+}
+
 export async function mcp(url, token, method, params, id = 1) {
   const body = { jsonrpc: '2.0', method };
   if (id !== null) body.id = id;

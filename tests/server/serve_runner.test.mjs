@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp, runnerWritableDir } from './helpers.mjs';
+import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp, finishedGoalCheck, runnerWritableDir } from './helpers.mjs';
 
 // A runner that speaks MCP back to the server with its session token.
 const AGENT = `
@@ -56,10 +56,7 @@ test('an external runner gets the charter and context on stdin and works through
     '--runner', `node ${join(tmp.dir, 'agent.mjs')} ${join(out, 'turn')}`, '--runner-timeout', '60',
     '--sandbox-allow-read', join(tmp.dir, 'agent.mjs'), '--sandbox-allow-write', out]);
   try {
-    const row = await waitFor(async () => {
-      const rows = (await request(`${s.url}api/workflows/substack/agent-log`)).body.rows.filter((r) => r.kind === 'goal_check');
-      return rows.length && rows[0].status !== 'running' ? rows[0] : null;
-    }, { what: 'the goal check turn' });
+    const row = await finishedGoalCheck(s);
     assert.equal(row.status, 'completed', JSON.stringify(row));
     assert.equal(row.result, 'agent recorded not_measured');
     const stdin = JSON.parse(readFileSync(join(out, 'turn.stdin.json'), 'utf8'));

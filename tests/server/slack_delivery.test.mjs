@@ -57,6 +57,13 @@ test('Slack delivery: states per target, retries with backoff, errors shown, rec
       { what: 'channel_not_found' });
     assert.match(lost.deliveries[0].error, /channel_not_found/);
     assert.equal(lost.deliveries[0].next_attempt_at, null);
+    // GET /metrics counts deliveries by the state they entered: three planned
+    // (the webhook, #growth, #nowhere), the webhook delivered, #growth
+    // retrying, #nowhere failed.
+    const metrics = (await request(`${s.url}metrics`)).text;
+    const entered = (state) => Number(metrics.match(new RegExp(`^pulse_deliveries_total\\{state="${state}"\\} (\\d+)$`, 'm'))?.[1]);
+    assert.ok(entered('queued') >= 3, metrics);
+    for (const state of ['delivered', 'retrying', 'failed']) assert.ok(entered(state) >= 1, `${state}: ${entered(state)}`);
     // The command line shows the same states.
     const cli = pulse(['outbox', 'list', '--workspace', ws, '--workflow', 'substack', '--json']);
     assert.equal(cli.status, 0, cli.stderr);

@@ -64,7 +64,7 @@ function AgentRow({ r, nowMs, byRun }) {
       ${r.parent_execution_id ? html`<br /><span class="muted">parent <code class="id">${r.parent_execution_id}</code></span>` : null}</td>
     <td data-label="Kind">${r.kind}</td>
     <td data-label="State"><span class=${`state-badge state-${state}`}>${state === 'stuck' ? `stuck (running ${formatSpan(nowMs - parseTime(r.started_at || r.updated_at))})` : state}</span></td>
-    <td data-label="Duration">${duration(r)}</td>
+    <td data-label="Duration">${duration(r)}${r.tokens ? html`<br /><span class="muted tokens">${r.tokens.in.toLocaleString('en')} in / ${r.tokens.out.toLocaleString('en')} out tokens</span>` : null}</td>
     <td data-label="Result" class="result">${r.error ? html`<span class="failed"><${ResultText} text=${r.error} /></span>` : html`<${ResultText} text=${r.result} />`}</td>
     <td data-label=${byRun ? 'Session' : 'Pulse run'}><code class="id" title=${byRun ? r.session_id : (r.pulse_run_id || '')}>${byRun ? r.session_id : (r.pulse_run_id || '')}</code></td>
   </tr>`;

@@ -4,6 +4,8 @@
 // that is not one of these tools.
 #include "agent/outbox/outbox.h"
 #include "agent/tools/pulse_tools.h"
+#include "agent/turns/pulse_conversation.h"
+#include "core/goal/goal_memory.h"
 #include "tests/cpp/agent/agent_fixture.h"
 
 namespace pulse {
@@ -82,6 +84,63 @@ TEST(RecordTools, GoalMemoryAddsPulsesLinesAndRefusesTheRest) {
   Result<json> tidy = Record(wf, "record_pulse_goal_memory", {{"action", "consolidate"}});
   ASSERT_TRUE(tidy.ok()) << tidy.status().message();
   EXPECT_EQ((*tidy)["action"], "consolidate");
+}
+
+TEST(RecordTools, ConsolidateWithEntriesRewritesPulsesLinesOnly) {
+  Workflow wf;
+  testing::WriteFile(wf.w.paths.goal_memory, EmptyGoalMemory() + "- 2026-09-01 [result] The owner's own line.\n");
+  ASSERT_TRUE(Record(wf, "record_pulse_goal_memory", {{"section", "lessons"}, {"text", "old lesson"}}).ok());
+  ASSERT_TRUE(Record(wf, "record_pulse_goal_memory", {{"section", "bets"}, {"text", "stale bet"}}).ok());
+  Result<json> rewrite = Record(wf, "record_pulse_goal_memory",
+                                {{"action", "consolidate"},
+                                 {"entries", {{{"section", "lessons"}, {"text", "old lesson"}},
+                                              {{"section", "Decisions and outcomes"}, {"text", "resumed; runs measure now"},
+                                               {"source", "result"}}}}});
+  ASSERT_TRUE(rewrite.ok()) << rewrite.status().message();
+  EXPECT_EQ((*rewrite)["rewrite"], true);
+  EXPECT_EQ((*rewrite)["dropped"], 1);
+  const std::string text = testing::ReadFileOrDie(wf.w.paths.goal_memory);
+  EXPECT_NE(text.find("- 2026-09-01 [result] The owner's own line.\n"), std::string::npos);
+  EXPECT_NE(text.find("[Pulse inference] old lesson"), std::string::npos);
+  EXPECT_NE(text.find("[result] resumed; runs measure now"), std::string::npos);
+  EXPECT_EQ(text.find("stale bet"), std::string::npos);
+  Result<json> bad = Record(wf, "record_pulse_goal_memory",
+                            {{"action", "consolidate"}, {"entries", {{{"section", "lessons"}}}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "record_pulse_goal_memory: entries[0]: \"text\" is required");
+  Result<json> voice = Record(wf, "record_pulse_goal_memory",
+                              {{"action", "consolidate"},
+                               {"entries", {{{"section", "owner"}, {"text", "x"}, {"source", "owner answer"}}}}});
+  ASSERT_FALSE(voice.ok());
+  EXPECT_EQ(voice.status().code(), Code::kRefused);
+}
+
+TEST(RecordTools, AnOwnerRelayTurnMayWriteTheOwnersDirectionAsAnOwnerLine) {
+  Workflow wf;
+  ASSERT_TRUE(PrepareConversationTurn(wf.ctx, TurnKind::kAskPulse).ok());
+  TurnStart start;
+  start.turn = "ask_pulse";
+  start.caller = Caller::kOwner;
+  start.text = "From now on, weekly posts only.";
+  Result<ConversationTurnHandle> h = BeginConversationTurn(wf.ctx, TurnKind::kAskPulse, start);
+  ASSERT_TRUE(h.ok()) << h.status().message();
+  const std::string session = h->session.session.id;
+  Result<json> relay = Record(wf, "record_pulse_goal_memory",
+                              {{"section", "owner"}, {"text", "Weekly posts only"}, {"source", "owner_answer"}}, session);
+  ASSERT_TRUE(relay.ok()) << relay.status().message();
+  EXPECT_NE(testing::ReadFileOrDie(wf.w.paths.goal_memory).find("[owner answer] Weekly posts only"), std::string::npos);
+  ASSERT_TRUE(EndConversationTurn(wf.ctx, h->turn.id, TurnState::kCompleted, "noted", "").ok());
+
+  // The next turn is the tick's: no owner's voice in it.
+  start.caller = Caller::kTick;
+  start.turn = "goal_check";
+  Result<ConversationTurnHandle> tick = BeginConversationTurn(wf.ctx, TurnKind::kGoalCheck, start);
+  ASSERT_TRUE(tick.ok());
+  Result<json> not_owner = Record(wf, "record_pulse_goal_memory",
+                                  {{"section", "owner"}, {"text", "daily is fine"}, {"source", "owner_answer"}},
+                                  tick->session.session.id);
+  ASSERT_FALSE(not_owner.ok());
+  EXPECT_EQ(not_owner.status().code(), Code::kRefused);
 }
 
 TEST(RecordTools, QaAndFastRequestsAreRecordedForTheSessionAndAFastOneCoalesces) {

@@ -180,7 +180,7 @@ TEST(TurnContext, TheGoalCheckSeesAPlanChangeAndTheOpenFocusAreas) {
   // Goal Work's context carries the same facts.
   json work = f.Call("turn.context", {{"kind", "goal_work"}});
   EXPECT_EQ(work["context"]["goal_status"]["facts"]["plan_changes"].size(), 1u);
-  EXPECT_NE(work["charter"].get<std::string>().find("action=\"consolidate\" when memory passes 45 entries"),
+  EXPECT_NE(work["charter"].get<std::string>().find("when memory passes 45 entries, rewrite your own lines with action=\"consolidate\" and entries"),
             std::string::npos);
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/agent_log/agent_log.h"
+#include "core/workflow/handle.h"
 #include "core/api/api.h"
 #include "core/store/db.h"
 #include "core/store/schema.h"
@@ -354,9 +355,13 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
         "  '2026-08-12T09:03:00Z')").ok());
   }
   auto db = OpenOrDie(f.db_path);  // EnsureSchema: the upgrade
-  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 6);
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM pragma_table_info('background_agent_log')"
-                            " WHERE name IN ('pulse_run_id', 'placed_at')"), 2);
+                            " WHERE name IN ('pulse_run_id', 'completed_seq', 'tokens_in', 'tokens_out', 'placed_at')"), 5);
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+                            " AND tbl_name = 'background_agent_log' AND name LIKE 'background_agent_log_by_%'"), 6);
+  // A row finished before completions were numbered has no number.
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log WHERE completed_seq IS NULL"), 2);
   // The old rows are placed by their start.
   EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log WHERE placed_at = started_at"), 2);
   auto rows = ReadAll(*db);
@@ -373,12 +378,14 @@ TEST(AgentLog, UpgradesASeedVersionDatabaseInPlaceLosingNothing) {
   rows = ReadAll(*again);
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[1].status, "completed");
-  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 4);
+  EXPECT_EQ(*again->QueryInt64("SELECT completed_seq FROM background_agent_log WHERE agent_id = 'fixer'"), 1);
+  EXPECT_EQ(*again->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 6);
 }
 
 // Every index is a page each event may write (bench/agent_log.mjs: bytes
 // written per event): the key, the place, the place after each equality
-// filter, and the finished rows' completion time; nothing else.
+// filter, the finished rows' completion time and their completion number
+// (core/agent_log/otlp_export.h's cursor); nothing else.
 TEST(AgentLog, TheLogKeepsOnlyTheIndexesItsReadsWalk) {
   Fixture f;
   auto db = OpenOrDie(f.db_path);
@@ -388,6 +395,7 @@ TEST(AgentLog, TheLogKeepsOnlyTheIndexesItsReadsWalk) {
   std::vector<std::string> got;
   while (*st->Step()) got.push_back(st->Text(0) + (st->IsNull(1) ? "" : " " + st->Text(1).substr(st->Text(1).find(" ON ") + 1)));
   EXPECT_EQ(got, (std::vector<std::string>{
+                     "background_agent_log_by_completed_seq ON background_agent_log(completed_seq) WHERE completed_seq IS NOT NULL",
                      "background_agent_log_by_completion ON background_agent_log(completed_at) WHERE completed_at <> ''",
                      "background_agent_log_by_run_time ON background_agent_log(pulse_run_id, placed_at)",
                      "background_agent_log_by_session_time ON background_agent_log(session_id, placed_at)",
@@ -440,6 +448,69 @@ TEST(AgentLog, EveryRowIsPlacedByItsStartOrItsCompletionWhoeverWroteIt) {
   // And read back in that order.
   EXPECT_EQ(Agents(ReadAll(*db)),
             (std::vector<std::string>{"raw-bare", "raw", "raw-done", "late-start", "both", "twice"}));
+}
+
+// A database the program before placed_at wrote (agent_log at version 5:
+// completion numbers and tokens, the page indexes on the place as an
+// expression) upgrades to version 6 keeping every row, number and token,
+// and placed in the same order.
+TEST(AgentLog, UpgradesAVersion5DatabaseToStoredPlaces) {
+  Fixture f;
+  fs::create_directories(fs::path(f.db_path).parent_path());
+  {
+    auto raw = Db::Open(f.db_path);
+    ASSERT_TRUE(raw.ok());
+    const std::string place =
+        "(CASE WHEN started_at <> '' THEN started_at WHEN completed_at <> '' THEN completed_at ELSE updated_at END)";
+    std::string sql = std::string(kSeedTable) + ";" +
+        "ALTER TABLE background_agent_log ADD COLUMN pulse_run_id TEXT NOT NULL DEFAULT '';"
+        "CREATE INDEX background_agent_log_by_session ON background_agent_log(session_id, started_at);"
+        "CREATE INDEX background_agent_log_by_run ON background_agent_log(pulse_run_id, started_at);"
+        "CREATE INDEX background_agent_log_by_status ON background_agent_log(status, started_at);"
+        "CREATE INDEX background_agent_log_by_start ON background_agent_log(started_at);"
+        "CREATE INDEX background_agent_log_by_completion ON background_agent_log(completed_at);"
+        "CREATE INDEX background_agent_log_by_time ON background_agent_log(" + place + ");"
+        "CREATE INDEX background_agent_log_by_status_time ON background_agent_log(status, " + place + ");"
+        "CREATE INDEX background_agent_log_by_session_time ON background_agent_log(session_id, " + place + ");"
+        "CREATE INDEX background_agent_log_by_run_time ON background_agent_log(pulse_run_id, " + place + ");"
+        "ALTER TABLE background_agent_log ADD COLUMN completed_seq INTEGER;"
+        "CREATE INDEX background_agent_log_by_completed_seq ON background_agent_log(completed_seq)"
+        " WHERE completed_seq IS NOT NULL;"
+        "ALTER TABLE background_agent_log ADD tokens_in INTEGER NOT NULL DEFAULT 0;"
+        "ALTER TABLE background_agent_log ADD tokens_out INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE pulse_schema_versions (component TEXT PRIMARY KEY, version INTEGER NOT NULL);"
+        "INSERT INTO pulse_schema_versions VALUES ('agent_log', 5);"
+        "INSERT INTO background_agent_log (workspace_path, session_id, agent_id, status, started_at, completed_at,"
+        " updated_at, completed_seq, tokens_in, tokens_out) VALUES"
+        " ('Workflow/demo', 's', 'turn', 'completed', '2026-10-07T09:00:00Z', '2026-10-07T09:05:00Z',"
+        "  '2026-10-07T09:05:00Z', 1, 120, 45),"
+        " ('Workflow/demo', 's', 'no-start', 'failed', '', '2026-10-07T08:00:00Z', '2026-10-07T08:00:00Z', 2, 0, 0),"
+        " ('Workflow/demo', 's', 'running', 'running', '2026-10-07T10:00:00Z', '', '2026-10-07T10:00:00Z', NULL, 0, 0)";
+    ASSERT_TRUE((*raw)->Exec(sql).ok());
+  }
+  auto db = OpenOrDie(f.db_path);  // EnsureSchema: 5 -> 6
+  EXPECT_EQ(*db->QueryInt64("SELECT version FROM pulse_schema_versions WHERE component = 'agent_log'"), 6);
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM background_agent_log WHERE placed_at = "
+                            "CASE WHEN started_at <> '' THEN started_at ELSE completed_at END"), 3);
+  // Version 2's duplicate indexes are gone; completed_seq's stays.
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+                            " AND name IN ('background_agent_log_by_start', 'background_agent_log_by_status',"
+                            " 'background_agent_log_by_session', 'background_agent_log_by_run')"), 0);
+  EXPECT_EQ(*db->QueryInt64("SELECT count(*) FROM sqlite_schema WHERE name = 'background_agent_log_by_completed_seq'"), 1);
+  auto rows = ReadAll(*db);
+  EXPECT_EQ(Agents(rows), (std::vector<std::string>{"no-start", "turn", "running"}));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[1].tokens_in, 120);
+  EXPECT_EQ(rows[1].tokens_out, 45);
+  // The next completion takes the next number.
+  db.reset();
+  BackgroundAgentLog log(f.env, f.scope);
+  ASSERT_TRUE(log.Completed(Done("s", "running")));
+  auto again = OpenOrDie(f.db_path);
+  EXPECT_EQ(*again->QueryInt64("SELECT completed_seq FROM background_agent_log WHERE agent_id = 'running'"), 3);
+  // Its place stays its start.
+  EXPECT_EQ(*again->QueryInt64("SELECT count(*) FROM background_agent_log WHERE agent_id = 'running'"
+                               " AND placed_at = '2026-10-07T10:00:00Z'"), 1);
 }
 
 TEST(AgentLog, SchemaIsIdempotentAndUsesTheIndexes) {
@@ -760,6 +831,33 @@ TEST(AgentLogApi, MethodsRecordShowAndPruneThroughTheRegistry) {
   EXPECT_EQ((*skipped)["recorded"], false);
   auto all = CallApi(ctx, "agent_log.show", json::object());
   EXPECT_EQ((*all)["rows"].size(), 2u);
+}
+
+TEST(AgentLogApi, AModelsTokensStayOnTheRow) {
+  Fixture f;
+  auto handle = WorkflowHandle::Open(f.env, f.workspace, kWorkflow);
+  ASSERT_TRUE(handle.ok()) << handle.status().message();
+  ApiContext ctx = ContextFor(**handle);
+  using nlohmann::json;
+  AgentLogWriter writer = (*handle)->agent_log();
+  const std::string where = (*handle)->agent_log_key();
+  ASSERT_TRUE(writer.Started(where, Start("s", "t"), f.env.NowSeconds()).ok());
+  AgentCompletion done = Done("s", "t");
+  done.tokens_in = 3500;
+  done.tokens_out = 120;
+  ASSERT_TRUE(writer.Completed(where, done, f.env.NowSeconds()).ok());
+  // A later completion without counts keeps them.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "t"}, {"result", "again"}}).ok());
+  auto shown = CallApi(ctx, "agent_log.show", json::object());
+  ASSERT_TRUE(shown.ok());
+  ASSERT_EQ((*shown)["rows"].size(), 1u);
+  EXPECT_EQ((*shown)["rows"][0]["tokens"], json({{"in", 3500}, {"out", 120}}));
+  EXPECT_EQ((*shown)["rows"][0]["result"], "again");
+  // A row with no model has no tokens field.
+  ASSERT_TRUE(CallApi(ctx, "agent_log.completed", json{{"session", "s"}, {"agent", "u"}}).ok());
+  shown = CallApi(ctx, "agent_log.show", json{{"status", "completed"}});
+  ASSERT_EQ((*shown)["rows"].size(), 2u);
+  EXPECT_FALSE((*shown)["rows"][1].contains("tokens")) << (*shown)["rows"].dump();
 }
 
 TEST(AgentLogApi, AFailedWriteIsReportedAsDataAndLoggedNotReturnedAsAnError) {
