@@ -10,6 +10,12 @@
 //    when the database changed) and the typed agent-log recorders'
 //    prepared statements; close() frees it, as does collecting the Pulse
 //    object.
+// The facade's Embind class, registered on first use (pulse_bindings.cc).
+function pulseFacadeClass() {
+  if (!Module['PulseFacade']) Module['asm']['pulse_register_facade']();
+  return Module['PulseFacade'];
+}
+
 var pulseFacades = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry(function (facade) { if (!facade.isDeleted()) facade.delete(); })
   : null;
@@ -115,7 +121,8 @@ class Pulse {
     var ptr = this.connection(what);
     if (this.kept && this.kept.ptr === ptr) return this.kept.facade;
     this.close();
-    var facade = new Module['PulseFacade'](ptr);
+    var Facade = pulseFacadeClass();
+    var facade = new Facade(ptr);
     this.kept = { ptr: ptr, facade: facade };
     if (pulseFacades) pulseFacades.register(this, facade, this);
     return facade;

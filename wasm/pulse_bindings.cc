@@ -2,6 +2,12 @@
 // and the typed values it takes and gives. Declarations only; conversions
 // are in embind_helpers.h, behaviour in the facade and the core. The JS face
 // (Module.Pulse: errors thrown as Error with .code) is wasm/pulse-post.js.
+//
+// Registered when the facade is first used (pulse-post.js calls
+// pulse_register_facade once, before the first Module.PulseFacade), not as
+// the module starts: a page or program that only opens databases never runs
+// them, and loading the module costs what Embind's own built-in types do
+// (bench/anchors.mjs, module load in Node: ~0.8 ms of a cold start).
 #include <emscripten/bind.h>
 
 #include "wasm/embind_helpers.h"
@@ -30,7 +36,7 @@ val AgentCompleted(Facade& f, const pulse::AgentCompletion& e, double now) {
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(pulse_facade) {
+extern "C" void pulse_register_facade() {
   using namespace emscripten;
   using pulse::AgentCompletion;
   using pulse::AgentStart;

@@ -44,6 +44,13 @@ function failure(fn, code, message) {
 }
 
 test('the WASM module loads and reports its versions', async () => {
+  // A fresh instance: the facade's class is registered when a Pulse first
+  // needs it, not while the module loads (wasm/pulse_bindings.cc).
+  const { default: create } = await import(pathToFileURL(join(WASM_DIR, 'pulse.mjs')).href);
+  const fresh = await create({ wasmBinary: readFileSync(join(WASM_DIR, 'pulse.wasm')) });
+  assert.equal(fresh.PulseFacade, undefined, 'nothing registered the facade at load');
+  assert.equal(pulseReply(fresh, 0, 'pulse.version').result.pulse, '0.1.0');
+  assert.equal(typeof fresh.PulseFacade, 'function', 'the first call registered it');
   const Module = await loadPulseModule();
   const out = pulseReply(Module, 0, 'pulse.version');
   assert.equal(out.result.pulse, '0.1.0');
