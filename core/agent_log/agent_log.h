@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/agent_log/agent_log_schema.h"
 #include "core/store/db.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
@@ -83,10 +84,6 @@ struct AgentLogRow {
 // workflow's path inside its workspace. Relative on purpose, so the key is
 // the same natively and in the browser and survives moving the workspace.
 std::string AgentLogWorkspacePath(const std::string& workflow);
-
-// Versioned, idempotent: v1 is the original table exactly (so a database made
-// before versions is adopted as is), v2 adds pulse_run_id and the indexes.
-Status EnsureAgentLogSchema(Db& db);
 
 // Validates the required fields (InvalidArgument naming the field).
 Status ValidateAgentStart(const AgentStart& start);
