@@ -14,8 +14,10 @@
 // memory); the pool grows by adding files before a database is opened.
 import { RESULT_CODES } from './result-codes.mjs';
 import { sqliteHeaderProblem } from './sqlite-header.mjs';
+import {
+  HEADER_SIZE, SQLITE_OPEN_MAIN_DB, UNCHECKED, DAMAGED, BEFORE, VFS_NAME, checkCopy, storeCopy, previewFile,
+} from './opfs-copies.mjs';
 
-const HEADER_SIZE = 4096;
 const PATH_BYTES = 512;
 const OFF_FLAGS = 512;
 const OFF_IMPORTED = 516;
@@ -32,17 +34,7 @@ const {
 } = RESULT_CODES;
 const SQLITE_OPEN_DELETEONCLOSE = 0x8;
 const SQLITE_OPEN_CREATE = 0x4;
-const SQLITE_OPEN_MAIN_DB = 0x100;
-// The pool's own bits in a slot's flags, above SQLite's open flags: a copy
-// imported from bytes whose full integrity check has not run yet, and one
-// that failed it.
-const UNCHECKED = 0x40000000;
-const DAMAGED = 0x20000000;
-// The copy an import from bytes replaces is kept under this suffix (no copy
-// name has a '~') until the new one has passed its check.
-const BEFORE = '~before';
 
-const VFS_NAME = 'opfs-pulse';
 const LOCK_NAME = 'pulse-opfs-pool';
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const CHUNK = 4 << 20;
@@ -426,7 +418,7 @@ export class OpfsPool {
     const problem = sqliteHeaderProblem(bytes.subarray(0, 100), bytes.length, what);
     if (problem) throw new Error(problem);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
-    await this.storeCopy(name, bytes, what, async (sah) => {
+    await storeCopy(this, name, bytes, what, async (sah) => {
       for (let at = 0; at < bytes.length; at += CHUNK) {
         const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
         if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
@@ -442,61 +434,11 @@ export class OpfsPool {
     return [...this.byPath].filter(([, slot]) => slot.flags & UNCHECKED).map(([path]) => path.slice(1));
   }
 
-  // SQLite's full integrity check of copy `name`: {name, ok: true}, or
-  // {name, ok: false, problem, restored}. A copy that fails it is closed;
-  // when an import replaced a copy that is still kept aside, that copy takes
-  // the name back (restored: true, and list() says why under importRefused),
-  // else the copy stays, marked damaged (list() says so, opening it is
-  // refused naming the problem; export and delete still work), across
-  // reloads. A copy already checked since its import answers at once, and
-  // so does one whose import was undone (that import's verdict).
+  // SQLite's full integrity check of copy `name` (opfs-copies.mjs checkCopy):
+  // {name, ok: true}, or {name, ok: false, problem, restored}.
   async checkCopy(name) {
     checkCopyName(name);
-    const path = `/${name}`;
-    const slot = this.byPath.get(path);
-    if (!slot) throw new Error(`no copy named "${name}" in OPFS`);
-    if (slot.flags & DAMAGED) return { name, ok: false, problem: slot.note, restored: false };
-    // The last import's verdict, once its check has put the copy before it back.
-    if (this.refused.has(name)) return { name, ok: false, problem: this.refused.get(name), restored: true };
-    if (this.verified.has(name)) return { name, ok: true };
-    let result;
-    const open = this.openDbs.get(name);
-    let db = open || null;
-    try {
-      if (!db) db = this.api.Database.openFile(path, { vfs: VFS_NAME });
-      const out = db.exec('PRAGMA integrity_check(1)');
-      result = out.length ? String(out[0].values[0][0]) : 'no answer';
-    } catch (e) {
-      result = e && e.message ? e.message : String(e);
-    } finally {
-      if (db && !open) db.close();
-    }
-    const before = this.byPath.get(path + BEFORE);
-    if (result === 'ok') {
-      if (slot.flags & UNCHECKED) {
-        this.writeHeader(slot, path, slot.flags & ~UNCHECKED, slot.importedAt);
-        slot.sah.flush();
-      }
-      if (before) this.clearSlot(before);
-      this.verified.add(name);
-      return { name, ok: true };
-    }
-    // One line: SQLite's answer starts "*** in database main ***" on a line of its own.
-    const problem = `SQLite's integrity check failed: ${result.replace(/\s*\n\s*/g, ' ')}`;
-    this.closeDb(name);
-    const journal = this.byPath.get(`${path}-journal`);
-    if (journal) this.clearSlot(journal);
-    if (before) {
-      // The damaged copy goes first: a crash in between leaves only the
-      // kept copy, which the next start names again (openSlots).
-      this.clearSlot(slot);
-      this.rename(before, path);
-      this.refused.set(name, problem);
-      return { name, ok: false, problem, restored: true };
-    }
-    this.writeHeader(slot, path, (slot.flags & ~UNCHECKED) | DAMAGED, slot.importedAt, problem);
-    slot.sah.flush();
-    return { name, ok: false, problem, restored: false };
+    return checkCopy(this, name);
   }
 
   // Gives `slot` another path (its flags and import time kept), durably.
@@ -505,75 +447,6 @@ export class OpfsPool {
     this.writeHeader(slot, path, slot.flags, slot.importedAt, slot.note);
     slot.sah.flush();
     this.byPath.set(path, slot);
-  }
-
-  // Writes copy `name` into a free pool file and only then names it:
-  // `write(sah)` puts the bytes after an empty header, so until the header
-  // names them a crash or a failure leaves the old copy as it was. `head` is
-  // the file's first 100 bytes: a WAL-mode file is switched to rollback mode
-  // (WAL needs shared memory this VFS does not have). Before it is named,
-  // SQLite reads the stored file's schema on a connection of its own: a file
-  // whose tables it cannot read (`what` names it) replaces nothing. A
-  // journal left by the old copy must never be played back onto the new
-  // one, so it goes first. With `unchecked` the new copy waits for
-  // checkCopy, and the copy it replaces is kept aside until then (the last
-  // checked one, when several imports come before a check).
-  async storeCopy(name, head, what, write, { unchecked = false } = {}) {
-    await this.ensureFree(1);
-    const path = `/${name}`;
-    const slot = this.free.pop();
-    try {
-      slot.sah.truncate(HEADER_SIZE);
-      await write(slot.sah);
-      if (head[18] === 2 || head[19] === 2) slot.sah.write(new Uint8Array([1, 1]), { at: HEADER_SIZE + 18 });
-      slot.sah.flush();
-    } catch (e) {
-      this.clearSlot(slot);
-      throw new Error(`could not store copy "${name}" in OPFS: ${e.message}`);
-    }
-    const unreadable = this.schemaProblem(slot);
-    if (unreadable) {
-      this.clearSlot(slot);
-      throw new Error(`${what} is not a usable SQLite database: ${unreadable}`);
-    }
-    const journal = this.byPath.get(`${path}-journal`);
-    if (journal) this.clearSlot(journal);
-    const old = this.byPath.get(path);
-    const before = this.byPath.get(path + BEFORE);
-    if (old && unchecked && !(old.flags & (UNCHECKED | DAMAGED))) {
-      // The old copy aside first: a crash before the new one is named
-      // leaves no copy of this name, and the next start names it again.
-      if (before) this.clearSlot(before);
-      this.rename(old, path + BEFORE);
-    } else if (old) {
-      this.clearSlot(old);
-      if (before && !unchecked) this.clearSlot(before);
-    } else if (before) {
-      this.clearSlot(before);
-    }
-    this.writeHeader(slot, path, SQLITE_OPEN_MAIN_DB | (unchecked ? UNCHECKED : 0), Date.now());
-    slot.sah.flush();
-    this.byPath.set(path, slot);
-    this.verified.delete(name);
-    this.refused.delete(name);
-  }
-
-  // '' when SQLite reads the schema of the unnamed `slot` (under a private
-  // path for the moment), else why not.
-  schemaProblem(slot) {
-    const probe = `/~import-${this.nextFileId++}`;
-    this.byPath.set(probe, slot);
-    let db = null;
-    try {
-      db = this.api.Database.openFile(probe, { vfs: VFS_NAME });
-      db.exec('SELECT count(*) FROM sqlite_schema');
-      return '';
-    } catch (e) {
-      return e && e.message ? e.message : String(e);
-    } finally {
-      if (db) db.close();
-      this.byPath.delete(probe);
-    }
   }
 
   // Stores a File or Blob as copy `name` by streaming it into a pool slot:
@@ -601,7 +474,7 @@ export class OpfsPool {
     if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
     if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
     if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
-    await this.storeCopy(name, head, what, async (sah) => {
+    await storeCopy(this, name, head, what, async (sah) => {
       const reader = file.stream().getReader();
       let at = 0;
       let reported = 0;
@@ -627,59 +500,9 @@ export class OpfsPool {
     return { name, size };
   }
 
-  // A read-only connection over `file` through a pseudo-slot whose handle
-  // reads the File (never listed, never written), for `fn(db)`.
+  // A read-only connection over `file` for `fn(db)` (opfs-copies.mjs previewFile).
   previewFile(file, fn, onError = null) {
-    const path = `/~preview-${this.nextFileId}`;
-    const reader = new FileReaderSync();
-    // Each File read is a round trip to the browser: read 256 KB blocks and
-    // keep the last few, so the goal check's scattered page reads stay cheap.
-    const BLOCK = 256 << 10;
-    const blocks = new Map();
-    const block = (i) => {
-      let b = blocks.get(i);
-      if (!b) {
-        b = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + 1) * BLOCK)));
-        if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
-        blocks.set(i, b);
-      }
-      return b;
-    };
-    const sah = {
-      read(view, { at }) {
-        const off = at - HEADER_SIZE;
-        if (off >= file.size) return 0;
-        const end = Math.min(file.size, off + view.length);
-        let pos = off;
-        while (pos < end) {
-          const b = block(Math.floor(pos / BLOCK));
-          const from = pos % BLOCK;
-          const n = Math.min(b.length - from, end - pos);
-          view.set(b.subarray(from, from + n), pos - off);
-          pos += n;
-        }
-        // A WAL-mode file is read in rollback mode (no -wal, no shared memory).
-        for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
-        return end - off;
-      },
-      write() { throw new Error('the preview is read-only'); },
-      truncate() { throw new Error('the preview is read-only'); },
-      getSize: () => HEADER_SIZE + file.size,
-      flush() {},
-    };
-    this.byPath.set(path, { fileName: '', sah, path, flags: 0, importedAt: 0 });
-    let db = null;
-    try {
-      db = this.api.Database.openFile(path, { vfs: VFS_NAME });
-      db.exec('SELECT count(*) FROM sqlite_schema');
-      fn(db);
-    } catch (e) {
-      // No preview: the card comes from the stored copy instead.
-      if (onError) onError(e);
-    } finally {
-      if (db) db.close();
-      this.byPath.delete(path);
-    }
+    previewFile(this, file, fn, onError);
   }
 
   // The copy's bytes as a fresh Uint8Array.

@@ -318,7 +318,7 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
     static const std::set<std::string> kWasmFiles = {
         "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "opfs-copies.mjs",  "result-codes.mjs", "sqlite-header.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
