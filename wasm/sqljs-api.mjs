@@ -50,6 +50,17 @@ function toBytes(data) {
 
 let loaded = null;
 
+// The glue reads wasmBinary as `new Uint8Array(wasmBinary)`, which copies a
+// Uint8Array (a megabyte, and garbage, on every load) but only views an
+// ArrayBuffer: a view over a whole buffer (readFileSync's Buffer of the
+// module) is given as its buffer.
+function wholeBuffer(bytes) {
+  if (bytes instanceof Uint8Array && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
+    return bytes.buffer;
+  }
+  return bytes;
+}
+
 // Loads the module once and returns it with the classes bound to it (later
 // calls: the same module). Options: wasmBinary (bytes, for Node), locateFile
 // (where pulse.wasm is), and any other Emscripten Module option.
@@ -59,6 +70,7 @@ export function initPulse(options = {}) {
     if (!moduleOptions.wasmBinary && !moduleOptions.locateFile) {
       moduleOptions.locateFile = (path) => new URL(path, import.meta.url).href;
     }
+    moduleOptions.wasmBinary = wholeBuffer(moduleOptions.wasmBinary);
     loaded = createPulseModule(moduleOptions).then(bindApi);
     // A failed load (say, a wrong path) may be retried.
     loaded.catch(() => {
