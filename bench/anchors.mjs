@@ -77,33 +77,27 @@ function sizeSection() {
 // Each measures from its first line: wall time, and CPU time (user + system
 // of every thread: V8 compiles the module on background threads) to the
 // module's readiness, then to the end of a first query.
-const LOAD_PULSE = `
+// `load` makes SQL, the module's API: timed from the script's first line.
+const loadScript = (load) => `
 const c0 = process.cpuUsage();
 const t0 = performance.now();
 const { readFileSync } = await import('node:fs');
-const bytes = readFileSync(${JSON.stringify(join(WASM_DIR, 'pulse.wasm'))});
-const { initPulse } = await import(${JSON.stringify(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href)});
-const SQL = await initPulse({ wasmBinary: bytes });
+${load}
 const t1 = performance.now();
 const c1 = process.cpuUsage(c0);
 const db = new SQL.Database();
 db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1); SELECT x FROM t');
 db.close();
 console.log(JSON.stringify({ load: t1 - t0, first: performance.now() - t0, loadCpu: (c1.user + c1.system) / 1000 }));`;
-const LOAD_SQLJS = `
-const c0 = process.cpuUsage();
-const t0 = performance.now();
-const { readFileSync } = await import('node:fs');
+const LOAD_PULSE = loadScript(`
+const bytes = readFileSync(${JSON.stringify(join(WASM_DIR, 'pulse.wasm'))});
+const { initPulse } = await import(${JSON.stringify(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href)});
+const SQL = await initPulse({ wasmBinary: bytes });`);
+const LOAD_SQLJS = loadScript(`
 const { createRequire } = await import('node:module');
 const bytes = readFileSync(${JSON.stringify(join(SQLJS_DIR, 'sql-wasm.wasm'))});
 const initSqlJs = createRequire(${JSON.stringify(join(ROOT, 'package.json'))})('sql.js');
-const SQL = await initSqlJs({ wasmBinary: bytes });
-const t1 = performance.now();
-const c1 = process.cpuUsage(c0);
-const db = new SQL.Database();
-db.exec('CREATE TABLE t (x); INSERT INTO t VALUES (1); SELECT x FROM t');
-db.close();
-console.log(JSON.stringify({ load: t1 - t0, first: performance.now() - t0, loadCpu: (c1.user + c1.system) / 1000 }));`;
+const SQL = await initSqlJs({ wasmBinary: bytes });`);
 
 function freshLoad(script) {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
