@@ -1,11 +1,11 @@
-// The server's first two answers, asked for while the tab's modules are
-// still loading. index.html loads this module ahead of app.mjs; it imports
-// only three small modules, so it runs about a second before app.mjs's ~37
-// modules have all arrived (on a 2-core machine, bench/overview.mjs), and
-// GET /api/health and the overview's first page (GET
-// /api/workflows?limit=25, whose goal statuses the server computes) are on
-// their way by then. ServerApi takes each answer once, by its URL
-// (takeEarly), instead of asking again; any later request is its own.
+// The server's first two answers, asked for as the tab starts. This module
+// runs inside the tab's bundle (web/dist/app.mjs, scripts/bundle-web.mjs)
+// before app.mjs's own code, so before the app's first render: GET /api/health goes out at once, and the
+// overview's first page (GET /api/workflows?limit=25, whose goal statuses
+// the server computes) as soon as health has answered, not after the app's
+// own effects have asked for health again. ServerApi takes each answer
+// once, by its URL (takeEarly), instead of asking again; any later request
+// is its own.
 //
 // Not asked for: the first page under a local-mode address (#/local,
 // #/copy/..., ?mode=local), which shows no server rows first, or when no
