@@ -28,7 +28,7 @@ bool DbIdentity(const std::string& path, dev_t* dev, ino_t* ino) {
 
 struct DbPool::Entry {
   std::string workflow;
-  OpenedWorkflow w;
+  std::unique_ptr<WorkflowHandle> handle;
   ApiContext ctx;
   dev_t dev = 0;
   ino_t ino = 0;
@@ -41,8 +41,8 @@ DbPool::Lease::~Lease() {
   if (entry_) pool_->CheckIn(entry_);
 }
 ApiContext& DbPool::Lease::ctx() { return entry_->ctx; }
-Db& DbPool::Lease::db() { return *entry_->w.db; }
-const WorkflowPaths& DbPool::Lease::paths() const { return entry_->w.paths; }
+Db& DbPool::Lease::db() { return entry_->handle->db(); }
+const WorkflowPaths& DbPool::Lease::paths() const { return *entry_->handle->paths(); }
 const WatchSet& DbPool::Lease::config_inputs() const { return entry_->config; }
 
 DbPool::DbPool(Env* env, std::string workspace, DbPoolOptions options)
@@ -79,7 +79,7 @@ std::unique_ptr<DbPool::Entry> DbPool::TakeIdle(const std::string& workflow) {
 bool DbPool::StillValid(const Entry& e) const {
   dev_t dev = 0;
   ino_t ino = 0;
-  if (!DbIdentity(e.w.paths.db, &dev, &ino) || dev != e.dev || ino != e.ino) return false;
+  if (!DbIdentity(e.handle->paths()->db, &dev, &ino) || dev != e.dev || ino != e.ino) return false;
   return e.config.Fresh() && !e.config.Racy(WallNanos());
 }
 
@@ -95,14 +95,15 @@ Result<std::unique_ptr<DbPool::Entry>> DbPool::OpenEntry(const std::string& work
   dev_t dev_before = 0;
   ino_t ino_before = 0;
   bool existed = DbIdentity(paths.db, &dev_before, &ino_before);
-  PULSE_ASSIGN_OR_RETURN(e->w, OpenWorkflow(watching, workspace_, workflow));
+  PULSE_ASSIGN_OR_RETURN(OpenedWorkflow opened, OpenWorkflow(watching, workspace_, workflow));
+  e->handle = WorkflowHandle::Adopt(*env, std::move(opened));
   ++opens_;
   // A file renamed in between may be the one opened or not: such a
   // connection serves this request only.
   if (!DbIdentity(paths.db, &e->dev, &e->ino) || (existed && (e->dev != dev_before || e->ino != ino_before))) {
     e->transient = true;
   }
-  e->ctx = ServerContext(e->w, *env);
+  e->ctx = ServerContext(*e->handle);
   return e;
 }
 
@@ -113,6 +114,7 @@ Result<DbPool::Lease> DbPool::Checkout(const std::string& workflow, Env* env) {
     if (StillValid(*e)) {
       ++reuses_;
       e->ctx.env = env;
+      e->handle->set_env(env);
       return Lease(this, e.release());
     }
     ++stale_;
@@ -139,7 +141,7 @@ void DbPool::CheckIn(Entry* raw) {
   std::unique_ptr<Entry> e(raw);
   // A connection left inside a transaction (a request failed in one) is
   // not handed to the next request.
-  bool keep = !e->transient && sqlite3_get_autocommit(e->w.db->handle()) != 0;
+  bool keep = !e->transient && sqlite3_get_autocommit(e->handle->db().handle()) != 0;
   std::lock_guard<std::mutex> l(mu_);
   --in_use_;
   if (!keep || stopping_) return;

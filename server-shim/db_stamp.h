@@ -1,6 +1,16 @@
 // A workflow database's change stamp, read from the file system without
 // opening the database: what the server's caches key on so a read answered
 // from memory is exactly what opening the database afresh would answer.
+//
+// No descriptor of a database file is ever opened here outside SQLite: on
+// POSIX, closing any descriptor of a file drops every advisory lock the
+// process holds on it, so an open()/close() of db.sqlite beside the server's
+// own connections would drop SQLite's locks, and an outside reader closing
+// its connection would then take the database for unused, checkpoint it and
+// delete the WAL and shm under the server ("How To Corrupt An SQLite Database
+// File", 2.2). Identity, size and time come from stat(2) (no descriptor); the
+// header bytes are read through SQLite's own file layer (the default VFS),
+// which keeps a descriptor of a locked file open rather than close it.
 #pragma once
 
 #include <sys/types.h>
@@ -34,9 +44,12 @@ struct DbStamp {
   bool operator!=(const DbStamp& o) const { return !(*this == o); }
 };
 
-// `header_bytes` of the file at `path` with its stat; exists=false when absent.
-FileStamp StampFile(const std::string& path, size_t header_bytes);
-// db.sqlite and db.sqlite-wal together.
+// The stat of the file or folder at `path` (no header; no descriptor is
+// opened, so a FIFO or a locked database file is stamped like any other);
+// exists=false when absent.
+FileStamp StampFile(const std::string& path);
+// db.sqlite and db.sqlite-wal together, with their headers read through
+// SQLite's file layer.
 DbStamp StampDatabase(const std::string& db_path);
 
 }  // namespace pulse::serve

@@ -5,9 +5,11 @@
 //    Status code name: invalid_argument, not_found, ..., or internal), never
 //    a bare number (a C++ exception) and never an Error without a code;
 //  - times are taken as seconds, a Date or an RFC 3339 string;
-//  - the facade (a C++ object) is freed: per call for `call`, and for the
-//    typed agent-log recorders (which keep their statements prepared) by
-//    close(), or when the Pulse object is collected.
+//  - the facade (a C++ object) is kept across calls: it holds the opened
+//    workflow (schema ensured, configuration read, looked at again only
+//    when the database changed) and the typed agent-log recorders'
+//    prepared statements; close() frees it, as does collecting the Pulse
+//    object.
 var pulseFacades = typeof FinalizationRegistry === 'function'
   ? new FinalizationRegistry(function (facade) { if (!facade.isDeleted()) facade.delete(); })
   : null;
@@ -81,7 +83,7 @@ class Pulse {
   // need none (pulse.version, autonomy.guard, ...).
   constructor(database) {
     this.database = database || null;
-    this.recorder = null;  // {ptr, facade} for the typed agent-log methods
+    this.kept = null;  // {ptr, facade}: the facade every call goes through
   }
 
   // The connection of the database, checked open (0 when none).
@@ -103,23 +105,18 @@ class Pulse {
     } catch (e) {
       throw pulseError(what + ': arguments cannot be sent as JSON: ' + e.message, 'invalid_argument');
     }
-    var ptr = this.connection(what);
-    var facade = new Module['PulseFacade'](ptr);
-    try {
-      return pulseSettle(what, function () { return facade.call(what, argsJson, nowSeconds); });
-    } finally {
-      facade.delete();
-    }
+    var facade = this.facadeFor(what);
+    return pulseSettle(what, function () { return facade.call(what, argsJson, nowSeconds); });
   }
 
-  // The facade kept for the typed recorders, remade if the database was
-  // closed and reopened.
-  recorderFor(what) {
+  // The facade kept for this database's connection, remade when the
+  // connection changed.
+  facadeFor(what) {
     var ptr = this.connection(what);
-    if (this.recorder && this.recorder.ptr === ptr) return this.recorder.facade;
+    if (this.kept && this.kept.ptr === ptr) return this.kept.facade;
     this.close();
     var facade = new Module['PulseFacade'](ptr);
-    this.recorder = { ptr: ptr, facade: facade };
+    this.kept = { ptr: ptr, facade: facade };
     if (pulseFacades) pulseFacades.register(this, facade, this);
     return facade;
   }
@@ -148,16 +145,17 @@ class Pulse {
         ? e.duration + 's' : pulseText(e, key, spec.what, spec.fields[i][1]);
     }
     var now = pulseSeconds(options && options.now, spec.what, 'now');
-    var facade = this.recorderFor(spec.what);
+    var facade = this.facadeFor(spec.what);
     return pulseSettle(spec.what, function () { return facade[kind](value, now); });
   }
 
-  // Frees the recorders' statements; the Pulse object stays usable.
+  // Frees the kept facade (the opened workflow, the recorders'
+  // statements); the Pulse object stays usable.
   close() {
-    if (!this.recorder) return;
+    if (!this.kept) return;
     if (pulseFacades) pulseFacades.unregister(this);
-    if (!this.recorder.facade.isDeleted()) this.recorder.facade.delete();
-    this.recorder = null;
+    if (!this.kept.facade.isDeleted()) this.kept.facade.delete();
+    this.kept = null;
   }
 }
 

@@ -50,12 +50,30 @@ Result<json> Facade::Call(const std::string& method, const std::string& args_jso
   // Bounded: a document nested deeper than any Pulse writes is refused
   // before anything recurses over it (the module's stack is small).
   PULSE_ASSIGN_OR_RETURN(json args, ParseJsonBounded(args_json.empty() ? "{}" : args_json, method + ": arguments"));
-  ApiContext ctx;
-  ctx.env = &env;
-  if (db_) {
-    PULSE_ASSIGN_OR_RETURN(ctx, ContextFromDb(*db_, env));
+  if (!db_) {
+    ApiContext ctx;
+    ctx.env = &env;
+    return CallApi(ctx, method, args);
   }
-  return CallApi(ctx, method, args);
+  PULSE_RETURN_IF_ERROR(EnsureHandle());
+  PULSE_RETURN_IF_ERROR(handle_->Refresh());
+  if (handle_->generation() != ctx_generation_) {
+    ctx_ = ContextFor(*handle_);
+    ctx_generation_ = handle_->generation();
+  }
+  // This call's clock, for this call only.
+  ctx_.env = &env;
+  handle_->set_env(&env);
+  Result<json> out = CallApi(ctx_, method, args);
+  ctx_.env = DefaultEnv();
+  handle_->set_env(DefaultEnv());
+  return out;
+}
+
+Status Facade::EnsureHandle() {
+  if (handle_) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(handle_, WorkflowHandle::Borrow(*db_, *DefaultEnv()));  // ensures the schema
+  return Status::OK();
 }
 
 Status Facade::EnsureAgentLog() {
@@ -64,9 +82,10 @@ Status Facade::EnsureAgentLog() {
     workspace_path_ = "";
     return Status::OK();
   }
-  PULSE_ASSIGN_OR_RETURN(ApiContext ctx, ContextFromDb(*db_, *DefaultEnv()));  // ensures the schema
+  PULSE_RETURN_IF_ERROR(EnsureHandle());
+  PULSE_RETURN_IF_ERROR(handle_->Refresh());
   writer_ = std::make_unique<AgentLogWriter>(*db_);
-  workspace_path_ = ctx.workflow.empty() ? "" : AgentLogWorkspacePath(ctx.workflow);
+  workspace_path_ = handle_->workflow().empty() ? "" : handle_->agent_log_key();
   return Status::OK();
 }
 

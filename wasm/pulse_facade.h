@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/agent_log/agent_log.h"
+#include "core/api/api.h"
 #include "core/store/db.h"
 #include "core/base/status.h"
 
@@ -51,10 +52,16 @@ class Facade {
   Result<AgentLogWrite> AgentCompleted(const AgentCompletion& done, double now_seconds);
 
  private:
+  // The connection's workflow, opened on the first call and kept: later
+  // calls only look whether the database changed (WorkflowHandle::Refresh).
+  Status EnsureHandle();
   // The workflow key and a prepared writer, made on the first typed event.
   Status EnsureAgentLog();
 
   std::unique_ptr<Db> db_;
+  std::unique_ptr<WorkflowHandle> handle_;
+  ApiContext ctx_;  // the adapter's view of handle_, taken again when its configuration was read again
+  uint64_t ctx_generation_ = 0;
   std::optional<std::string> workspace_path_;
   std::unique_ptr<AgentLogWriter> writer_;
 };

@@ -14,6 +14,8 @@ const ApiRegistry& ServerApi();
 
 // A context over an opened workflow that reaches the server's table.
 // REQUIRES: `w` and `env` outlive the context.
+ApiContext ServerContext(WorkflowHandle& handle);
+// The same over an OpenedWorkflow a caller keeps itself (the tests' fixtures).
 ApiContext ServerContext(const OpenedWorkflow& w, Env& env);
 
 }  // namespace pulse

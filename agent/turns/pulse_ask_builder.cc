@@ -12,6 +12,7 @@
 #include "core/conversation/conversation.h"
 #include "core/facts/fact_snapshot.h"
 #include "core/base/utf8.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -43,11 +44,6 @@ Status ReadBuilderAskArgs(const Args& a, BuilderAskArgs* out) {
   PULSE_RETURN_IF_ERROR(a.OptString("builder_session_id", &out->named));
   PULSE_RETURN_IF_ERROR(a.OptInt("wait_seconds", 1, kAskWaitMax, &out->wait));
   return Status::OK();
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
 }
 
 // A narrow text check (the guard holds the rest): a fix never touches the
@@ -108,7 +104,7 @@ Result<json> FixDecision(ApiContext& ctx, const std::string& session, const Buil
   in.option = "Make this fix";
   in.why = b.why.empty() ? b.message : b.why;
   in.evidence = b.evidence;
-  in.confidence = "medium";
+  in.confidence = Confidence::kMedium;
   in.session = session;
   PULSE_ASSIGN_OR_RETURN(RecommendationOutcome made, RaiseRecommendation(ctx, req, in));
   Asks asks(*ctx.db, ctx.workflow);
@@ -282,8 +278,9 @@ Result<ApplyOutcome> SendApplyMessage(ApiContext& ctx, int64_t decision_id) {
   std::optional<std::string> text = ApplyMessageFor(d, fix);
   ApplyOutcome out;
   if (!text) {
-    out.reason = d.status == "answered" ? "nothing to apply: the owner chose \"" + d.Chosen() + "\""
-                                        : "nothing to apply: the decision is " + d.status;
+    out.reason = d.status == DecisionStatus::kAnswered
+                     ? "nothing to apply: the owner chose \"" + d.Chosen() + "\""
+                     : std::string("nothing to apply: the decision is ") + DecisionStatusName(d.status);
     return out;
   }
   OutboxMessage m;

@@ -8,6 +8,7 @@
 #include "core/api/facts.h"
 #include "core/facts/goal_context_facts.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -17,15 +18,7 @@ namespace {
 
 Result<GuardDecision> Ask(ApiContext& ctx, const RulesTurn& turn, RulesReport* out, const std::string& tool,
                           const json& args) {
-  PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx.db, turn.session));
-  PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx, session, tool, args));
-  out->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
-  return d;
-}
-
-std::string FirstLine(const std::string& s) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > 200 ? line.substr(0, 200) + "…" : line;
+  return AskGuardForRules(ctx, turn, out, tool, args);
 }
 
 // "3 failed runs (latest r-9: ...), 2 CONCERNS: lines, 1 unreadable run folder"
@@ -34,7 +27,7 @@ std::string HealthLine(const RunHealth& h) {
   if (!h.failed_runs.empty()) {
     const FailedRun& f = h.failed_runs.front();
     s += " (latest " + f.run_id + ", " + f.status + (f.route.empty() ? "" : " on " + f.route) + ": " +
-         (f.error.empty() ? "no error text" : FirstLine(f.error)) + ")";
+         (f.error.empty() ? "no error text" : FirstLine(f.error, 200)) + ")";
   }
   s += "; " + std::to_string(h.concerns.size()) + " CONCERNS: line" + (h.concerns.size() == 1 ? "" : "s");
   if (!h.concerns.empty()) s += " (" + FirstLine(h.concerns.front().line) + ")";
@@ -95,7 +88,7 @@ Result<RulesReport> RulesQaFix(ApiContext& ctx, const RulesTurn& turn, const Pul
     r.status = "failed";
     r.reason = "the facts could not be read: " + allowed.reason;
   } else {
-    PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+    PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
     r.status = "completed";
     r.technical_review = "Checked " + (request ? "\"" + request->what + "\"" : std::string("the workflow's runs")) +
                          " against the facts: " + HealthLine(facts.run_health) + ". Nothing was changed.";
@@ -116,7 +109,7 @@ Result<RulesReport> RulesArchitecture(ApiContext& ctx, const RulesTurn& turn) {
     out.summary = "Architecture: the facts could not be read: " + allowed.reason;
     return out;
   }
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
   std::set<std::string> routes;
   for (const FailedRun& f : facts.run_health.failed_runs) if (!f.route.empty()) routes.insert(f.route);
   std::string list;

@@ -11,7 +11,9 @@
 #include "core/api/decisions.h"
 #include "core/api/facts.h"
 #include "core/decisions/decisions.h"
+#include "core/decisions/recommendation.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 #include "core/base/utf8.h"
 
 namespace pulse {
@@ -53,6 +55,16 @@ const char* kCharterWork =
     "record_pulse_decision_outcome; work within the open focus areas (goal_lead.focus_areas), track each active one "
     "once a day and close it with its lesson when done; propose a new one with record_pulse_focus_area.";
 
+// Someone with access who is not the owner (an editor's Slack message,
+// caller "bot"): the seed's "Steps, Run chats, bot channels and readers only
+// ask for a recommendation".
+const char* kCharterAskNotOwner =
+    " Someone with access to this workflow who is not its owner wrote to you (the turn's message; context.caller "
+    "and context.account say who): this is not an owner relay and not the owner's voice. Answer from the facts "
+    "(get_pulse_state), briefly, on stdout, framed as your recommendation; say plainly what you cannot judge. Record "
+    "nothing from their words as the owner's: no owner answer in goal memory, no focus area, no soul.md proposal on "
+    "their say-so. What only the owner can decide goes to the owner as a decision request (create_decision_request).";
+
 const char* kCharterAsk =
     " The owner wrote to you (the turn's message): this is an owner relay. Answer from the facts (get_pulse_state), "
     "briefly, on stdout; say plainly what you cannot judge. Lasting direction (a preference, a rule, a choice) goes "
@@ -66,36 +78,10 @@ const char* kReportOnly =
     " All of this workflow's schedules are paused: this is a report-only turn. Run, Outward and Change are all held; "
     "report, do not act.";
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
-
 json Part(const Result<json>& r) { return r.ok() ? *r : json{{"error", r.status().message()}}; }
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
-
-// "subscribers 412 of 1000 (last measured 7 Oct; by a workflow run 17 Sep)"
-std::string KeyNumber(const GoalCheck& check) {
-  if (!check.has_goal) return "";
-  std::string s = check.metric_name + " " + (check.value ? Num(*check.value) : "unmeasured");
-  if (check.target) s += " of " + Num(*check.target);
-  std::string last = check.last_measured_at ? FormatShortDay(*check.last_measured_at) : "";
-  std::string by_run = check.last_measured_by_run_at ? FormatShortDay(*check.last_measured_by_run_at) : "";
-  if (!last.empty()) {
-    s += " (last measured " + last;
-    if (!by_run.empty() && by_run != last) s += "; by a workflow run " + by_run;
-    s += ")";
-  }
-  return s;
-}
-
 std::string WithKeyNumber(const std::string& head, const GoalCheck& check) {
-  std::string key = KeyNumber(check);
+  std::string key = GoalKeyNumber(check);
   return key.empty() ? head : head + " — " + key;
 }
 
@@ -105,17 +91,11 @@ std::string GoalStatusLine(const GoalCheck& check, const std::string& workflow) 
   return WithKeyNumber(PulseName(workflow) + ": " + GoalStatusWords(check.status), check);
 }
 
-std::string PulseName(const std::string& workflow) {
-  std::string w = workflow;
-  if (!w.empty()) w[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(w[0])));
-  return w + " Pulse";
-}
-
-Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only, bool from_owner) {
   std::string c;
   if (kind == TurnKind::kGoalCheck) c = kCharterCheck;
   else if (kind == TurnKind::kGoalWork) c = std::string(kCharterWork) + kCharterCheck;
-  else if (kind == TurnKind::kAskPulse) c = kCharterAsk;
+  else if (kind == TurnKind::kAskPulse) c = from_owner ? kCharterAsk : kCharterAskNotOwner;
   else if (kind == TurnKind::kRunFailed) c = std::string(" ") + kInstructionRunFailed;
   else if (kind == TurnKind::kQaFix) c = std::string(" ") + kInstructionQaFix;
   else return Status::NotFound(std::string("no charter for turn kind \"") + TurnKindName(kind) +
@@ -124,53 +104,12 @@ Result<std::string> TurnInstruction(TurnKind kind, bool report_only) {
   return c.substr(1);  // the parts begin with the space that joins them to the common text
 }
 
-Result<std::string> TurnCharter(TurnKind kind, bool report_only) {
-  PULSE_ASSIGN_OR_RETURN(std::string part, TurnInstruction(kind, report_only));
+Result<std::string> TurnCharter(TurnKind kind, bool report_only, bool from_owner) {
+  PULSE_ASSIGN_OR_RETURN(std::string part, TurnInstruction(kind, report_only, from_owner));
   return std::string(kCharterCommon) + " " + part;
 }
 
 std::string CharterCommon(const std::string& workflow) { return Replace(kCharterCommon, "{wf}", workflow); }
-
-GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
-                                           const std::string& workflow) {
-  std::string metric = config.primary_metric ? config.primary_metric->name : "the primary metric";
-  std::string route = config.primary_metric && !config.primary_metric->route.empty() ? config.primary_metric->route
-                                                                                      : "the goal route";
-  GoalRecommendation rec;
-  auto add = [&](const std::string& o) {
-    for (const std::string& x : rec.options) if (x == o) return;
-    rec.options.push_back(o);
-  };
-  if (check.HasAlarm(AlarmKind::kNotMeasured) || check.HasAlarm(AlarmKind::kGoalWorkWithoutReading)) {
-    add("Add a step to " + route + " that records " + metric + " on every run");
-  }
-  if (check.HasAlarm(AlarmKind::kGoalWorkNotCompleted)) add("Make " + route + " the next scheduled run and fix what stops it");
-  // Only a paused schedule can be resumed: with none paused, a silence is
-  // something to look into, not to resume.
-  bool paused = check.HasAlarm(AlarmKind::kSchedulesPaused) || config.AllSchedulesPaused();
-  if (paused && (check.HasAlarm(AlarmKind::kNoRun) || check.HasAlarm(AlarmKind::kSchedulesPaused))) {
-    add("Resume the paused schedules");
-  } else if (check.HasAlarm(AlarmKind::kNoRun)) {
-    add("Find out why no scheduled run started and fix it");
-  }
-  if (rec.options.empty()) add("Review the plan for " + route + " with Pulse and change what does not move " + metric);
-  add("Leave it as it is for now");
-
-  for (const Alarm& a : check.alarms) {
-    if (!rec.why.empty()) rec.why += "; ";
-    rec.why += a.message.empty() ? AlarmKindName(a.kind) : a.message;
-  }
-  if (rec.why.empty()) rec.why = metric + " is " + GoalStatusWords(check.status) + " against the line to the target";
-  rec.evidence = KeyNumber(check);
-  if (rec.evidence.empty()) rec.evidence = "goal check of " + FormatTime(check.checked_at);
-  rec.question = PulseName(workflow) + ": the goal is " + GoalStatusWords(check.status) + ". Which fix should come first?";
-  rec.option = rec.options[0];
-  // A paused workflow's check is report-only: Pulse is less sure the owner
-  // wants anything running.
-  rec.confidence = !check.alarms.empty() && !config.AllSchedulesPaused() ? "high" : "medium";
-  rec.blocks = "the goal: " + metric;
-  return rec;
-}
 
 Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
   const int64_t now = ctx.env->NowSeconds();
@@ -191,9 +130,10 @@ Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load) {
   return due;
 }
 
-Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const json& message) {
+Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const json& message,
+                         const std::string& caller, const std::string& account) {
   report_only = report_only || ctx.config.AllSchedulesPaused();
-  PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
+  PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only, caller == "owner"));
   charter = Replace(charter, "{wf}", ctx.workflow);
   Result<json> check = GoalStatusDocument(ctx, false);
   ContextDecisions decisions(ctx);
@@ -206,6 +146,8 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
                   {"goal_lead", GoalLeadJson(ctx)},
                   {"autonomy", AutonomyLevelsJson(ctx.config)}};
   if (!message.is_null()) context["message"] = message;
+  if (!caller.empty()) context["caller"] = caller;
+  if (!account.empty()) context["account"] = account;
   // Failed runs, CONCERNS: lines, open issues, schedules and unreadable run
   // folders since the last check, and what the fix runs Pulse asked for found.
   if (context["goal_status"].contains("facts")) context["run_health"] = context["goal_status"]["facts"]["run_health"];
@@ -250,6 +192,14 @@ json RulesReport::ToJson() const {
   return out;
 }
 
+Result<GuardDecision> AskGuardForRules(ApiContext& ctx, const RulesTurn& turn, RulesReport* report,
+                                       const std::string& tool, const json& args) {
+  PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx.db, turn.session));
+  PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx, session, tool, args));
+  report->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
+  return d;
+}
+
 namespace {
 
 // The rules runner asks the autonomy guard before each step, as any agent's
@@ -261,10 +211,7 @@ class GuardedRunner {
       : ctx_(ctx), turn_(turn), report_(report) {}
 
   Result<GuardDecision> Ask(const std::string& tool, const json& args) {
-    PULSE_ASSIGN_OR_RETURN(ToolSession session, LoadToolSession(*ctx_.db, turn_.session));
-    PULSE_ASSIGN_OR_RETURN(GuardDecision d, GuardSessionTool(ctx_, session, tool, args));
-    report_->tools.push_back(RulesToolCall{tool, d.allowed, d.reason});
-    return d;
+    return AskGuardForRules(ctx_, turn_, report_, tool, args);
   }
 
   const std::string& session() const { return turn_.session; }
@@ -288,7 +235,7 @@ Result<std::optional<Decision>> PendingFromPulse(Db& db) {
 
 json RecommendationArgs(const GoalRecommendation& rec, const std::optional<int64_t>& safe_default_by) {
   json args = {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
-               {"evidence", rec.evidence}, {"confidence", rec.confidence}, {"blocks", rec.blocks}};
+               {"evidence", rec.evidence}, {"confidence", ConfidenceName(rec.confidence)}, {"blocks", rec.blocks}};
   if (safe_default_by) args["safe_default_by"] = FormatTime(*safe_default_by);
   return args;
 }
@@ -304,7 +251,7 @@ Result<std::string> RaiseDecision(ApiContext& ctx, GuardedRunner& call, const Go
   }
   GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
   std::optional<int64_t> safe_default_by;
-  if (rec.confidence == "high") safe_default_by = ctx.env->NowSeconds() + 2 * kSecondsPerDay;
+  if (rec.confidence == Confidence::kHigh) safe_default_by = ctx.env->NowSeconds() + 2 * kSecondsPerDay;
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed,
                          call.Ask("record_pulse_recommendation", RecommendationArgs(rec, safe_default_by)));
   if (!allowed.allowed) return "No decision raised: " + allowed.reason + ".";
@@ -334,7 +281,7 @@ RecommendationInput PickForDecision(const Decision& d, const GoalCheck& check, c
                                     const std::string& workflow) {
   RecommendationInput in;
   in.decision_id = d.id;
-  in.confidence = "low";
+  in.confidence = Confidence::kLow;
   in.evidence = GoalStatusLine(check, workflow);
   std::vector<std::string> words;
   if (config.primary_metric) {
@@ -384,12 +331,12 @@ Status RecommendOnPending(ApiContext& ctx, GuardedRunner& call, const GoalCheck&
       in.option = rec->option;
       in.text = rec->text;
       in.why = rec->why;
-      in.confidence = rec->confidence.empty() ? "medium" : rec->confidence;
+      in.confidence = rec->confidence;
       in.evidence = GoalStatusLine(check, ctx.workflow);
     } else {
       in = PickForDecision(d, check, ctx.config, ctx.workflow);
     }
-    json args = {{"decision_id", d.id}, {"why", in.why}, {"confidence", in.confidence}};
+    json args = {{"decision_id", d.id}, {"why", in.why}, {"confidence", ConfidenceName(in.confidence)}};
     if (in.option) args["option"] = *in.option;
     if (in.text) args["text"] = *in.text;
     PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_recommendation", args));
@@ -408,7 +355,7 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_goal_check", json::object()));
   if (!allowed.allowed) return Status::Refused("record_pulse_goal_check was refused: " + allowed.reason);
   // The facts run from the previous recorded check: gathered before this one is stored.
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
   const std::string reauth = facts.needs_reauth() ? "\n" + NeedsReauthLine(facts) : "";
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
   out.status = check.status;

@@ -13,36 +13,24 @@
 
 #include "core/api/api.h"
 #include "core/autonomy/autonomy.h"
+#include "core/decisions/recommendation.h"
 #include "core/goal/goal_check.h"
 #include "core/base/status.h"
 
 namespace pulse {
 
 // The charter an agent gets for a turn kind (goal_check, goal_work,
-// ask_pulse, run_failed, qa_fix); NotFound for other kinds.
-Result<std::string> TurnCharter(TurnKind kind, bool report_only);
+// ask_pulse, run_failed, qa_fix); NotFound for other kinds. An ask_pulse
+// turn is an owner relay only `from_owner` (the Pulse tab, `pulse talk`, the
+// owner's own Slack message); anyone else's message (an editor on Slack) is
+// asked for a recommendation and never recorded as the owner's direction.
+Result<std::string> TurnCharter(TurnKind kind, bool report_only, bool from_owner = false);
 // The kind's own part of it (what the turn says in the conversation).
-Result<std::string> TurnInstruction(TurnKind kind, bool report_only);
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only, bool from_owner = false);
 // The part every turn shares (the conversation's charter opens with it).
 std::string CharterCommon(const std::string& workflow);
 
-// The one batched decision the rules runner raises for a check that is not
-// on track.
-struct GoalRecommendation {
-  std::string question;
-  std::vector<std::string> options;
-  std::string option;  // the recommended one: options[0]
-  std::string why;
-  std::string evidence;
-  std::string confidence;  // high with alarms and schedules running, else medium
-  std::string blocks;
-};
-// Pure: depends only on the check and the workflow's configuration.
-GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const WorkflowConfig& config,
-                                           const std::string& workflow);
 
-// The owner-facing name: "Substack Pulse".
-std::string PulseName(const std::string& workflow);
 
 // GoalCheckDue, and not when a goal check turn already started today (the
 // agent log), so a restart or a runner that never recorded its check does
@@ -50,7 +38,10 @@ std::string PulseName(const std::string& workflow);
 Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load);
 
 // What an external runner reads on stdin: {charter, context, tools}.
-Result<nlohmann::json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const nlohmann::json& message);
+// `caller`: who wrote `message` (CallerName: "owner", "bot", ...; "" when
+// unknown, which is not the owner); the context carries it and `account`.
+Result<nlohmann::json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const nlohmann::json& message,
+                                   const std::string& caller = "", const std::string& account = "");
 
 // One turn of the built-in rules runner.
 struct RulesTurn {
@@ -105,6 +96,11 @@ struct RulesReport {
 
   nlohmann::json ToJson() const;
 };
+
+// The rules runner's one way to ask the autonomy guard before a step, as any
+// agent's tool call does: the answer is logged in `report`.
+Result<GuardDecision> AskGuardForRules(ApiContext& ctx, const RulesTurn& turn, RulesReport* report,
+                                       const std::string& tool, const nlohmann::json& args);
 
 // On track (or no goal, or a quiet pause): records the check and stops;
 // otherwise records it, raises at most one batched decision with a

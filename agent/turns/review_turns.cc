@@ -6,6 +6,7 @@
 #include "core/review/review_conversation.h"
 #include "core/base/time_util.h"
 #include "core/review/workflow_review.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -26,11 +27,6 @@ const char* kHousekeepingCharter =
     "You are the housekeeping turn of workflow \"{wf}\" after a run: do only the actions listed in the context "
     "(backup, publish), following backup-strategy.md / publish-strategy.md in the workflow folder, and record each "
     "with record_housekeeping(action, done). Nothing else: every other tool is refused in this turn.";
-
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) s.replace(p, from.size(), to);
-  return s;
-}
 
 std::string ReadIfThere(Env& env, const std::string& path) {
   if (!env.FileExists(path)) return "";
@@ -117,6 +113,8 @@ Result<std::string> RunRulesReview(ApiContext& ctx, const std::string& session) 
   std::string summary = broken.empty()
                             ? "The plan's " + std::to_string(plan.steps.size()) + " steps and their references hold."
                             : std::to_string(broken.size()) + " broken: " + broken.front().step + " — " + broken.front().reason;
+  // The receipt carries what the record keeps (the record summarises too).
+  broken = SummariseBreaks(broken);
   json args = {{"result", broken.empty() ? "clean" : "broken"}, {"summary", summary}};
   if (!broken.empty()) args["broken"] = list;
   PULSE_RETURN_IF_ERROR(Call(ctx, session, "record_workflow_review", args).status());
@@ -181,6 +179,8 @@ std::string EndReviewTurn(ApiContext& ctx, const std::string& session, const std
     m.title = ctx.workflow + " Workflow Review: " + r->outcome;
     m.text = r->outcome == "broken"
                  ? "The Workflow Review found a break (" + r->summary + "); runs that touch it stay stopped."
+             : r->outcome == "unrecorded"
+                 ? "The Workflow Review could not record its result (" + r->summary + "); runs stay stopped."
                  : "The Workflow Review finished (" + r->outcome + "). Run again.";
     m.payload = {{"chat_session", chat}, {"review", r->ToJson()}};
     m.pulse_run_id = r->pulse_run_id;

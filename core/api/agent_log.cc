@@ -39,8 +39,8 @@ Result<json> Started(ApiContext& ctx, const Args& a) {
   PULSE_ASSIGN_OR_RETURN(std::string path, WorkspacePathFor(ctx, a));
   // Workflow-scoped only: no workflow, nothing recorded, nothing touched.
   if (path.empty() || !ctx.db) return json{{"recorded", false}, {"reason", "no workflow"}};
-  // The schema is in place: every context comes from OpenWorkflow or
-  // ContextFromDb, which ensure it.
+  // The schema is in place: every context views an opened workflow
+  // (WorkflowHandle, OpenWorkflow or ContextFromDb), which ensured it.
   Status s = AgentLogWriter(*ctx.db).Started(path, start, ctx.env->NowSeconds());
   if (!s.ok()) return NotRecorded(ctx, method, s);
   return json{{"recorded", true}, {"workspace_path", path}, {"session", start.session_id}, {"agent", start.agent_id}};
@@ -51,8 +51,8 @@ Result<json> Completed(ApiContext& ctx, const Args& a) {
   PULSE_ASSIGN_OR_RETURN(AgentCompletion done, AgentCompletionFromJson(a.doc(), method));
   PULSE_ASSIGN_OR_RETURN(std::string path, WorkspacePathFor(ctx, a));
   if (path.empty() || !ctx.db) return json{{"recorded", false}, {"reason", "no workflow"}};
-  // The schema is in place: every context comes from OpenWorkflow or
-  // ContextFromDb, which ensure it.
+  // The schema is in place: every context views an opened workflow
+  // (WorkflowHandle, OpenWorkflow or ContextFromDb), which ensured it.
   Status s = AgentLogWriter(*ctx.db).Completed(path, done, ctx.env->NowSeconds());
   if (!s.ok()) return NotRecorded(ctx, method, s);
   return json{{"recorded", true}, {"workspace_path", path}, {"session", done.session_id}, {"agent", done.agent_id}};
@@ -134,7 +134,6 @@ Result<json> Show(ApiContext& ctx, const Args& a) {
   std::string cursor;
   PULSE_RETURN_IF_ERROR(a.OptString("cursor", &cursor));
   if (!cursor.empty() && !limit) return a.Error("cursor", "needs limit (a cursor walks pages of limit rows)");
-  PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(*ctx.db));
   if (limit) {
     // Pages newest first; the whole log oldest first stays the answer
     // without a limit.
@@ -158,9 +157,8 @@ Result<json> Prune(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.Int("older_than_days", INT64_MIN / 2, INT64_MAX / 2, &o.older_than_days));
   PULSE_RETURN_IF_ERROR(a.OptInt("keep_last", INT64_MIN / 2, INT64_MAX / 2, &o.keep_last));
   PULSE_RETURN_IF_ERROR(a.OptBool("dry_run", &o.dry_run));
-  PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(*ctx.db));
   // What the goal check still needs stays, whatever its age.
-  Result<ContextFacts> facts = ContextFactsNow(ctx);
+  Result<ContextFacts> facts = ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir);
   if (!facts.ok()) return facts.status().WithContext(what + ": reading the goal check's evidence");
   Result<Evidence> evidence = GatherEvidence(*ctx.db, *facts);
   if (!evidence.ok()) return evidence.status().WithContext(what + ": reading the goal check's evidence");

@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include "core/base/one_line.h"
 #include "core/store/schema.h"
 #include "core/store/workspace.h"
 
@@ -30,6 +31,12 @@ Access ApiMethod::AccessFor(const json& args) const {
 
 void ApiRegistry::Add(const char* name, ApiHandler handler, Access access, const char* summary,
                       const char* writes_with) {
+  for (ApiMethod& m : methods_) {
+    if (std::string_view(m.name) == name) {
+      m = ApiMethod{name, handler, access, summary, writes_with};
+      return;
+    }
+  }
   methods_.push_back(ApiMethod{name, handler, access, summary, writes_with});
 }
 
@@ -79,12 +86,24 @@ Result<json> CallApi(ApiContext& ctx, std::string_view method, const json& args)
 }
 
 json ErrorToJson(const Status& status) {
-  return json{{"error", status.message()}, {"code", CodeName(status.code())}};
+  return json{{"error", BoundedReason(status.message())}, {"code", CodeName(status.code())}};
 }
 
 Status NeedDb(const ApiContext& ctx, const Args& args) {
   if (!ctx.db || !ctx.env) return args.Fail("needs a database (a workflow's db/db.sqlite)");
   return Status::OK();
+}
+
+ApiContext ContextFor(WorkflowHandle& handle, const ApiRegistry* api) {
+  ApiContext ctx;
+  ctx.db = &handle.db();
+  ctx.env = &handle.env();
+  ctx.workflow = handle.workflow();
+  ctx.config = handle.config();
+  ctx.workflow_dir = handle.dir();
+  ctx.api = api;
+  ctx.handle = &handle;
+  return ctx;
 }
 
 Result<ApiContext> ContextFromDb(Db& db, Env& env) {

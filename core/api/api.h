@@ -17,6 +17,7 @@
 #include "core/store/db.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
+#include "core/workflow/handle.h"
 #include "core/workflow/workflow_config.h"
 
 namespace pulse {
@@ -34,7 +35,13 @@ struct ApiContext {
   // The methods this caller can reach: the core's everywhere; the native
   // program adds the agent's (agent/tools/agent_api.h).
   const ApiRegistry* api = nullptr;
+  // The opened workflow these fields view, when the caller holds one.
+  WorkflowHandle* handle = nullptr;
 };
+
+// The adapter's view of an opened workflow: no schema check and no
+// configuration read (the handle did both when it was opened or refreshed).
+ApiContext ContextFor(WorkflowHandle& handle, const ApiRegistry* api = nullptr);
 
 // Who may call a method over HTTP. The command line and the WASM facade act
 // for the owner of the files they open; the server decides by this.
@@ -61,6 +68,7 @@ struct ApiMethod {
 
 class ApiRegistry {
  public:
+  // A method registered under a name already taken replaces it.
   void Add(const char* name, ApiHandler handler, Access access, const char* summary,
            const char* writes_with = nullptr);
   // Every method of `other`, after this registry's own.
@@ -75,7 +83,8 @@ class ApiRegistry {
   std::vector<ApiMethod> methods_;
 };
 
-// The core's methods, registered once (the WASM module's whole table).
+// The core's methods, registered once (the WASM module's whole table;
+// the server's and the CLI's add theirs to it: agent/tools/agent_api.h).
 const ApiRegistry& CoreApi();
 
 // NotFound for an unknown method; InvalidArgument when `args` is not an
@@ -83,7 +92,9 @@ const ApiRegistry& CoreApi();
 // table when unset).
 Result<nlohmann::json> CallApi(ApiContext& ctx, std::string_view method, const nlohmann::json& args);
 
-// The one error document every edge sends: {"error": message, "code": name}.
+// The one error document every edge sends: {"error": message, "code": name},
+// the message bounded (BoundedReason: a reply names the input, it does not
+// carry a long one back).
 nlohmann::json ErrorToJson(const Status& status);
 
 // A context from the database alone (the browser's case): the workflow name
@@ -97,6 +108,10 @@ Status NeedDb(const ApiContext& ctx, const Args& args);
 void AddCoreApi(ApiRegistry& registry);
 void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
+// autonomy.guard itself: in the server's and the CLI's table (ServerApi),
+// not the core's, so the WebAssembly module leaves the guard's scanners out
+// (about 23 KB gzip); the core's table answers it with where it runs.
+void AddGuardApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);

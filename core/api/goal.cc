@@ -5,6 +5,7 @@
 
 #include "core/api/api.h"
 #include "core/api/facts.h"
+#include "core/decisions/recommendation.h"
 #include "core/goal/goal_check.h"
 #include "core/goal/goal_facts.h"
 #include "core/base/time_util.h"
@@ -163,6 +164,19 @@ Result<json> RunsByRouteJson(Db& db, const WorkflowConfig& config, int64_t since
   return json{{"routes", out}};
 }
 
+// What Pulse recommends for the goal as it stands (the rule the rules runner
+// raises as its one batched decision): null when the goal is on track or
+// there is none.
+Result<json> RecommendationMethod(ApiContext& ctx, const Args& a) {
+  PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
+  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false));
+  if (!check.has_goal || check.status == GoalStatus::kOnTrack) return json{{"recommendation", nullptr}};
+  GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
+  return json{{"recommendation",
+               {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
+                {"evidence", rec.evidence}, {"confidence", ConfidenceName(rec.confidence)}, {"blocks", rec.blocks}}}};
+}
+
 void AddGoalApi(ApiRegistry& r) {
   r.Add("goal.observe", Observe, Access::kOwner, "record a metric reading {metric, value, at, source, run_id?}");
   r.Add("goal.record_run", RecordRun, Access::kOwner, "record a finished run's goal facts {run:{...}, route} (idempotent)");
@@ -171,6 +185,8 @@ void AddGoalApi(ApiRegistry& r) {
   r.Add("goal.last_check", LastCheck, Access::kRead, "the last recorded goal check's time and status");
   r.Add("goal.readings", Readings, Access::kRead, "the primary metric's readings, oldest first");
   r.Add("goal.runs_by_route", RoutesSummary, Access::kRead, "runs per route {since?}");
+  r.Add("goal.recommendation", RecommendationMethod, Access::kRead,
+        "which fix Pulse recommends for the goal as it stands (null when on track)");
   r.Add("goal.check_due", CheckDueMethod, Access::kRead, "is the daily goal check due {pulse_pass_active, running_checks, cap}");
 }
 

@@ -6,17 +6,13 @@
 #include "core/asks/asks.h"
 #include "core/facts/fact_snapshot.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
 using nlohmann::json;
 
 namespace {
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool Contains(const std::vector<std::string>& list, const std::string& v) {
   return std::find(list.begin(), list.end(), v) != list.end();
@@ -29,7 +25,6 @@ std::string Field(const json& j, const char* key) {
 }  // namespace
 
 Result<std::vector<ChatRow>> ReadChats(Db& db) {
-  PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
       "SELECT session_id, kind, account, last_active_at, live, busy FROM pulse_fact_chats ORDER BY session_id"));
   std::vector<ChatRow> out;
@@ -100,7 +95,6 @@ bool IsOwnerRelay(const std::vector<ChatRow>& chats, const WorkflowConfig& confi
 }
 
 Result<std::string> AskBuilderChainRefusal(Db& db, const std::string& pulse_session, const std::string& target) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
       "SELECT caller, session, thread_id FROM pulse_asks WHERE direction = 'ask_pulse' AND status = 'running'"
       " AND json_extract(detail, '$.pulse_session') = ? ORDER BY id DESC LIMIT 1"));
@@ -119,7 +113,7 @@ Result<std::string> AskBuilderChainRefusal(Db& db, const std::string& pulse_sess
 }
 
 std::optional<std::string> ApplyMessageFor(const Decision& d, const json& fix) {
-  if (d.status != "answered") return std::nullopt;
+  if (d.status != DecisionStatus::kAnswered) return std::nullopt;
   const std::string chosen = d.Chosen();
   const std::string lower = Lower(chosen);
   if (chosen.empty() || lower.rfind("not now", 0) == 0 || lower.rfind("leave it", 0) == 0) return std::nullopt;

@@ -4,27 +4,16 @@
 
 #include "core/asks/asks.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
 namespace {
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string TrimBlanks(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
 // "- **Decision:** add a step" -> "decision: add a step" (key lowered, the
 // marks around it gone); other lines come back trimmed.
 std::string StripMarks(std::string line) {
-  line = TrimBlanks(line);
+  line = Trim(line);
   // The marks before the key, a bullet among them ("• **Decision:**").
   for (;;) {
     if (!line.empty() && (line[0] == '-' || line[0] == '*' || line[0] == '>' || line[0] == '_' || line[0] == '`' ||
@@ -44,7 +33,7 @@ std::string StripMarks(std::string line) {
   std::string rest = line.substr(colon + 1);
   while (!rest.empty() && (rest[0] == '*' || rest[0] == '_' || rest[0] == '`' || rest[0] == ' ')) rest.erase(0, 1);
   while (!rest.empty() && (rest.back() == '*' || rest.back() == '`')) rest.pop_back();
-  return key + ":" + TrimBlanks(rest);
+  return key + ":" + Trim(rest);
 }
 
 void ParseOwnerNeeded(const std::string& value, DecisionLines* out) {
@@ -59,10 +48,10 @@ void ParseOwnerNeeded(const std::string& value, DecisionLines* out) {
   } else {
     return;  // neither: as if the line were missing
   }
-  rest = TrimBlanks(rest);
+  rest = Trim(rest);
   while (!rest.empty() && (rest[0] == '-' || rest[0] == ',' || rest[0] == ':' || rest[0] == ' ')) rest.erase(0, 1);
   if (rest.size() >= 2 && rest.front() == '(' && rest.back() == ')') rest = rest.substr(1, rest.size() - 2);
-  out->owner_needed_why = TrimBlanks(rest);
+  out->owner_needed_why = Trim(rest);
 }
 
 }  // namespace
@@ -78,7 +67,7 @@ DecisionLines ParseDecisionLines(const std::string& reply) {
     auto value = [&](const char* key) -> std::optional<std::string> {
       std::string k = std::string(key) + ":";
       if (line.rfind(k, 0) != 0) return std::nullopt;
-      std::string v = TrimBlanks(line.substr(k.size()));
+      std::string v = Trim(line.substr(k.size()));
       if (v.empty()) return std::nullopt;
       return v;
     };

@@ -167,7 +167,6 @@ Status EnsureAsksSchema(Db& db) {
 }
 
 Result<std::optional<int64_t>> Asks::NextSlotAt(AskDirection direction, int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   // The rounds that started within the hour, oldest first: the k-th queued
   // ask takes the slot the k-th of them frees.
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
@@ -217,7 +216,6 @@ Result<AskRecord> Asks::OpenAskPulse(const NewAskPulse& ask, int64_t now) {
   PULSE_RETURN_IF_ERROR(CheckText(ask.account, 200, "account", false));
   PULSE_RETURN_IF_ERROR(CheckText(ask.message, kMaxAskMessageBytes, "message", true));
   PULSE_RETURN_IF_ERROR(CheckText(ask.thread_id, 100, "thread_id", false));
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   AskRecord r;
@@ -279,7 +277,6 @@ Result<AskRecord> Asks::OpenAskPulse(const NewAskPulse& ask, int64_t now) {
 Result<AskRecord> Asks::OpenAskBuilder(const std::string& pulse_session, const std::string& kind,
                                        const std::string& message, const json& detail, int64_t now) {
   PULSE_RETURN_IF_ERROR(CheckText(message, kMaxAskMessageBytes, "message", true));
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(std::optional<int64_t> slot, NextSlotAt(AskDirection::kToBuilder, now));
@@ -302,7 +299,6 @@ Result<AskRecord> Asks::OpenAskBuilder(const std::string& pulse_session, const s
 }
 
 Result<bool> Asks::StartIfSlotFree(const std::string& call_id, int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(AskRecord r, Get(call_id));
@@ -330,7 +326,6 @@ Result<bool> Asks::StartIfSlotFree(const std::string& call_id, int64_t now) {
 }
 
 Result<std::string> Asks::OldestQueued(AskDirection direction) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
       "SELECT call_id FROM pulse_asks WHERE direction = ? AND status = 'queued' ORDER BY id LIMIT 1"));
   st.Bind(1, AskDirectionName(direction));
@@ -339,7 +334,6 @@ Result<std::string> Asks::OldestQueued(AskDirection direction) {
 }
 
 Result<AskRecord> Asks::Get(const std::string& call_id) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kAskColumns + " FROM pulse_asks WHERE call_id = ?"));
   st.Bind(1, call_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -354,7 +348,6 @@ Result<AskRecord> Asks::Load(const std::string& call_id, const std::string& sess
 }
 
 Result<AskThread> Asks::Thread(const std::string& thread_id) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
       "SELECT thread_id, caller, session, rounds, open, decision, opened_at, closed_at FROM pulse_ask_threads"
       " WHERE thread_id = ?"));
@@ -429,7 +422,6 @@ Status Asks::FinishAsk(const std::string& call_id, const std::string& status, co
 }
 
 Result<int> Asks::RecoverInterrupted(int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare(
       "UPDATE pulse_asks SET status = 'interrupted', error = 'the server stopped before this ask was answered',"
       " answered_at = ?, thread_open = CASE WHEN thread_id = '' THEN 0 ELSE (round < ?) END WHERE status = 'running'"));
@@ -439,7 +431,6 @@ Result<int> Asks::RecoverInterrupted(int64_t now) {
 }
 
 Result<std::vector<AskRecord>> Asks::List(std::optional<AskDirection> direction, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kAskColumns +
                                                   " FROM pulse_asks WHERE (?1 = '' OR direction = ?1) ORDER BY id DESC LIMIT ?2"));
   st.Bind(1, direction ? AskDirectionName(*direction) : "").Bind(2, int64_t{limit});
@@ -447,7 +438,6 @@ Result<std::vector<AskRecord>> Asks::List(std::optional<AskDirection> direction,
 }
 
 Result<std::vector<AskRecord>> Asks::BuilderAnswersSince(int64_t since, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kAskColumns +
                                                   " FROM pulse_asks WHERE direction = 'ask_builder' AND answered_at > ?"
                                                   " ORDER BY answered_at DESC, id DESC LIMIT ?"));
@@ -459,6 +449,10 @@ Result<std::vector<AskRecord>> Asks::BuilderAnswersSince(int64_t since, int limi
     out.insert(out.begin(), ReadAsk(st));
   }
   return out;
+}
+
+Result<int64_t> QueuedAskCount(Db& db) {
+  return db.QueryInt64("SELECT COUNT(*) FROM pulse_asks WHERE status = 'queued'");
 }
 
 }  // namespace pulse

@@ -1,5 +1,7 @@
 #include "core/autonomy/tool_sessions.h"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -63,9 +65,13 @@ bool IsPulseTurn(TurnKind kind) {
 
 namespace {
 
-// The id's middle word and generation letter: schedule-<kind>--<hash>-<letter><N>.
+// The id's middle word and letter: schedule-<kind>--<hash>-<letter><N>.
+// A Pulse turn's session opened here (for an external agent, or a turn that
+// runs outside the conversation) is -o<N>: -g<N> is the conversation's
+// generation N, an id only the conversation makes (ConversationSessionId),
+// so no opened session can ever hold the id of a generation to come.
 void SessionKindOf(TurnKind turn, std::string* kind, std::string* letter) {
-  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "g"; return; }
+  if (IsPulseTurn(turn)) { *kind = "goallead"; *letter = "o"; return; }
   switch (turn) {
     case TurnKind::kWorkflowStep: *kind = "step"; *letter = "s"; return;
     case TurnKind::kWorkflowReview: *kind = "review"; *letter = "r"; return;
@@ -154,7 +160,10 @@ Result<std::string> NewSessionToken() {
 
 namespace {
 
+std::atomic<uint64_t> g_sessions_loaded{0};
+
 Result<ToolSession> ReadSession(Statement& st) {
+  g_sessions_loaded.fetch_add(1, std::memory_order_relaxed);
   ToolSession s;
   s.id = st.Text(0);
   PULSE_ASSIGN_OR_RETURN(s.turn, ParseTurnKind(st.Text(1)));
@@ -163,13 +172,15 @@ Result<ToolSession> ReadSession(Statement& st) {
   s.opened_at = st.Time(4).value_or(0);
   s.closed_at = st.Time(5);
   s.root_closed_at = st.Time(6);
+  s.conversation = st.Int64(8) <= 0;
   return s;
 }
 
-// The session with its root's closed_at, so one read answers whether it may act.
+// The session with its root's closed_at, so one read answers whether it may
+// act, and its root's seq (0 for Pulse's own conversation sessions).
 const char kSessionSelect[] =
     "SELECT s.session_id, s.turn, s.parent, s.root, s.opened_at, s.closed_at, COALESCE(r.closed_at, ''),"
-    " s.token_sha256"
+    " s.token_sha256, COALESCE(r.seq, s.seq)"
     " FROM pulse_tool_sessions s LEFT JOIN pulse_tool_sessions r ON r.session_id = s.root";
 
 }  // namespace
@@ -184,8 +195,9 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
   return false;
 }
 
+uint64_t ToolSessionsLoaded() { return g_sessions_loaded.load(std::memory_order_relaxed); }
+
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -194,19 +206,35 @@ Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
 }
 
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   if (token.empty()) return Status::InvalidArgument("token: missing");
+  return ResolveSessionTokenHash(db, Sha256Hex(token));
+}
+
+Result<ToolSession> ResolveSessionTokenHash(Db& db, const std::string& token_sha256) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.token_sha256 = ?"));
-  st.Bind(1, Sha256Hex(token));
+  st.Bind(1, token_sha256);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Status::NotFound("token: no session has this token");
   return ReadSession(st);
 }
 
+Result<std::vector<std::string>> ListSessionTokenHashes(Db& db) {
+  std::vector<std::string> out;
+  PULSE_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt64(
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pulse_tool_sessions'"));
+  if (tables == 0) return out;
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare("SELECT token_sha256 FROM pulse_tool_sessions"));
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(st.Text(0));
+  }
+  return out;
+}
+
 Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, const std::string& token) {
   const std::string bad = "session \"" + session_id + "\": missing or wrong session token";
   if (token.empty()) return Status::Unauthenticated(bad);
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
@@ -216,7 +244,6 @@ Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, c
 
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn, const std::string& parent,
                                       int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -270,7 +297,6 @@ Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnK
 
 Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& session_id, TurnKind turn, int64_t now) {
   if (!IsPulseTurn(turn)) return Status::InvalidArgument(std::string("turn: \"") + TurnKindName(turn) + "\" is not a Pulse turn");
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(std::string token, NewSessionToken());
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -278,7 +304,9 @@ Result<OpenedSession> OpenConversationTurnSession(Db& db, const std::string& ses
   q.Bind(1, session_id);
   PULSE_ASSIGN_OR_RETURN(bool exists, q.Step());
   if (exists && q.Int64(0) > 0 && q.Text(1).empty()) {
-    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id");
+    // Only a database from before opened sessions took -o<N> ids can hold one.
+    return Status::Conflict("session \"" + session_id + "\": an open session opened for an external agent holds this id;"
+                            " `pulse session close --session " + session_id + "` frees it");
   }
   const std::string at = FormatTime(now);
   Statement up;
@@ -343,7 +371,6 @@ Status AppendGuardRecord(Db& db, const GuardRecord& r) {
 }
 
 Result<std::vector<GuardRecord>> ListGuardDecisions(Db& db, const std::string& session, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
       "SELECT id, session, turn, tool, args_sha256, allowed, rule, level, reason, at, tool_normalized, tool_class"
       " FROM pulse_guard_decisions"

@@ -56,6 +56,7 @@ struct ToolSession {
   int64_t opened_at = 0;                 // seconds since the epoch
   std::optional<int64_t> closed_at;      // nullopt while open
   std::optional<int64_t> root_closed_at; // the root's closed_at, read with the session (nullopt while the root is open)
+  bool conversation = false;             // under Pulse's own conversation (OpenConversationTurnSession), not session.open
   bool open() const { return !closed_at; }
   // Open and under an open root: a helper of an ended turn cannot act.
   bool usable() const { return !closed_at && !root_closed_at; }
@@ -73,9 +74,10 @@ Result<std::string> NewSessionToken();
 // Opens a session for `turn`. With `parent`: a delegated helper, which takes
 // its root's turn whatever `turn` says, except kWorkflowStep (a step the turn
 // started keeps the platform's normal tools). Ids start with "schedule-"
-// (unattended): schedule-goallead--<sha256(workflow)[:16]>-g<N> for Pulse
-// turns, schedule-builder--<hash>-<q|f><N> for Builder turns,
-// schedule-step--<hash>-s<N> for steps, <parent>--h<N> for helpers.
+// (unattended): schedule-goallead--<sha256(workflow)[:16]>-o<N> for Pulse
+// turns (never -g<N>: that is the conversation's generation N, made only by
+// ConversationSessionId), schedule-builder--<hash>-<q|f><N> for Builder
+// turns, schedule-step--<hash>-s<N> for steps, <parent>--h<N> for helpers.
 // NotFound / Refused for a missing / closed parent.
 Result<OpenedSession> OpenToolSession(Db& db, const std::string& workflow, TurnKind turn,
                                       const std::string& parent, int64_t now);
@@ -91,6 +93,13 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
 
 // NotFound when no session has this token.
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token);
+// The same for a token's SHA-256 (hex) a caller has already taken.
+Result<ToolSession> ResolveSessionTokenHash(Db& db, const std::string& token_sha256);
+// Every session token's SHA-256 in the database (none when it has no
+// session table yet: a database no Pulse opened).
+Result<std::vector<std::string>> ListSessionTokenHashes(Db& db);
+// How many sessions have been read from a database in this process.
+uint64_t ToolSessionsLoaded();
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id);
 // The session `session_id` if `token` is its token; Unauthenticated with one
 // message for every failure (missing token, unknown session, another

@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace pulse {
@@ -74,6 +77,166 @@ Status WriteTemp(const std::string& path, const std::string& content, mode_t mod
   *tmp_out = tmp;
   return Status::OK();
 }
+
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+std::string DirOf(const std::string& path) {
+  size_t cut = path.find_last_of('/');
+  return cut == std::string::npos ? "." : cut == 0 ? "/" : path.substr(0, cut);
+}
+
+// Holds an exclusive flock(2) on a directory while alive: Pulse's writers of
+// the files in it (processes or threads) take turns. Best effort: where the
+// directory cannot be locked the swap still compares what it replaces.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~DirLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+  }
+  void SyncDir() const {
+    if (fd_ >= 0) (void)::fsync(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+// What a writer killed mid-swap left beside `path` ("<name>.tmp-<pid>-<n>",
+// "<name>.pulse-old-<pid>-<n>"): removed once that process is gone.
+void RemoveLeftovers(const std::string& path) {
+  const std::string dir = DirOf(path);
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    for (const char* tag : {".tmp-", ".pulse-old-"}) {
+      std::string prefix = base + tag;
+      if (name.compare(0, prefix.size(), prefix) != 0) continue;
+      long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+        ::unlink((dir + "/" + name).c_str());
+      }
+    }
+  }
+  ::closedir(d);
+}
+
+// SwapFile on Linux: the new text is written beside the file, then swapped
+// in with renameat2(RENAME_EXCHANGE), so the name always holds a whole file
+// (the old or the new: it is never missing, even when the writer is killed
+// mid-swap) and what it held comes back to be compared. When that is not
+// what was read, another writer got there first: the exchange is undone and
+// the caller re-reads. Where the file system cannot exchange, the compare
+// and a plain rename(2) happen under the directory lock.
+// The whole file, false when it cannot be opened.
+// What is left to read of `fd`; false on a read error.
+bool ReadAll(int fd, std::string* out) {
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return true;
+    out->append(buf, static_cast<size_t>(n));
+  }
+}
+
+bool ReadWhole(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ReadAll(fd, out);
+  ::close(fd);
+  return ok;
+}
+
+// The exchange-back found the name taken away by another writer (a rename
+// aside). The other writer's text in `tmp` goes back while the name is free.
+// When the name is filled again meanwhile: with Pulse's own new text (the
+// other writer put back what it took), the other text is exchanged in again;
+// with anything else, that newer text stands.
+Status PutBackAfterTakenAway(const std::string& path, const std::string& tmp, const std::string& ours) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return Status::OK();
+    if (errno != EEXIST) break;
+    std::string now;
+    if (!ReadWhole(path, &now) || now != ours) return Status::OK();
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) return Status::OK();
+    if (errno != ENOENT) break;
+  }
+  return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(errno));
+}
+
+Status ExchangeFile(const std::string& path, const std::string& expected, const std::string& content, mode_t mode) {
+  DirLock lock(DirOf(path));
+  RemoveLeftovers(path);
+  std::string tmp;
+  PULSE_RETURN_IF_ERROR(WriteTemp(path, content, mode, &tmp));
+  struct Unlink {
+    const std::string& p;
+    ~Unlink() { ::unlink(p.c_str()); }
+  } cleanup{tmp};
+  // Compared first, and the compared file held open: a text read too long
+  // ago never reaches the name, not even for the instant before an
+  // exchange would take it back (another writer reading then would build on
+  // it). After the exchange, what came back is checked to be that very file
+  // (its inode, which cannot be reused while it is open): one stat, so the
+  // instant in which a write landing after the compare shows Pulse's text
+  // is as short as it can be.
+  struct OpenFile {
+    int fd = -1;
+    ~OpenFile() {
+      if (fd >= 0) ::close(fd);
+    }
+  } compared;
+  compared.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (compared.fd < 0) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  struct stat was;
+  {
+    std::string now;
+    if (!ReadAll(compared.fd, &now) || ::fstat(compared.fd, &was) != 0) {
+      return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+    }
+    if (now != expected) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  }
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    struct stat back;
+    if (::lstat(tmp.c_str(), &back) == 0 && back.st_ino == was.st_ino && back.st_dev == was.st_dev) {
+      lock.SyncDir();
+      return Status::OK();
+    }
+    // Theirs goes back the same way (the name still never empty).
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+      const int put_back = errno;
+      // Another writer took the name away in between (a rename aside):
+      // theirs goes back only while the name is still free; when they
+      // have put a newer text there meanwhile, that one stands.
+      if (put_back != ENOENT) {
+        return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(put_back));
+      }
+      if (Status restored = PutBackAfterTakenAway(path, tmp, content); !restored.ok()) return restored;
+    }
+    return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  }
+  const int e = errno;
+  if (e == ENOENT) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  if (e != EINVAL && e != ENOSYS && e != ENOTSUP && e != EOPNOTSUPP) {
+    return Status::IoError(path + ": cannot swap: " + std::strerror(e));
+  }
+  // No exchange here: compare, then rename(2), under the directory lock.
+  std::string now;
+  if (!ReadWhole(path, &now)) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  if (now != expected) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::IoError(path + ": rename failed: " + std::strerror(errno));
+  lock.SyncDir();
+  return Status::OK();
+}
+#endif
 
 class PosixEnv : public Env {
  public:
@@ -147,6 +310,9 @@ class PosixEnv : public Env {
   Status SwapFile(const std::string& path, const std::string& expected, const std::string& content) override {
     struct stat st;
     mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    return ExchangeFile(path, expected, content, mode);
+#else
     std::string tmp;
     PULSE_RETURN_IF_ERROR(WriteTemp(path, content, mode, &tmp));
     std::string aside = UniqueSibling(path, ".pulse-old-");
@@ -174,6 +340,7 @@ class PosixEnv : public Env {
       return Status::IoError(path + ": cannot swap: " + std::strerror(e));
     }
     return Status::OK();
+#endif
   }
 
   bool FileExists(const std::string& path) override {

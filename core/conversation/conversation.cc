@@ -144,7 +144,6 @@ Status EnsureConversationSchema(Db& db) {
 }
 
 Result<Generation> Conversation::Current() {
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
       "SELECT g.generation, g.session_id, g.started_at, g.reason,"
       " (SELECT COUNT(*) FROM pulse_conversation_turns t WHERE t.generation = g.generation"
@@ -284,7 +283,6 @@ Status Conversation::FinishTurn(int64_t turn_id, const TurnEnd& end, int64_t now
   if (end.state == TurnState::kRunning) return Status::InvalidArgument("state: a finished turn cannot be running");
   PULSE_RETURN_IF_ERROR(CheckText(end.reply, kMaxReplyBytes, "reply"));
   PULSE_RETURN_IF_ERROR(CheckText(end.error, kMaxReplyBytes, "error"));
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   // A turn the owner stopped stays stopped whatever the runner said after.
@@ -304,7 +302,6 @@ Status Conversation::FinishTurn(int64_t turn_id, const TurnEnd& end, int64_t now
 }
 
 Result<bool> Conversation::Stop(int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare(
@@ -320,7 +317,6 @@ Result<bool> Conversation::Stop(int64_t now) {
 }
 
 Result<int> Conversation::RecoverInterrupted(const std::string& why, int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare(
@@ -338,7 +334,6 @@ Result<int> Conversation::RecoverInterrupted(const std::string& why, int64_t now
 }
 
 Result<std::vector<ConversationTurn>> Conversation::Transcript(int generation, int limit, int64_t before_id) {
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(std::string("SELECT ") + kTurnColumns +
                                                   " FROM pulse_conversation_turns WHERE generation = ?1"
                                                   " AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3"));

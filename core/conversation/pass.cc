@@ -60,8 +60,6 @@ json PassRecord::ToJson() const {
 Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
   PassDue due;
   if (!config.pulse_enabled) return due;
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> fast, ListRequests(db, RequestKind::kFast, "pending"));
   if (!fast.empty()) {
     // ListRequests is newest first: the reason names the oldest waiting.
@@ -93,7 +91,6 @@ Result<PassDue> PassDueAt(Db& db, const WorkflowConfig& config, int64_t now) {
 Result<PassRecord> StartPass(Db& db, Env& env, const std::string& kind, const std::string& trigger) {
   const int64_t now = env.NowSeconds();
   if (kind != "full" && kind != "fast") return Status::InvalidArgument("kind: \"" + kind + "\" is not full or fast");
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PassRecord p;
@@ -108,7 +105,6 @@ Result<PassRecord> StartPass(Db& db, Env& env, const std::string& kind, const st
   PULSE_RETURN_IF_ERROR(tx.Commit());
   // Any pass answers the waiting fast requests: the earlier pass they asked
   // for is this one (taken once, whoever else is looking).
-  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
   PULSE_ASSIGN_OR_RETURN(std::vector<PulseRequest> taken,
                          TakePendingFastRequests(db, env, "pass " + std::to_string(p.id)));
   for (const PulseRequest& r : taken) p.fast_requests.push_back(r.id);
@@ -125,7 +121,6 @@ Status FinishPass(Db& db, const PassRecord& pass, int64_t now) {
 }
 
 Result<std::vector<PassRecord>> ListPasses(Db& db, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
       "SELECT id, kind, trigger, started_at, finished_at, state, summary, goal_status, steps_json FROM pulse_passes"
       " ORDER BY id DESC LIMIT ?"));

@@ -100,7 +100,6 @@ Status EnsureWorklistSchema(Db& db) {
 Status MarkModuleDue(Db& db, const ModuleDue& due, int64_t now) {
   if (!KnownModule(due.module)) return Status::InvalidArgument("module: \"" + due.module + "\" is not goal_work, architecture or technical");
   if (!KnownRule(due.rule)) return Status::InvalidArgument("rule: \"" + due.rule + "\" is not recovery, prompt_budget or protected_boundary");
-  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT INTO pulse_module_due(module, rule, reason, since) VALUES(?, ?, ?, ?)"
       " ON CONFLICT(module, rule) DO UPDATE SET reason = excluded.reason"));
@@ -110,13 +109,11 @@ Status MarkModuleDue(Db& db, const ModuleDue& due, int64_t now) {
 }
 
 Result<std::vector<ModuleDue>> ListModuleDue(Db& db) {
-  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare("SELECT module, rule, reason, since FROM pulse_module_due ORDER BY since, module, rule"));
   return ReadRows(q, [](const Statement& q) { return ModuleDue{q.Text(0), q.Text(1), q.Text(2), q.Text(3)}; });
 }
 
 Result<std::vector<WorklistRow>> WriteGateWorklist(Db& db, int64_t pass_id, bool has_goal, int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   PULSE_ASSIGN_OR_RETURN(std::vector<ModuleDue> rules, ListModuleDue(db));
   Transaction tx(db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
@@ -197,7 +194,6 @@ Status FinishModule(Db& db, int64_t pass_id, const std::string& module, bool com
 }
 
 Result<std::vector<WorklistRow>> ReadWorklist(Db& db, int64_t pass_id) {
-  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
   if (pass_id == 0) {
     PULSE_ASSIGN_OR_RETURN(pass_id, db.QueryInt64("SELECT COALESCE(MAX(pass_id), 0) FROM pulse_pass_worklist"));
   }

@@ -82,9 +82,6 @@ json FailedRunSeen::ToJson() const {
 }
 
 Result<std::vector<FailedRunSeen>> UnseenFailedRuns(Db& db, int64_t now, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(kFailedRunsSql));
   q.Bind(1, FormatTime(now - kFailedRunWindowSeconds)).Bind(2, FormatTime(now)).Bind(3, static_cast<int64_t>(limit));
   std::vector<FailedRunSeen> out;
@@ -104,7 +101,6 @@ Result<std::vector<FailedRunSeen>> UnseenFailedRuns(Db& db, int64_t now, int lim
 }
 
 Result<bool> ClaimFailedRun(Db& db, const FailedRunSeen& run, const std::string& pulse_run_id, int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT OR IGNORE INTO pulse_run_failures(run_id, finished_at, status, error, route, concerns_json, seen_at,"
       " pulse_run_id) VALUES(?, ?, ?, ?, ?, ?, ?, ?)"));
@@ -133,7 +129,6 @@ Status RecordFailedRunOutcome(Db& db, const std::string& run_id, const std::stri
 }
 
 Result<std::vector<FailedRunSeen>> ListSeenFailedRuns(Db& db, int limit) {
-  PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
   PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
       "SELECT run_id, finished_at, status, error, route, concerns_json, seen_at, pulse_run_id, outcome"
       " FROM pulse_run_failures ORDER BY seen_at DESC, run_id LIMIT ?"));

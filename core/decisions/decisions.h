@@ -10,7 +10,8 @@
 //   run, outward, change; default change, the conservative reading: an answer
 //   usually changes the workflow), so needs=change requires change=auto.
 // - Only the owner answers: an answer from an unattended session (see
-//   IsUnattendedSession) is Refused and the decision stays pending.
+//   WhyUnattended) is Refused, naming the leg that knew it, and the decision
+//   stays pending (the refusal is kept in its log).
 // - The owner's answer, the recommendation's status (accepted, changed,
 //   dismissed, overruled) and the owner-answer line in goal memory are written
 //   in one transaction; if memory cannot be written nothing is answered.
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/store/db.h"
@@ -36,12 +38,35 @@ namespace pulse {
 // Also ensures the goal memory tables (EnsureGoalMemorySchema).
 Status EnsureDecisionsSchema(Db& db);
 
-// Sessions that may recommend but never answer for the owner: ids starting
-// "schedule-" (Pulse's own conversation and every scheduled turn), "pulse-",
-// "bg-" or "background-", and any session the database knows as a Pulse turn
-// (a guarded tool session) or a background agent (the agent log). The empty
-// session is the owner (the CLI, the owner-token HTTP routes).
+// Sessions that may recommend but never answer for the owner, and which leg
+// of the check knows each (docs/decisions.md names the same legs):
+//  - kPulseTurn: a session of Pulse's own conversation (opened for its turns,
+//    OpenConversationTurnSession) or a helper under one;
+//  - kToolSession: any other guarded tool session (session.open, a runner's
+//    or a Builder's turn, their helpers);
+//  - kAgentLog: a session the background agent log knows (an agent's run);
+//  - kNamePrefix: an id starting "schedule-" (Pulse's own conversation and
+//    every scheduled turn), "pulse-", "bg-" or "background-", in any case,
+//    blanks ignored, '_' read as '-' (HasUnattendedPrefix).
+// The database legs are asked first, so the answer names what the database
+// knows even of a session whose name also says it. The empty session is the
+// owner (the CLI, the owner-token HTTP routes): kNone.
+enum class UnattendedBy { kNone, kPulseTurn, kToolSession, kAgentLog, kNamePrefix };
+Result<UnattendedBy> WhyUnattended(Db& db, const std::string& session);
+// "pulse_turn", "tool_session", "agent_log", "name_prefix" ("" for kNone):
+// the `leg` of an answer_refused event.
+const char* UnattendedByName(UnattendedBy by);
 Result<bool> IsUnattendedSession(Db& db, const std::string& session);
+
+// Where a decision stands (the stored column's CHECK holds exactly these).
+enum class DecisionStatus { kPending, kAnswered, kDismissed };
+const char* DecisionStatusName(DecisionStatus status);  // pending | answered | dismissed
+
+// How sure Pulse is of a recommendation.
+enum class Confidence { kLow, kMedium, kHigh };
+const char* ConfidenceName(Confidence confidence);  // low | medium | high
+// InvalidArgument "<what>: confidence "x" is not low, medium or high".
+Result<Confidence> ParseConfidence(std::string_view text, const std::string& what);
 
 // A question for the owner, as stored, with the answer and the outcome when
 // there are any. Times are seconds since the epoch (time_util.h).
@@ -49,7 +74,8 @@ struct Decision {
   int64_t id = 0;
   std::string question;
   std::vector<std::string> options;
-  std::string blocks, raised_by, status;  // status: pending | answered | dismissed
+  std::string blocks, raised_by;
+  DecisionStatus status = DecisionStatus::kPending;
   int64_t created_at = 0;
   std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, outcome;
   std::optional<int64_t> answered_at, outcome_at;
@@ -62,7 +88,8 @@ struct Decision {
 struct Recommendation {
   int64_t id = 0;
   std::optional<std::string> option, text;
-  std::string why, evidence, confidence, blocks, needs, session;
+  std::string why, evidence, blocks, needs, session;
+  Confidence confidence = Confidence::kMedium;
   int64_t recommended_at = 0;
   std::string status;  // open | accepted | changed | dismissed | overruled | superseded
   std::optional<int64_t> safe_default_by, resolved_at;
@@ -114,7 +141,7 @@ struct RecommendationInput {
   std::optional<std::string> text;
   std::string why;
   std::string evidence;
-  std::string confidence;  // low | medium | high
+  Confidence confidence = Confidence::kMedium;
   std::string blocks;      // default: the decision's
   std::optional<int64_t> safe_default_by;
   std::string needs;       // none | run | outward | change (default change)
@@ -165,5 +192,8 @@ Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decisio
 // status: pending | answered | dismissed | all (empty: all).
 Result<DecisionList> ListDecisions(DecisionContext& ctx, const std::string& status);
 Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx);
+// The first safe default still ahead of `now` on a pending decision (the
+// tick's next wake-up for it); nullopt when none is.
+Result<std::optional<int64_t>> NextSafeDefault(Db& db, int64_t now);
 
 }  // namespace pulse

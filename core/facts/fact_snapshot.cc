@@ -371,7 +371,9 @@ void SnapshotPlan(SnapshotRun& run) {
 
 void SnapshotChats(SnapshotRun& run) {
   SourceRead src;
-  if (!run.OpenTextFile(kChatsFile, run.limits.max_chats_bytes, &src)) return;
+  // chats.json is the platform's current list of chats: a missing file is no
+  // chats (its stored rows go), not "unchanged".
+  if (!run.OpenTextFile(kChatsFile, run.limits.max_chats_bytes, &src, "pulse_fact_chats")) return;
   Result<json> doc = ParseJsonBounded(src.text, kChatsFile, 8);
   if (!doc.ok()) return run.Unreadable(kChatsFile, src, doc.status().message());
   if (!doc->is_array()) return run.Unreadable(kChatsFile, src, std::string(kChatsFile) + ": expected a JSON array");
@@ -410,16 +412,11 @@ void SnapshotChats(SnapshotRun& run) {
   });
 }
 
-// One run of `steps` once the facts tables are there; without them, the
-// report says why and no step runs.
+// One run of `steps` (REQUIRES: the schema ensured, as every opened
+// workflow has it).
 SnapshotReport RunSnapshot(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                            const SnapshotLimits& limits, std::initializer_list<void (*)(SnapshotRun&)> steps) {
   SnapshotRun run(env, db, workflow_dir, now, limits);
-  Status schema = EnsureFactsSchema(db);
-  if (!schema.ok()) {
-    run.Warn("db", schema.message());
-    return std::move(run.report);
-  }
   for (auto step : steps) step(run);
   return std::move(run.report);
 }

@@ -97,10 +97,10 @@ Status SnapshotRun::PutSource(const char* file, const char* state, const std::st
   return put.Run();
 }
 
-bool SnapshotRun::OpenTextFile(const char* file, int64_t max_bytes, SourceRead* out) {
+bool SnapshotRun::OpenTextFile(const char* file, int64_t max_bytes, SourceRead* out, const char* rows_table) {
   const std::string path = Path(file);
   if (!env.FileExists(path)) {
-    Missing(file);
+    Missing(file, rows_table);
     return false;
   }
   Result<int64_t> size = env.FileSize(path);
@@ -149,8 +149,19 @@ void SnapshotRun::Unreadable(const char* file, const SourceRead& src, const std:
   if (!s.ok()) Warn(file, std::string(file) + ": " + s.message());
 }
 
-void SnapshotRun::Missing(const char* file) {
-  Status s = PutSource(file, "missing", "", 0, SourceRead{});
+void SnapshotRun::Missing(const char* file, const char* rows_table) {
+  Result<int64_t> rows =
+      rows_table ? db.QueryInt64(std::string("SELECT EXISTS (SELECT 1 FROM ") + rows_table + ")") : Result<int64_t>(int64_t{0});
+  Status s = rows.status();
+  if (s.ok() && *rows) {
+    Transaction tx(db);
+    s = tx.Begin();
+    if (s.ok()) s = db.Exec(std::string("DELETE FROM ") + rows_table);
+    if (s.ok()) s = PutSource(file, "missing", "", 0, SourceRead{});
+    if (s.ok()) s = tx.Commit();
+  } else if (s.ok()) {
+    s = PutSource(file, "missing", "", 0, SourceRead{});
+  }
   if (!s.ok()) Warn(file, std::string(file) + ": " + s.message());
 }
 

@@ -28,13 +28,17 @@ class SnapshotRun {
 
   // Reads `file` (relative to the workflow folder) when it changed since the
   // last snapshot. False when there is nothing to do: missing (recorded as
-  // missing), unchanged, over `max_bytes` or unreadable (recorded so).
-  bool OpenTextFile(const char* file, int64_t max_bytes, SourceRead* out);
+  // missing, see Missing), unchanged, over `max_bytes` or unreadable
+  // (recorded so).
+  bool OpenTextFile(const char* file, int64_t max_bytes, SourceRead* out, const char* rows_table = nullptr);
   // `write` and the source row (ok, `skipped`) in one transaction; a failure
   // is a warning and stores nothing.
   void Store(const char* file, const SourceRead& src, int64_t skipped, const std::function<Status(Db&)>& write);
   void Unreadable(const char* file, const SourceRead& src, const std::string& reason);
-  void Missing(const char* file);
+  // Records `file` missing. With `rows_table` (a file that is the whole
+  // current list, such as chats.json: missing means empty) its stored rows
+  // go in the same transaction; a table already empty is not written.
+  void Missing(const char* file, const char* rows_table = nullptr);
   // One warning line; past limits.max_warnings per file, one line says more
   // were skipped (their count is in the facts).
   void Warn(const std::string& file, const std::string& message);

@@ -1,5 +1,7 @@
 #include "core/facts/goal_context_facts.h"
 
+#include "core/facts/fact_snapshot.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -13,6 +15,7 @@
 #include "core/base/json_limits.h"
 #include "core/conversation/pulse_requests.h"
 #include "core/base/time_util.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -57,11 +60,6 @@ const char kRunsCte[] =
     " UNION ALL"
     " SELECT run_id, finished_at, status, error, route, '[]' FROM goal_run_facts g"
     "  WHERE NOT EXISTS (SELECT 1 FROM pulse_fact_runs f WHERE f.run_id = g.run_id)) ";
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 bool MentionsWord(const std::string& text, const std::string& word) {
   if (word.empty()) return false;
@@ -312,6 +310,12 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
     f.builder_asks.push_back(b);
   }
   return f;
+}
+
+Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir) {
+  const int64_t now = env.NowSeconds();
+  if (!workflow_dir.empty()) (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
+  return GatherContextFacts(db, config, now);
 }
 
 }  // namespace pulse

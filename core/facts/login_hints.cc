@@ -11,18 +11,13 @@
 #include <vector>
 
 #include "core/facts/goal_context_facts.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
 namespace {
 
 bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // `word` at `pos` with no word character on either side.
 bool WordAt(const std::string& text, size_t pos, size_t len) {

@@ -34,18 +34,6 @@ constexpr SourceInfo kSources[] = {
 };
 
 
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
 std::vector<std::string> SplitLines(const std::string& text) {
   std::vector<std::string> lines;
   size_t start = 0;
@@ -68,10 +56,10 @@ std::string JoinLines(const std::vector<std::string>& lines) {
 }
 
 const SectionInfo* HeadingSection(const std::string& line, bool* is_heading) {
-  std::string t = Trim(line);
+  std::string t = Trim(line, kLineBlanks);
   *is_heading = t.rfind("#", 0) == 0;
   if (t.rfind("## ", 0) != 0) return nullptr;
-  std::string title = Lower(Trim(t.substr(3)));
+  std::string title = Lower(Trim(t.substr(3), kLineBlanks));
   for (const SectionInfo& s : kSections) {
     if (title == Lower(s.title)) return &s;
   }
@@ -88,7 +76,7 @@ bool IsDate(const std::string& s) {
 
 // "- YYYY-MM-DD [source] text" with a known source, else false.
 bool ParseEntryLine(const std::string& raw, MemoryEntry* e) {
-  std::string line = Trim(raw);
+  std::string line = Trim(raw, kLineBlanks);
   if (line.rfind("- ", 0) != 0) return false;
   std::string date = line.substr(2, 10);
   if (!IsDate(date)) return false;
@@ -99,7 +87,7 @@ bool ParseEntryLine(const std::string& raw, MemoryEntry* e) {
   bool known = false;
   for (const SourceInfo& s : kSources) known = known || Lower(source) == Lower(s.label);
   if (!known) return false;
-  std::string text = Trim(line.substr(close + 1));
+  std::string text = Trim(line.substr(close + 1), kLineBlanks);
   if (text.empty()) return false;
   e->date = date;
   e->source = source;
@@ -148,7 +136,7 @@ std::vector<Located> LocateEntries(const std::vector<std::string>& lines, int* u
       current = s;  // an unknown heading ends the known section
       continue;
     }
-    if (Trim(lines[i]).empty()) continue;
+    if (Trim(lines[i], kLineBlanks).empty()) continue;
     MemoryEntry e;
     if (current && ParseEntryLine(lines[i], &e)) {
       e.section = current->title;
@@ -245,7 +233,7 @@ const char* MemorySourceLabel(MemorySource s) {
 }
 
 Result<MemorySection> ParseMemorySection(const std::string& text) {
-  std::string t = Lower(Trim(text));
+  std::string t = Lower(Trim(text, kLineBlanks));
   for (const SectionInfo& s : kSections) {
     if (t == Lower(s.title) || t == s.key) return s.id;
   }
@@ -258,7 +246,7 @@ Result<MemorySection> ParseMemorySection(const std::string& text) {
 }
 
 Result<MemorySource> ParseMemorySource(const std::string& text) {
-  std::string t = Lower(Trim(text));
+  std::string t = Lower(Trim(text, kLineBlanks));
   std::replace(t.begin(), t.end(), '_', ' ');
   std::replace(t.begin(), t.end(), '-', ' ');
   for (const SourceInfo& s : kSources) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/goal/goal_memory.h"
+#include "core/base/text.h"
 
 namespace pulse::memory_text {
 
@@ -22,8 +23,8 @@ extern const SectionInfo kSections[5];
 // Bigger files are not goal memory any more; refused rather than stored.
 constexpr size_t kMaxMemoryBytes = 1 << 20;
 
-std::string Lower(std::string s);
-std::string Trim(const std::string& s);
+// Goal memory trims blanks within a line only (Trim is core/base/text.h's).
+inline constexpr std::string_view kLineBlanks = " \t\r";
 std::vector<std::string> SplitLines(const std::string& text);
 std::string JoinLines(const std::vector<std::string>& lines);
 // The known section a "## ..." heading names, or nullptr (another heading).

@@ -57,7 +57,6 @@ Result<int64_t> ReviewConversation::Begin(const std::string& session, const std:
                                           const std::string& trigger, const std::string& pulse_run_id,
                                           const std::string& text, int64_t now) {
   if (session.empty()) return Status::InvalidArgument("review conversation: a turn needs its session");
-  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement ins, db_.Prepare(
       "INSERT INTO pulse_review_turns(session, revision, trigger, pulse_run_id, text, state, started_at)"
       " VALUES(?, ?, ?, ?, ?, 'running', ?)"));
@@ -72,7 +71,6 @@ Status ReviewConversation::Finish(int64_t id, const std::string& state, const st
   if (state != "completed" && state != "failed" && state != "interrupted") {
     return Status::InvalidArgument("review conversation: state \"" + state + "\" is not completed, failed or interrupted");
   }
-  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare(
       "UPDATE pulse_review_turns SET state = ?, reply = ?, outcome = ?, error = ?, finished_at = ?"
       " WHERE id = ? AND state = 'running'"));
@@ -84,7 +82,6 @@ Status ReviewConversation::Finish(int64_t id, const std::string& state, const st
 }
 
 Result<int> ReviewConversation::RecoverInterrupted(int64_t now) {
-  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db_));
   PULSE_ASSIGN_OR_RETURN(Statement up, db_.Prepare(
       "UPDATE pulse_review_turns SET state = 'interrupted', outcome = CASE WHEN outcome = '' THEN 'unfinished'"
       " ELSE outcome END, error = 'the server stopped before this review finished', finished_at = ?"

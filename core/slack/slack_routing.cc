@@ -4,18 +4,13 @@
 #include <cctype>
 
 #include "core/base/utf8.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
 using nlohmann::json;
 
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 bool NameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; }
 

@@ -130,23 +130,15 @@ Status EnsureSchema(Db& db) {
 }
 
 Status EnsureEveryComponent(Db& db) {
-  PULSE_RETURN_IF_ERROR(EnsureConfigSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureAutonomySchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureAgentLogSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureGoalSchema(db));
-  // Modules add their EnsureXxxSchema call here, one line each.
-  PULSE_RETURN_IF_ERROR(EnsureOutboxSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureOutboxDeliverySchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureSlackSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureDecisionsSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsurePassSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureFactsSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureRequestsSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureWorklistSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureRunFailuresSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureAsksSchema(db));
-  PULSE_RETURN_IF_ERROR(EnsureAfterRunSchema(db));
+  // Every component's tables, in order (a later one may index an earlier
+  // one's). Modules add their EnsureXxxSchema here, one entry each.
+  static Status (*const kComponents[])(Db&) = {
+      EnsureConfigSchema,  EnsureAutonomySchema,       EnsureAgentLogSchema, EnsureGoalSchema,
+      EnsureOutboxSchema,  EnsureOutboxDeliverySchema, EnsureSlackSchema,    EnsureDecisionsSchema,
+      EnsureConversationSchema, EnsurePassSchema,      EnsureFactsSchema,    EnsureRequestsSchema,
+      EnsureWorklistSchema, EnsureRunFailuresSchema,   EnsureAsksSchema,     EnsureAfterRunSchema,
+  };
+  for (auto ensure : kComponents) PULSE_RETURN_IF_ERROR(ensure(db));
   return Status::OK();
 }
 

@@ -3,6 +3,12 @@
 // migrations; the applied version per component is kept in
 // pulse_schema_versions, so a database made by an older version is upgraded
 // in place and a newer one is refused rather than damaged.
+//
+// The schema is ensured once, when a workflow is opened (WorkflowHandle,
+// OpenWorkflow): every module function that reads or writes a Pulse table
+// REQUIRES it and does not check again. Only a writer that opens its own
+// connection (the background agent log, the server's fence and import
+// marks) ensures what it uses itself.
 #pragma once
 
 #include <vector>

@@ -22,6 +22,7 @@ struct AskFlags {
   int wait = kAskPulseWaitDefault;
   double timeout = 600;
   ModelFlags model;
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void PrintAsk(const json& a) {
@@ -52,10 +53,11 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
   AddModelOptions(sub, f.model);
+  AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] {
-    Status checked = CheckTurnFlags(f.model, f.runner);
-    if (!checked.ok()) { state.exit_code = Fail(checked); return; }
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    if (Status s = CheckTurnFlags(f.model, f.runner); !s.ok()) { state.exit_code = Fail(s); return; }
+    if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     json args = {{"caller", f.caller}, {"session", f.session}, {"wait_seconds", f.wait}};
     if (!f.account.empty()) args["account"] = f.account;
@@ -72,9 +74,10 @@ void Setup(CLI::App& app, State& state) {
     opt.runner = f.runner;
     opt.model = f.model;
     opt.runner_timeout = f.timeout;
+    opt.sandbox = f.sandbox;
     opt.max_turns = 1;
     serve::TurnManager turns(state.env.get(), opt);
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = serve::AskAndWait(turns, ctx, *call, true);
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) PrintJson(*out); else PrintAsk(*out);

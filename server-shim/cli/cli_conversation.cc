@@ -55,9 +55,9 @@ void SetupShow(CLI::App* parent, State& state) {
   show->add_option("--generation", generation, "show this generation's turns instead of the current one's")
       ->check(CLI::Range(1, 1000000));
   show->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     json args = json::object();
     if (generation > 0) args["generation"] = generation;
     Result<json> out = CallApi(ctx, "conversation.show", args);
@@ -72,13 +72,13 @@ struct TurnFlags {
   std::string runner;
   ModelFlags model;
   double timeout = 600;
-  std::vector<std::string> allow_write, allow_read;  // as `pulse serve --sandbox-allow-*`
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
-  Status checked = CheckTurnFlags(flags.model, flags.runner);
-  if (!checked.ok()) { state.exit_code = Fail(checked); return; }
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  if (Status s = CheckTurnFlags(flags.model, flags.runner); !s.ok()) { state.exit_code = Fail(s); return; }
+  if (Status s = serve::CheckSandboxOptions(flags.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   // The turn machinery logs; stdout is for the command's own answer.
   spdlog::set_default_logger(spdlog::stderr_color_mt("pulse-turn"));
@@ -88,15 +88,14 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   opt.runner = flags.runner;
   opt.model = flags.model;
   opt.runner_timeout = flags.timeout;
-  opt.sandbox_allow_write = flags.allow_write;
-  opt.sandbox_allow_read = flags.allow_read;
+  opt.sandbox = flags.sandbox;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   request.workflow = state.globals.workflow;
   Result<serve::TurnTicket> t = turns.Submit(request);
   if (!t.ok()) { state.exit_code = Fail(t.status()); return; }
   turns.Drain();
-  ApiContext ctx = ServerContext(*w, *state.env);
+  ApiContext ctx = ServerContext(**w);
   Result<json> view = CallApi(ctx, "conversation.show", json::object());
   if (!view.ok()) { state.exit_code = Fail(view.status()); return; }
   json turns_of_run = json::array();
@@ -107,7 +106,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   bool failed = turns_of_run.empty();
   for (const json& turn : turns_of_run) failed = failed || turn["state"] != "completed";
   if (request.kind == "pass") {
-    Result<std::vector<PassRecord>> passes = ListPasses(*w->db, 1);
+    Result<std::vector<PassRecord>> passes = ListPasses((*w)->db(), 1);
     if (passes.ok() && !passes->empty()) {
       out["pass"] = passes->front().ToJson();
       // A pass without a goal has no conversation turns: its record says how it went.
@@ -138,8 +137,7 @@ void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
   sub->add_option("--runner", flags.runner, "run the turn with this command (as `pulse serve --runner`); default: the built-in rules runner");
   sub->add_option("--runner-timeout", flags.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
-  sub->add_option("--sandbox-allow-write", flags.allow_write, "another path the runner may write (as pulse serve)");
-  sub->add_option("--sandbox-allow-read", flags.allow_read, "another path the runner may read (as pulse serve)");
+  AddSandboxOptions(sub, flags.sandbox);
   AddModelOptions(sub, flags.model);
 }
 
@@ -150,9 +148,9 @@ void Setup(CLI::App& app, State& state) {
   CLI::App* stop = sub->add_subcommand("stop", "stops the running turn; the next turn clears the Stop");
   AddCommonOptions(stop, state);
   stop->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = CallApi(ctx, "conversation.stop", json::object());
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     PrintJson(*out);

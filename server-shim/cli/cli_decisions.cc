@@ -115,9 +115,9 @@ void SetupDecisionAnswer(CLI::App* dec, State& state) {
     }
     // Accept or Change: then the apply message for the Builder chat, stored
     // in the outbox (a server with --builder delivers it on its tick).
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = serve::AnswerWithApply(ctx, args);
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     const json& doc = *out;

@@ -80,9 +80,9 @@ void SetupFacts(CLI::App& app, State& state) {
   CLI::App* sub = app.add_subcommand("facts", "the goal check's context facts since the last recorded check");
   AddCommonOptions(sub, state);
   sub->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = CallApi(ctx, "goal.facts", json::object());
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) {

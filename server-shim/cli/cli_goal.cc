@@ -41,9 +41,9 @@ void SetupObserve(CLI::App& app, State& state) {
     // Checked before the workflow is opened: a refused value writes nothing.
     Result<double> value = ParseReadingValue(f.value, "--value");
     if (!value.ok()) { state.exit_code = Fail(value.status()); return; }
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     json args = {{"metric", f.metric}, {"value", *value}, {"source", f.source}};
     if (!f.at.empty()) args["at"] = f.at;
     if (!f.run_id.empty()) args["run_id"] = f.run_id;
@@ -84,15 +84,15 @@ void SetupFinalize(CLI::App& app, State& state) {
     // Every input is read and checked before anything is written.
     Result<RunRecord> run = ReadRunFolder(**env, f.run_dir);
     if (!run.ok()) { state.exit_code = Fail(run.status()); return; }
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     json args = {{"route", run->route},
                  {"run", {{"run_id", run->run_id}, {"started_at", FormatTime(run->started_at)},
                           {"finished_at", FormatTime(run->finished_at)}, {"status", run->status},
                           {"trigger", run->trigger}, {"error", run->error}}}};
     // The older runs and this run are recorded in one transaction.
-    const std::string& older = w->paths.schedule_runs;
+    const std::string& older = (*w)->paths()->schedule_runs;
     if ((*env)->FileExists(older)) {
       Result<json> doc = ReadJsonFile(**env, older);
       if (!doc.ok()) { state.exit_code = Fail(doc.status()); return; }
@@ -162,12 +162,12 @@ void SetupCheck(CLI::App& app, State& state) {
       if (!parsed.ok()) { state.exit_code = Fail(parsed.status()); return; }
       fail_on = *parsed;
     }
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     // As the tick: an unchanged file is not read again (tick_import.h).
     Result<ImportCounts> imported =
-        serve::ImportScheduleRunsOnChange(*state.env, *w->db, w->config, w->paths.schedule_runs);
+        serve::ImportScheduleRunsOnChange(*state.env, (*w)->db(), (*w)->config(), (*w)->paths()->schedule_runs);
     if (!imported.ok()) { state.exit_code = Fail(imported.status()); return; }
     Result<json> out = CallApi(ctx, "goal.check", json{{"record", f.record}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }

@@ -13,12 +13,12 @@ void Setup(CLI::App& app, State& state) {
   AddCommonOptions(sub, state);
   sub->add_flag("--methods", with_methods, "also list the core's API methods (for developers)");
   sub->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) {
       state.exit_code = Fail(w.status());
       return;
     }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<nlohmann::json> config = CallApi(ctx, "pulse.config", nlohmann::json::object());
     Result<nlohmann::json> methods = CallApi(ctx, "pulse.methods", nlohmann::json::object());
     if (!config.ok()) { state.exit_code = Fail(config.status()); return; }
@@ -29,7 +29,7 @@ void Setup(CLI::App& app, State& state) {
       PrintJson(out);
     } else {
       std::cout << "workflow " << ctx.workflow << (ctx.config.HasGoal() ? " (has a goal)" : " (no goal)") << "\n"
-                << "database " << w->paths.db << "\n";
+                << "database " << (*w)->paths()->db << "\n";
       if (with_methods) {
         for (const auto& m : *methods) std::cout << "  " << m["name"].get<std::string>() << "  " << m["summary"].get<std::string>() << "\n";
       } else {

@@ -31,9 +31,9 @@ void SetupOutbox(CLI::App& app, State& state) {
   static int limit = 200;
   list->add_option("--limit", limit, "the newest N messages (default 200)");
   list->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = CallApi(ctx, "outbox.list", json{{"limit", limit}});
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) return PrintJson(*out);

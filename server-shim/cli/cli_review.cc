@@ -24,12 +24,13 @@ struct PreRunFlags {
   double timeout = 300;
   double wait = -1;
   ModelFlags model;
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunPreRun(State& state, const PreRunFlags& f) {
-  Status checked = CheckTurnFlags(f.model, f.runner);
-  if (!checked.ok()) { state.exit_code = Fail(checked); return; }
-  Result<OpenedWorkflow> w = OpenFromFlags(state);
+  if (Status s = CheckTurnFlags(f.model, f.runner); !s.ok()) { state.exit_code = Fail(s); return; }
+  if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   spdlog::set_default_logger(spdlog::stderr_color_mt("pulse-pre-run"));
   serve::ServeOptions opt;
@@ -39,6 +40,7 @@ void RunPreRun(State& state, const PreRunFlags& f) {
   opt.model = f.model;
   opt.review_timeout = f.timeout;
   opt.review_wait = f.wait >= 0 ? f.wait : f.timeout + 30;
+  opt.sandbox = f.sandbox;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   serve::PreRunRequest req;
@@ -68,6 +70,7 @@ void SetupPreRun(CLI::App& app, State& state) {
   sub->add_option("--wait-seconds", f.wait, "seconds to wait for a review (default: the timeout plus 30)")
       ->check(FiniteRange(0.0, 86400.0));
   AddModelOptions(sub, f.model);
+  AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] { RunPreRun(state, f); });
 }
 
@@ -75,9 +78,9 @@ void SetupMigrate(CLI::App& app, State& state) {
   CLI::App* sub = app.add_subcommand("migrate", "pulse_mode -> after_run in workflow.json (also done at serve start)");
   AddCommonOptions(sub, state);
   sub->callback([&state] {
-    Result<OpenedWorkflow> w = OpenFromFlags(state);
+    Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
-    ApiContext ctx = ServerContext(*w, *state.env);
+    ApiContext ctx = ServerContext(**w);
     Result<json> out = CallApi(ctx, "workflow.migrate", json::object());
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     if (state.globals.json) {

@@ -24,14 +24,14 @@ json StatusRow(State& state, const std::string& name) {
   one.globals = state.globals;
   one.globals.workflow = name;
   one.env = std::make_unique<FixedClockEnv>(DefaultEnv(), state.env->NowSeconds());
-  Result<OpenedWorkflow> w = OpenFromFlags(one);
+  Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(one);
   if (!w.ok()) {
     row["status"] = "error";
     row["error"] = w.status().message();
     return row;
   }
-  ApiContext ctx = ServerContext(*w, *one.env);
-  Result<ImportCounts> imported = serve::ImportScheduleRunsOnChange(*one.env, *w->db, w->config, w->paths.schedule_runs);
+  ApiContext ctx = ServerContext(**w);
+  Result<ImportCounts> imported = serve::ImportScheduleRunsOnChange(*one.env, (*w)->db(), (*w)->config(), (*w)->paths()->schedule_runs);
   Result<json> check = imported.ok() ? CallApi(ctx, "goal.check", json::object()) : Result<json>(imported.status());
   if (!check.ok()) {
     row["status"] = "error";

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -52,6 +53,18 @@ std::string WhyBindFails(const std::string& host, int port) {
   if (err == EADDRNOTAVAIL) return "not an address of this machine";
   if (err == EACCES) return "permission denied (ports below 1024 need privileges)";
   return err ? std::strerror(err) : "port in use, or not an address of this machine";
+}
+
+}  // namespace
+
+namespace {
+
+// Input of this connection not yet read: buffered here, or waiting in the
+// socket.
+bool HasUnreadInput(const Conn* c) {
+  if (!c->pending.empty()) return true;
+  int n = 0;
+  return ::ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
 }
 
 }  // namespace
@@ -370,6 +383,12 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
       st = HeaderState::kClosed;
     }
     if (st == HeaderState::kTooLarge) SendBestEffort(sock, 431, "Request Header Fields Too Large", "request header too large");
+    if (st == HeaderState::kLineTooLong) {
+      SendBestEffort(sock, 431, "Request Header Fields Too Large", "a request header line is longer than 8192 bytes");
+    }
+    if (st == HeaderState::kUriTooLong) {
+      SendBestEffort(sock, 414, "URI Too Long", "the request line is longer than 8192 bytes");
+    }
     if (st != HeaderState::kComplete) {
       gate_->Close(sock);
       return false;
@@ -390,6 +409,14 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
       return ok;
     }
     if (!ok || last || connection_closed) {
+      // Bytes the client sent past this request (after a request with
+      // neither Content-Length nor chunked, whose body is empty, they are
+      // the next request's) would make close() reset the connection and
+      // destroy the answer: the write side is shut and they are drained.
+      if (ok && HasUnreadInput(c)) {
+        gate_->Linger(c);
+        return ok;
+      }
       gate_->Close(sock);
       return ok;
     }
@@ -400,6 +427,13 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
 httplib::Server::HandlerWithContentReader HttpServer::WithBodyLimit(Handler handler) const {
   size_t max = limits_.max_body;
   return [handler, max](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& reader) {
+    // A request with neither Content-Length nor Transfer-Encoding has no
+    // body (RFC 9112 6.3): nothing is read (httplib would read until the
+    // client closes, and `curl -X POST` waits for the answer instead).
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      const_cast<httplib::Request&>(req).body.clear();
+      return handler(req, res);
+    }
     std::string body;
     bool too_large = false;
     bool ok = reader([&](const char* data, size_t n) {

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <cstdlib>
 
+#include "core/api/api.h"
 #include "core/base/json_limits.h"
+#include "core/base/one_line.h"
 #include "server-shim/http/http_server.h"
 
 namespace pulse::serve {
@@ -28,7 +30,7 @@ void ReplyJson(httplib::Response& res, int status, const json& doc) {
 }
 
 void ReplyError(httplib::Response& res, int status, const std::string& reason) {
-  ReplyJson(res, status, json{{"error", reason}});
+  ReplyJson(res, status, json{{"error", BoundedReason(reason)}});
 }
 
 int HttpStatusFor(const Status& s) {
@@ -44,9 +46,7 @@ int HttpStatusFor(const Status& s) {
   }
 }
 
-void ReplyStatus(httplib::Response& res, const Status& s) {
-  ReplyJson(res, HttpStatusFor(s), json{{"error", s.message()}, {"code", CodeName(s.code())}});
-}
+void ReplyStatus(httplib::Response& res, const Status& s) { ReplyJson(res, HttpStatusFor(s), ErrorToJson(s)); }
 
 std::string BearerToken(const httplib::Request& req) {
   std::string h = req.get_header_value("Authorization");
@@ -86,6 +86,17 @@ bool ParseJsonObjectBody(const httplib::Request& req, httplib::Response& res, js
   return true;
 }
 
+namespace {
+
+// db.sqlite, costs.sqlite, x.db and their -wal, -shm and -journal files.
+bool IsDatabaseFileName(const std::string& path) {
+  const std::string name = path.substr(path.rfind('/') + 1);
+  return name.find(".sqlite") != std::string::npos || name.find(".db-") != std::string::npos ||
+         (name.size() > 3 && name.compare(name.size() - 3, 3, ".db") == 0);
+}
+
+}  // namespace
+
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason) {
   *http_status = 404;
   *reason = "not found";
@@ -108,6 +119,18 @@ std::string SafeStaticPath(const std::string& root, const std::string& rel, int*
     }
     start = end + 1;
   }
+  // A SQLite file (a workflow's db.sqlite, its -wal, -shm or -journal, a
+  // cost ledger) under a --web-root that holds a workspace is never served,
+  // by the name asked for or the one it resolves to: its bytes are the
+  // owner's, and reading it here would open and close a descriptor of a file
+  // the server's connections hold locks on (closing any descriptor of a file
+  // drops every POSIX lock this process has on it).
+  auto refuse_database = [&] {
+    *http_status = 403;
+    *reason = "path: database files are not served";
+    return std::string();
+  };
+  if (IsDatabaseFileName(rel)) return refuse_database();
   char root_real[PATH_MAX];
   if (!::realpath(root.c_str(), root_real)) return "";
   std::string candidate = std::string(root_real) + "/" + rel;
@@ -119,6 +142,7 @@ std::string SafeStaticPath(const std::string& root, const std::string& rel, int*
     *reason = "path: outside the served folder";
     return "";
   }
+  if (IsDatabaseFileName(r)) return refuse_database();
   return r;
 }
 

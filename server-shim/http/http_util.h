@@ -17,7 +17,7 @@ namespace pulse::serve {
 // The body ReplyJson sends for `doc` (bad UTF-8 replaced).
 std::string ReplyText(const nlohmann::json& doc);
 void ReplyJson(httplib::Response& res, int status, const nlohmann::json& doc);
-// {"error": reason} with `status`.
+// {"error": reason} with `status`, the reason bounded (BoundedReason).
 void ReplyError(httplib::Response& res, int status, const std::string& reason);
 // InvalidArgument 400, Unauthenticated 401, NotFound 404, Refused 403, Conflict 409, Busy 503, others 500.
 int HttpStatusFor(const Status& status);

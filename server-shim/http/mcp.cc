@@ -7,6 +7,7 @@
 // (no SSE stream); notifications get 202.
 #include "agent/tools/pulse_tools.h"
 #include "core/base/json_limits.h"
+#include "core/base/one_line.h"
 #include "server-shim/http/mcp.h"
 
 #include <spdlog/spdlog.h>
@@ -23,7 +24,7 @@ constexpr const char* kProtocolVersion = "2025-06-18";
 const char* kSupportedVersions[] = {"2025-06-18", "2025-03-26", "2024-11-05"};
 
 json RpcError(const json& id, int code, const std::string& message) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", BoundedReason(message)}}}};
 }
 
 json RpcResult(const json& id, const json& result) { return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}; }

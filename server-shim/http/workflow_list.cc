@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "core/api/review.h"
+#include "core/base/time_util.h"
+#include "core/decisions/decisions.h"
 #include "core/goal/goal_check.h"
+#include "core/goal/goal_facts.h"
 #include "core/autonomy/tool_args.h"
 #include "core/store/workspace.h"
 
@@ -62,14 +65,11 @@ Result<json> ComputeItem(ApiContext& ctx, const std::string& wf) {
   } else {
     item["error"] = check.status().message();
   }
-  Result<json> pending = CallApi(ctx, "decision.list", json{{"status", "pending"}});
-  if (pending.ok() && pending->contains("decisions")) {
-    item["pending_decisions"] = (*pending)["decisions"].size();
-  } else {
-    item["pending_decisions"] = nullptr;
-  }
-  Result<json> last = CallApi(ctx, "goal.last_check", json::object());
-  item["last_check"] = last.ok() ? *last : json{{"checked_at", nullptr}, {"status", nullptr}};
+  Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
+  item["pending_decisions"] = pending.ok() ? json(pending->size()) : json(nullptr);
+  Result<std::optional<RecordedCheck>> last = LatestRecordedCheck(*ctx.db, ctx.env->NowSeconds());
+  item["last_check"] = last.ok() && *last ? json{{"checked_at", FormatTime((*last)->checked_at)}, {"status", (*last)->status}}
+                                          : json{{"checked_at", nullptr}, {"status", nullptr}};
   return item;
 }
 

@@ -184,7 +184,7 @@ SlackAccess AccessFor(Env& env, const std::string& workspace, OpenCtx& oc, const
   if (!email.ok()) return SlackAccess{false, "", "", "could not read the sender's email: " + email.status().message()};
   Result<std::vector<AccountEmails>> accounts = LoadAccounts(env, workspace);
   if (!accounts.ok()) return SlackAccess{false, "", "", accounts.status().message()};
-  Result<std::vector<AccessEntry>> access = ParseWorkflowAccess(oc.ctx.config.raw, oc.w.paths.workflow_json);
+  Result<std::vector<AccessEntry>> access = ParseWorkflowAccess(oc.ctx.config.raw, oc.paths().workflow_json);
   if (!access.ok()) return SlackAccess{false, "", "", access.status().message()};
   return CheckSlackAccess(*email, *accounts, *access);
 }

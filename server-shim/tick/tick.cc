@@ -7,6 +7,7 @@
 #include "agent/outbox/notifications.h"
 #include "agent/tools/pulse_tools.h"
 #include "agent/turns/pulse_turns.h"
+#include "core/api/decisions.h"
 #include "core/goal/goal_facts.h"
 #include "core/conversation/pass.h"
 #include "core/base/time_util.h"
@@ -69,23 +70,33 @@ namespace {
 // Safe defaults whose time has passed (the core applies them only with
 // pulse.autonomy.answer=act); what it applied is recorded as one background
 // agent of the tick.
-void ApplySafeDefaults(Env& env, ApiContext& ctx, const std::string& wf) {
-  Result<json> applied = CallApi(ctx, "decision.apply_due_defaults", json::object());
+void ApplySafeDefaults(Env& env, WorkflowHandle& h, const std::string& wf) {
+  GoalMemory memory = h.memory();
+  DecisionContext dc = h.decisions(memory);
+  Result<DefaultsApplied> applied = ApplyDueDefaults(dc);
   if (!applied.ok()) {
-    spdlog::warn("tick: {}: decision.apply_due_defaults: {}", wf, applied.status().message());
+    spdlog::warn("tick: {}: applying safe defaults: {}", wf, applied.status().message());
     return;
   }
-  json list = JGet(*applied, "applied", json::array());
-  if (!list.is_array() || list.empty()) return;
-  std::string at = FormatTime(env.NowSeconds());
-  std::string session = "schedule-pulse-tick";
-  std::string agent = "pulse-tick-safe-defaults-" + at;
-  (void)CallApi(ctx, "agent_log.started",
-                json{{"session", session}, {"agent", agent}, {"name", wf + " Pulse: safe defaults applied"},
-                     {"kind", "apply_due_defaults"}, {"at", at}});
-  (void)CallApi(ctx, "agent_log.completed",
-                json{{"session", session}, {"agent", agent}, {"status", "completed"}, {"result", list.dump()}, {"at", at}});
-  spdlog::info("tick: {}: applied {} safe default(s)", wf, list.size());
+  if (applied->applied.empty()) return;
+  const int64_t now = env.NowSeconds();
+  AgentStart start;
+  start.session_id = "schedule-pulse-tick";
+  start.agent_id = "pulse-tick-safe-defaults-" + FormatTime(now);
+  start.name = wf + " Pulse: safe defaults applied";
+  start.kind = "apply_due_defaults";
+  start.at = now;
+  AgentCompletion done;
+  done.session_id = start.session_id;
+  done.agent_id = start.agent_id;
+  done.status = "completed";
+  done.result = DefaultsAppliedJson(*applied)["applied"].dump();
+  done.at = now;
+  AgentLogWriter log = h.agent_log();
+  Status s = log.Started(h.agent_log_key(), start, now);
+  if (s.ok()) s = log.Completed(h.agent_log_key(), done, now);
+  if (!s.ok()) spdlog::warn("tick: {}: safe defaults not logged: {}", wf, s.message());
+  spdlog::info("tick: {}: applied {} safe default(s)", wf, applied->applied.size());
 }
 
 void NoteGoalRecovery(Env& env, ApiContext& ctx, const std::string& wf) {
@@ -121,12 +132,12 @@ bool StartPassIfDue(Env& env, TurnManager& turns, OpenCtx& oc, const std::string
 
 // Focus areas past their end date expire (an edit of workflow.json that
 // keeps any concurrent save).
-void ExpireFocusAreas(ApiContext& ctx, const std::string& wf) {
-  Result<json> expired = CallApi(ctx, "focus.expire", json::object());
+void ExpireFocusAreas(WorkflowHandle& h, const std::string& wf) {
+  Result<std::vector<std::string>> expired = h.focus_areas(nullptr).Expire();
   if (!expired.ok()) {
-    spdlog::warn("tick: {}: focus.expire: {}", wf, expired.status().message());
-  } else if (!(*expired)["expired"].empty()) {
-    spdlog::info("tick: {}: focus areas expired: {}", wf, (*expired)["expired"].dump());
+    spdlog::warn("tick: {}: expiring focus areas: {}", wf, expired.status().message());
+  } else if (!expired->empty()) {
+    spdlog::info("tick: {}: focus areas expired: {}", wf, json(*expired).dump());
   }
 }
 
@@ -164,7 +175,7 @@ constexpr double kImportShare = 0.4;
 // runs are left for a later visit; `took_runs` is set when runs came in.
 bool HistoryIn(Env& env, const ServeOptions& options, OpenCtx& oc, const std::string& wf, bool may_import,
                std::atomic<bool>* took_runs) {
-  Result<ImportCounts> imported = ImportScheduleRunsOnChange(env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs,
+  Result<ImportCounts> imported = ImportScheduleRunsOnChange(env, *oc.ctx.db, oc.ctx.config, oc.paths().schedule_runs,
                                                              may_import ? options.import_batch : -1);
   if (!imported.ok()) {
     spdlog::warn("tick: {}: {}", wf, imported.status().message());
@@ -279,9 +290,9 @@ void Scheduler::Visit(const std::string& wf, PassCounts& counts) {
   if (history_in && !StartFailedRunTurn(*env_, *turns_, **oc)) (void)StartQaFixRun(*env_, *turns_, **oc);
 
   // 2. Safe defaults whose time has passed.
-  ApplySafeDefaults(*env_, ctx, wf);
+  ApplySafeDefaults(*env_, *(*oc)->handle, wf);
 
-  ExpireFocusAreas(ctx, wf);
+  ExpireFocusAreas(*(*oc)->handle, wf);
 
   // Workflow Review ahead of the next run (one at a time over the
   // workspace, so under the same lock), and the after-run housekeeping a

@@ -7,7 +7,7 @@
 
 namespace pulse::serve {
 
-WorkflowCount::DirMark WorkflowCount::Mark() const { return StampFile(workspace_ + "/Workflow", 0); }
+WorkflowCount::DirMark WorkflowCount::Mark() const { return StampFile(workspace_ + "/Workflow"); }
 
 size_t WorkflowCount::Get() {
   const DirMark mark = Mark();

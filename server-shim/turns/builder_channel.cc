@@ -52,7 +52,7 @@ class CommandBuilderChannel : public BuilderChannel {
     json in = BuilderStdin(request);
     in["guard_session"] = session->session.id;
     in["mcp"] = {{"url", base_url_ + "mcp"}, {"tool_url", tool_url}, {"token_env", "MCP_API_TOKEN"}};
-    ProcessSandbox sandbox = RunnerSandbox(options_, (*oc)->w.paths.dir);
+    ProcessSandbox sandbox = RunnerSandbox(options_, (*oc)->paths().dir);
     spdlog::info("{}: Builder turn ({}, {}) in chat {} runs `{}`", request.workflow, request.kind,
                  TurnKindName(request.turn), request.chat_session, options_.builder);
     ProcessResult p = RunProcess(options_.builder, in.dump() + "\n", env, request.wait_seconds, stopping_,

@@ -63,7 +63,7 @@ DeliveryAnswer Attempt(OpenCtx& oc, const SlackConfig& slack, const NotifyConfig
 
 void DeliverOutbox(OpenCtx& oc) {
   Env& env = *oc.ctx.env;
-  Result<SlackConfig> slack = LoadSlackConfig(env, oc.w.paths.workspace);
+  Result<SlackConfig> slack = LoadSlackConfig(env, oc.paths().workspace);
   if (!slack.ok()) spdlog::warn("{}: {}", oc.ctx.workflow, slack.status().message());
   const SlackConfig config = slack.ok() ? *slack : SlackConfig{};
   const NotifyConfig notify = ReadNotifyConfig(oc.ctx.config.raw);

@@ -18,6 +18,7 @@
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 #include "server-shim/serve.h"
+#include "core/base/text.h"
 
 namespace pulse::serve {
 
@@ -31,10 +32,11 @@ Caller CallerFor(const TurnRequest& request) {
   return request.trigger == "owner" ? Caller::kOwner : Caller::kTick;
 }
 
-std::string FirstLine(const std::string& s, size_t cap) {
-  std::string line = s.substr(0, s.find('\n'));
+// The first line without its closing full stops, cut to `cap`.
+std::string Headline(const std::string& s, size_t cap) {
+  std::string line = FirstLine(s);
   while (!line.empty() && line.back() == '.') line.pop_back();
-  return line.size() > cap ? line.substr(0, cap) + "…" : line;
+  return FirstLine(line, cap);
 }
 
 }  // namespace
@@ -53,7 +55,8 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
     start.thread_id = JStr(ask, "thread_id");
     start.round = ask.value("round", 0);
   } else {
-    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger, CallerName(start.caller),
+                                      start.account);
     // What this turn is about beyond its kind's instruction (a failed run, the
     // pass's Gate note).
     const std::string note = JStr(request.input, "turn_note");
@@ -141,7 +144,7 @@ PassStep ModuleStep(const std::string& module, const Result<json>& out) {
   const std::string error = JStr(*out, "error");
   if (error.empty()) {
     st.state = "completed";
-    st.detail = FirstLine(JStr(*out, "result"), 300);
+    st.detail = Headline(JStr(*out, "result"), 300);
   } else {
     st.state = JStr(*out, "state") == "interrupted" ? "interrupted" : "failed";
     st.detail = error;

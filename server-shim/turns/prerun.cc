@@ -32,9 +32,9 @@ struct Now {
 
 Result<Now> Look(Env& env, OpenCtx& oc, const std::string& step) {
   Now n;
-  n.file = ReadReviewFile(env, ReviewFilePath(oc.w.paths.dir));
+  n.file = ReadReviewFile(env, ReviewFilePath(oc.paths().dir));
   if (!n.file.rebuilt_reason.empty()) spdlog::warn("{}: {}", oc.ctx.workflow, n.file.rebuilt_reason);
-  PULSE_ASSIGN_OR_RETURN(n.plan, ReadPlanState(env, oc.w.paths.dir, oc.ctx.config, n.file, env.NowSeconds()));
+  PULSE_ASSIGN_OR_RETURN(n.plan, ReadPlanState(env, oc.paths().dir, oc.ctx.config, n.file, env.NowSeconds()));
   n.verdict = DecidePreRun(n.plan, step, env.NowSeconds());
   return n;
 }
@@ -79,7 +79,7 @@ Result<json> ChatAnswer(Env& env, OpenCtx& oc, const PreRunRequest& req, const N
     PULSE_ASSIGN_OR_RETURN(Now now, Look(env, oc, req.step));
     if (now.verdict.go || (!now.verdict.review_needed && !now.verdict.review_running)) return Answer(now);
     if (now.verdict.review_running) {
-      Status added = AddReviewWaiter(env, oc.w.paths.dir, now.plan.revision, req.chat_session, env.NowSeconds());
+      Status added = AddReviewWaiter(env, oc.paths().dir, now.plan.revision, req.chat_session, env.NowSeconds());
       if (added.ok()) return waiting;
     }
     if (std::chrono::steady_clock::now() >= until) {

@@ -13,17 +13,13 @@
 #include "core/conversation/run_failures.h"
 #include "core/base/time_util.h"
 #include "server-shim/serve.h"
+#include "core/base/text.h"
 
 namespace pulse::serve {
 
 using nlohmann::json;
 
 namespace {
-
-std::string FirstLine(const std::string& s, size_t cap) {
-  std::string line = s.substr(0, s.find('\n'));
-  return line.size() > cap ? line.substr(0, cap) + "…" : line;
-}
 
 // The result line goes into Pulse's conversation, so the next turn there
 // reads it with everything else.
@@ -117,7 +113,7 @@ bool StartFailedRunTurn(Env& env, TurnManager& turns, OpenCtx& oc) {
 bool StartQaFixRun(Env& env, TurnManager& turns, OpenCtx& oc) {
   ApiContext& ctx = oc.ctx;
   if (!ctx.config.pulse_enabled || turns.ActiveOn(ctx.workflow)) return false;
-  Result<int64_t> waiting = ctx.db->QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status = 'pending'");
+  Result<int64_t> waiting = PendingQaRequestCount(*ctx.db);
   if (!waiting.ok() || *waiting == 0) return false;
   Result<std::optional<PulseRequest>> next = TakeNextQaRequest(*ctx.db, env, "tick");
   if (!next.ok() || !*next) return false;

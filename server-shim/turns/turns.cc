@@ -33,11 +33,11 @@ using nlohmann::json;
 
 Result<std::unique_ptr<OpenCtx>> OpenForCall(Env& env, const std::string& workspace, const std::string& workflow) {
   auto oc = std::make_unique<OpenCtx>();
-  PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, workspace, workflow));
-  oc->ctx = ServerContext(oc->w, env);
+  PULSE_ASSIGN_OR_RETURN(oc->handle, WorkflowHandle::Open(env, workspace, workflow));
+  oc->ctx = ServerContext(*oc->handle);
   // Inside a fenced tick (or a turn it started) the connection refuses
   // writes once a newer claim holds the workflow.
-  PULSE_RETURN_IF_ERROR(ApplyCurrentFence(*oc->w.db, workflow));
+  PULSE_RETURN_IF_ERROR(ApplyCurrentFence(oc->handle->db(), workflow));
   // The first open of the workflow by this process recovers what a previous
   // server left running (first_open.h).
   if (FirstOpen* first = CurrentFirstOpen()) first->Run(*oc);
@@ -104,7 +104,7 @@ void PrepareTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& reque
     // Only when the file changed since its last import (the tick that
     // started this turn has usually just imported it).
     Result<ImportCounts> imported =
-        ImportScheduleRunsOnChange(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.w.paths.schedule_runs);
+        ImportScheduleRunsOnChange(*oc.ctx.env, *oc.ctx.db, oc.ctx.config, oc.paths().schedule_runs);
     if (!imported.ok()) spdlog::warn("turn {}: {}", ticket.pulse_run_id, imported.status().message());
   }
   const json ask = JGet(request.input, "ask", json());
@@ -410,7 +410,9 @@ Result<json> TurnManager::RunnerInput(OpenCtx& oc, const TurnTicket& ticket, con
   const bool around_run = kind == TurnKind::kWorkflowReview || kind == TurnKind::kHousekeeping;
   PULSE_ASSIGN_OR_RETURN(json doc, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
                                               : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                            JGet(request.input, "message", json())));
+                                                            JGet(request.input, "message", json()),
+                                                            JStr(request.input, "caller"),
+                                                            JStr(request.input, "account")));
   AddTurnSubject(&doc, request, ticket.workflow);
   if (ask.is_object()) {
     doc["charter"] = AskCharter(ticket.workflow, ask, JBool(request.input, "report_only"));
@@ -479,7 +481,7 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
     env["PULSE_RESTORED_SESSION"] = continuity["restored_conversation_session_id"].get<std::string>();
   }
   spdlog::info("{}: turn {} runs `{}`", ticket.workflow, ticket.pulse_run_id, options_.runner);
-  ProcessSandbox sandbox = RunnerSandbox(options_, oc.w.paths.dir);
+  ProcessSandbox sandbox = RunnerSandbox(options_, oc.paths().dir);
   ProcessResult p = RunProcess(options_.runner, stdin_doc.dump() + "\n", env, timeout, &stopping_,
                                options_.shutdown_grace, &sandbox);
   // A runner may print any bytes: repaired here, before they are JSON.

@@ -5,14 +5,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
+import { makeTempDir, PULSE_BIN } from '../node/helpers.mjs';
+import { browserSkip, launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
-const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm and /usr/bin/chromium', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
@@ -22,7 +22,7 @@ let token;
 let wfJson;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-after-run-tab-');
   const ws = join(tmp.dir, 'ws');

@@ -5,15 +5,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
+import { makeTempDir, PULSE_BIN } from '../node/helpers.mjs';
+import { browserSkip, launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
 import { makeWorkspace, SUBSTACK_CONFIG } from '../server/helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
-const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm and /usr/bin/chromium', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 const NOW = '2026-10-07T12:00:00Z';
 const QUESTION = 'Resume the paused schedules?';
@@ -29,7 +29,7 @@ let decisionId;
 const cli = (args) => spawnSync(PULSE_BIN, [...args, '--workspace', ws, '--workflow', 'substack', '--now', NOW], { encoding: 'utf8' });
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-apply-outbox-tab-');
   ws = makeWorkspace(tmp.dir, { substack: { ...SUBSTACK_CONFIG, access: [{ account: 'ana', role: 'owner' }] } });

@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import initSqlJs from 'sql.js';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot, startStaticServer, ARTIFACTS } from './helpers.mjs';
-import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW } from './pulse_tab_fixture.mjs';
+import { browserSkip, launchBrowser, screenshot, startStaticServer, ARTIFACTS } from './helpers.mjs';
+import { buildPulseTabFixture, FIXTURE_NOW } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium') && fixtureAvailable();
-const opts = { skip: ready ? false : 'needs `pulse`, build/wasm, /usr/bin/chromium and the fixture', timeout: 180000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 180000 };
 
 let tmp;
 let fixture;
@@ -59,7 +59,7 @@ async function serve(nowFile) {
 }
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-chat-');
   fixture = await buildPulseTabFixture(tmp.dir);

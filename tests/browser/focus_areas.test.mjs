@@ -8,15 +8,15 @@
 // with that call. Headless Chromium, temp workspace, loopback port, screenshots.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot } from './helpers.mjs';
+import { WASM_DIR, ROOT } from '../node/helpers.mjs';
+import { browserSkip, launchBrowser, screenshot } from './helpers.mjs';
 import { startServer, makeTempDir, makeWorkspace, pulse, request, waitFor, SUBSTACK_CONFIG, setNow } from '../server/helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
-const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm and /usr/bin/chromium', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
@@ -25,7 +25,7 @@ let ws;
 let nowFile;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-focus-tab-');
   ws = makeWorkspace(tmp.dir, { substack: SUBSTACK_CONFIG });

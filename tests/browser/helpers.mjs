@@ -18,17 +18,29 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startStaticServer } from '../../scripts/serve-static.mjs';
 import { PULSE_BIN, WASM_DIR } from '../node/helpers.mjs';
+import { fileNeed, missingOf, skipUnless } from '../strict.mjs';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+// The browser every suite drives: PULSE_CHROMIUM when set, else Debian's.
 export const CHROMIUM = process.env.PULSE_CHROMIUM || '/usr/bin/chromium';
 export const ARTIFACTS = join(ROOT, 'tests', 'artifacts');
 export { startStaticServer };
 
-// Why a browser suite would be skipped, or null when it can run.
-export function browserUnavailable() {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (apt-get install chromium; scripts/setup.sh does)`;
-  if (!existsSync(join(ROOT, 'build', 'wasm', 'pulse.wasm'))) return 'build/wasm/pulse.wasm is missing (run scripts/setup.sh)';
-  return null;
+// What a browser suite needs and does not find: the browser, the WASM build
+// and, with `pulse`, the native program ([] when it can run).
+export function browserMissing({ pulse = false } = {}) {
+  return missingOf([
+    [existsSync(CHROMIUM), `the browser ${CHROMIUM} is missing (${process.env.PULSE_CHROMIUM
+      ? 'PULSE_CHROMIUM names it' : 'apt-get install chromium, as scripts/setup.sh does, or set PULSE_CHROMIUM'})`],
+    fileNeed(join(WASM_DIR, 'pulse.wasm'), 'run scripts/setup.sh'),
+    ...(pulse ? [fileNeed(PULSE_BIN, 'run scripts/setup.sh')] : []),
+  ]);
+}
+
+// The `skip` option of a browser suite's tests (tests/strict.mjs: in strict
+// mode a missing need is a failing test naming it).
+export function browserSkip(file, options = {}) {
+  return skipUnless(file, browserMissing(options));
 }
 
 export function makeTempDir(prefix = 'pulse-browser-') {

@@ -6,23 +6,23 @@
 // screenshot tests/artifacts/importing_note.png.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+
 import { join } from 'node:path';
-import { WASM_DIR } from '../node/helpers.mjs';
-import { startServer, makeTempDir, request, setNow, waitFor, PULSE_BIN } from '../server/helpers.mjs';
+
+import { startServer, makeTempDir, request, setNow, waitFor } from '../server/helpers.mjs';
 import { makeManyWorkflows } from '../server/many_workflows.mjs';
-import { launchBrowser, screenshot } from './helpers.mjs';
+import { browserSkip, launchBrowser, screenshot } from './helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
-const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm and /usr/bin/chromium', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
 let context;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-importing-note-');
   const ws = join(tmp.dir, 'ws');

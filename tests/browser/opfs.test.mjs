@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { browserUnavailable, launchBrowser, makeTempDir, screenshot, startStaticServer, ROOT } from './helpers.mjs';
+import { browserSkip, launchBrowser, makeTempDir, screenshot, startStaticServer, ROOT } from './helpers.mjs';
 
-const skip = browserUnavailable() || false;
+const skip = browserSkip(import.meta.url);
 let server;
 let api;
 

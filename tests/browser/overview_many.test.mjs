@@ -4,17 +4,17 @@
 // name filter reach the last workflow, which opens.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, WASM_DIR } from '../node/helpers.mjs';
-import { browserUnavailable, launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
+import { makeTempDir } from '../node/helpers.mjs';
+import { browserSkip, launchBrowser, screenshot, serveTab, stopTab } from './helpers.mjs';
 import { makeManyWorkflows, manyName } from '../server/many_workflows.mjs';
 import { OVERVIEW_PAGE } from '../../web/data/overview.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
 const COUNT = 1000;
-const unavailable = browserUnavailable() || (existsSync(join(WASM_DIR, 'pulse.wasm')) ? null : 'no build/wasm');
-const opts = { skip: unavailable || false, timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
@@ -22,7 +22,7 @@ let url;
 let context;
 
 before(async () => {
-  if (unavailable) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-overview-many-');
   const ws = join(tmp.dir, 'ws');

@@ -6,17 +6,16 @@
 // a screenshot to tests/artifacts/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { allowConsoleErrors, startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
-import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import { makeTempDir } from '../node/helpers.mjs';
+import { browserSkip, allowConsoleErrors, startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
+import { buildPulseTabFixture, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import initSqlJs from 'sql.js';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium')
-  && fixtureAvailable() && existsSync(join(ROOT, 'web', 'worker-client.mjs'));
-const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm, /usr/bin/chromium, the fixture and the worker', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
@@ -25,7 +24,7 @@ let fixture;
 const PAGE = `/?now=${FIXTURE_NOW}&mode=local&nosw`;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-tab-');
   fixture = await buildPulseTabFixture(tmp.dir);
@@ -76,11 +75,9 @@ test('importing the Substack database shows the seed\'s alarm sentences on the g
   // The other cards computed by the same core.
   await page.locator('#readings .chart canvas').first().waitFor();
   assert.match(await page.locator('#routes').innerText(), /growth_funnel/);
-  if (fixture.cards.decisions) assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/i);
-  if (fixture.cards.agentLog) {
-    await page.locator('#agent-log .agent-group').first().waitFor();
-    assert.match(await page.locator('#agent-log').innerText(), /stuck/);
-  }
+  assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/i);
+  await page.locator('#agent-log .agent-group').first().waitFor();
+  assert.match(await page.locator('#agent-log').innerText(), /stuck/);
   assert.equal(await page.locator('.copies .copy').count(), 1);
   await screenshot(page, 'pulse_tab_goal_status');
 });
@@ -96,8 +93,7 @@ test('after a reload the copy is still listed and opens to the same card', opts,
   await screenshot(page, 'pulse_tab_after_reload');
 });
 
-test('the background agent log: per session and per Pulse run, oldest first, running and stuck rows marked, filters', opts, async (t) => {
-  if (!fixture.cards.agentLog) { t.skip(`no agent log in this build: ${fixture.agentLogError}`); return; }
+test('the background agent log: per session and per Pulse run, oldest first, running and stuck rows marked, filters', opts, async () => {
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   const card = page.locator('#agent-log');
@@ -129,8 +125,7 @@ test('the background agent log: per session and per Pulse run, oldest first, run
     && /research helper/.test(document.querySelector('#agent-log tbody tr').textContent));
 });
 
-test('accepting a recommendation moves the decision into the log', opts, async (t) => {
-  if (!fixture.cards.decisions) { t.skip(`no decisions in this build: ${fixture.decisionsError}`); return; }
+test('accepting a recommendation moves the decision into the log', opts, async () => {
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   const needs = page.locator('#needs-you');
@@ -146,8 +141,7 @@ test('accepting a recommendation moves the decision into the log', opts, async (
   await screenshot(page, 'pulse_tab_accepted');
 });
 
-test('goal memory is readable and editable in the copy', opts, async (t) => {
-  if (!fixture.cards.decisions) { t.skip('no goal memory in this build'); return; }
+test('goal memory is readable and editable in the copy', opts, async () => {
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   const card = page.locator('#memory');
@@ -170,7 +164,6 @@ test('goal memory is readable and editable in the copy', opts, async (t) => {
 });
 
 test('export downloads the changed copy; imported again it shows the answer; delete removes only that copy', opts, async () => {
-  const answered = fixture.cards.decisions;
   const page = await openPage();
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -186,8 +179,7 @@ test('export downloads the changed copy; imported again it shows the answer; del
   const secondName = 'substack-2';
   const second = page.locator(`.copies .copy.open[data-name="${secondName}"]`);
   await second.waitFor();
-  if (answered) await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
-  else await page.locator('#goal-status .alarms').waitFor();
+  await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
   assert.equal(await page.locator('.copies .copy').count(), 2);
   await screenshot(page, 'pulse_tab_two_copies');
   await second.getByRole('button', { name: `Delete ${secondName}` }).click();
@@ -264,7 +256,6 @@ test('a file that is not SQLite, or a truncated one, is refused with a clear mes
 });
 
 test('keyboard only: Tab reaches the main controls in order, Enter and Space act, focus is visible', opts, async () => {
-  const withDecisions = fixture.cards.decisions;
   const page = await openPage();
   await page.locator(`.copies .copy[data-name="${fixture.copyName}"]`).waitFor();
   const seen = [];
@@ -295,7 +286,6 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
   }
   await page.keyboard.press('Enter');
   await page.locator('#goal-status .alarms').waitFor();
-  if (!withDecisions) { await screenshot(page, 'pulse_tab_keyboard_focus'); return; }
   // On to the first Accept button by Tab, then Space opens nothing but acts.
   let reached = false;
   for (let i = 0; i < 60 && !reached; i++) {
@@ -365,7 +355,5 @@ test('after a browser restart on the same profile the copy and its answers are s
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   assert.equal((await alarmTexts(page)).length, SEED_ALARMS.length);
-  if (fixture.cards.decisions) {
-    await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
-  }
+  await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
 });

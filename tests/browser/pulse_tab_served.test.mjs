@@ -5,16 +5,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, PULSE_BIN, WASM_DIR } from '../node/helpers.mjs';
-import { allowConsoleErrors, launchBrowser, screenshot, serveTab } from './helpers.mjs';
-import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import { makeTempDir, PULSE_BIN } from '../node/helpers.mjs';
+import { browserSkip, allowConsoleErrors, launchBrowser, screenshot, serveTab } from './helpers.mjs';
+import { buildPulseTabFixture, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const hasServe = existsSync(PULSE_BIN) && /^\s+serve\s/m.test(spawnSync(PULSE_BIN, ['--help'], { encoding: 'utf8' }).stdout || '');
-const ready = hasServe && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium') && fixtureAvailable();
-const opts = { skip: ready ? false : 'needs `pulse serve`, build/wasm, /usr/bin/chromium and the fixture', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 let tmp;
 let server;
@@ -24,7 +23,7 @@ let fixture;
 let ownerToken;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-tab-served-');
   fixture = await buildPulseTabFixture(tmp.dir);
@@ -66,24 +65,27 @@ test('served mode: the server\'s workflows, the card from its API, Accept throug
   for (const sentence of SEED_ALARMS) assert.ok(alarms.includes(sentence), `missing alarm: ${sentence}`);
   await page.locator('#readings .chart canvas').first().waitFor();
 
-  if (fixture.cards.decisions) {
-    const item = page.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
-    await item.waitFor();
-    await item.getByRole('button', { name: /^Accept/ }).click();
-    await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
-    // The server's own API now reports it answered.
-    const res = await fetch(`${url}/api/workflows/substack/decisions?status=answered`);
-    const body = await res.json();
-    assert.ok(body.decisions.some((d) => d.question === fixture.decisionQuestion), 'answered on the server');
-  }
+  const item = page.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
+  await item.waitFor();
+  await item.getByRole('button', { name: /^Accept/ }).click();
+  await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
+  // The server's own API now reports it answered.
+  const answered = await (await fetch(`${url}/api/workflows/substack/decisions?status=answered`)).json();
+  assert.ok(answered.decisions.some((d) => d.question === fixture.decisionQuestion), 'answered on the server');
   await screenshot(page, 'pulse_tab_served');
 
-  // Without the token the tab is read-only: Accept is disabled.
+  // Without the token the tab is read-only: Accept, enabled a moment ago on
+  // the decision still pending (it has Pulse's recommendation), is disabled,
+  // and the server still has that decision pending.
+  const pending = page.locator('#needs-you .decision', { hasText: fixture.secondQuestion });
+  assert.match(await pending.innerText(), /Pulse recommends/i);
+  const accept = pending.getByRole('button', { name: /^Accept/ });
+  assert.equal(await accept.isDisabled(), false, 'Accept is enabled with the token');
   await page.getByRole('button', { name: 'Forget token' }).click();
-  if (fixture.cards.decisions) {
-    const accept = page.locator('#needs-you .decision').first().getByRole('button', { name: /^Accept/ });
-    assert.equal(await accept.isDisabled(), true);
-  }
+  await page.locator('#needs-you', { hasText: 'Read only' }).waitFor();
+  assert.equal(await accept.isDisabled(), true, 'Accept is disabled without the token');
+  const still = await (await fetch(`${url}/api/workflows/substack/decisions?status=pending`)).json();
+  assert.ok(still.decisions.some((d) => d.question === fixture.secondQuestion), 'still pending on the server');
   assert.match(await page.locator('#needs-you').innerText(), /Read only/);
 });
 

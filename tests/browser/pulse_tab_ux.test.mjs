@@ -10,17 +10,16 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import initSqlJs from 'sql.js';
-import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
-import { buildPulseTabFixture, fixtureAvailable, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
+import { makeTempDir, PULSE_BIN } from '../node/helpers.mjs';
+import { browserSkip, startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
+import { buildPulseTabFixture, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium')
-  && fixtureAvailable() && existsSync(join(ROOT, 'web', 'data', 'route.mjs'));
-const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm, /usr/bin/chromium and the fixture', timeout: 120000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 120000 };
 
 const LAST_CHECK = '2026-10-06T09:00:00Z';
 const MULTILINE = 'reviewed 3 steps\nchanged: growth_funnel records a reading\nleft: publish_review as it is\nnext: watch the 9 Oct run';
@@ -58,7 +57,7 @@ async function extendFixture() {
 }
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-tab-ux-');
   fixture = await buildPulseTabFixture(tmp.dir);

@@ -6,22 +6,22 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+
 import { join } from 'node:path';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { launchBrowser, screenshot } from './helpers.mjs';
+import { browserSkip, launchBrowser, screenshot } from './helpers.mjs';
 import { startServer, request, waitFor } from '../server/helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
-const ready = existsSync(PULSE_BIN) && existsSync(join(WASM_DIR, 'pulse.wasm')) && existsSync('/usr/bin/chromium');
-const opts = { skip: ready ? false : 'needs build/native/pulse, build/wasm and /usr/bin/chromium', timeout: 150000 };
+const skip = browserSkip(import.meta.url, { pulse: true });
+const opts = { skip, timeout: 150000 };
 
 let tmp;
 let server;
 let context;
 
 before(async () => {
-  if (!ready) return;
+  if (skip) return;
   vendorWeb();
   tmp = makeTempDir('pulse-run-health-tab-');
   const ws = join(tmp.dir, 'demo');

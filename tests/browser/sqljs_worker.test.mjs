@@ -5,9 +5,9 @@
 // sql.js's worker protocol served by wasm/sqljs-worker.mjs.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { browserUnavailable, launchBrowser, makeTempDir, startStaticServer } from './helpers.mjs';
+import { browserSkip, launchBrowser, makeTempDir, startStaticServer } from './helpers.mjs';
 
-const skip = browserUnavailable() || false;
+const skip = browserSkip(import.meta.url);
 let server;
 let ctx;
 let page;

@@ -1,5 +1,7 @@
 #include "tests/cpp/test_util.h"
 
+#include "core/store/schema.h"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -52,6 +54,12 @@ int64_t T(const std::string& text) {
     return 0;
   }
   return *t;
+}
+
+Result<std::unique_ptr<Db>> OpenWithSchema(const std::string& path) {
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<Db> db, Db::Open(path));
+  PULSE_RETURN_IF_ERROR(EnsureSchema(*db));
+  return db;
 }
 
 }  // namespace pulse::testing

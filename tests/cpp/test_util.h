@@ -3,7 +3,10 @@
 
 #include <string>
 
+#include <memory>
+
 #include "core/base/env.h"
+#include "core/store/db.h"
 #include "core/base/time_util.h"
 
 namespace pulse::testing {
@@ -30,6 +33,10 @@ std::string ReadFileOrDie(const std::string& path);
 // A workspace with one workflow folder holding `workflow_json`; returns the
 // workspace path (inside `dir`).
 std::string MakeWorkspace(const TempDir& dir, const std::string& workflow, const std::string& workflow_json);
+
+// A database at `path` with every Pulse table, as an opened workflow has it
+// (the modules' functions require the schema: core/store/schema.h).
+Result<std::unique_ptr<Db>> OpenWithSchema(const std::string& path);
 
 // Parses an RFC 3339 time or aborts the test.
 int64_t T(const std::string& text);

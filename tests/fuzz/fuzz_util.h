@@ -1,14 +1,17 @@
 // Shared by the libFuzzer targets: a scratch workspace under $TMPDIR that
-// lives as long as the fuzzing process (removed at exit), and the input as
-// text. Nothing here may touch anything outside that directory.
+// lives as long as the fuzzing process (removed at exit), the input as text,
+// and Check for the targets' properties. Nothing here may touch anything
+// outside that directory.
 #pragma once
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -20,6 +23,52 @@ namespace pulse::fuzz {
 
 inline std::string Text(const uint8_t* data, size_t size) {
   return std::string(reinterpret_cast<const char*>(data), size);
+}
+
+// A property of a target: when it does not hold, says which (with the first
+// bytes of `detail`) and aborts, so libFuzzer reports the input as a crash
+// and keeps it (scripts/fuzz.sh fails the run).
+inline void Check(bool holds, const char* property, const std::string& detail) {
+  if (holds) return;
+  fprintf(stderr, "PROPERTY VIOLATED: %s\n  %.1200s%s\n", property, detail.c_str(), detail.size() > 1200 ? " ..." : "");
+  abort();
+}
+
+// A reply the server sends (HTTP or MCP): a JSON object, bounded: within
+// kMaxReplyBytes plus a few times the request (an answer may quote what was
+// sent: a saved text and its entries); a refusal within kMaxRefusalBytes (its
+// reason names the input, it does not carry it back: BoundedReason) with a
+// one-line reason: HTTP's "error", JSON-RPC's error.message, a tool error's
+// text (result.isError).
+constexpr size_t kMaxRefusalBytes = 8192;
+constexpr size_t kMaxReplyBytes = 256 * 1024;
+inline void CheckReply(const std::string& body, size_t request_bytes, const char* where) {
+  using nlohmann::json;
+  json doc = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  Check(!doc.is_discarded() && doc.is_object(), "a reply is not a JSON object", std::string(where) + ": " + body);
+  Check(body.size() <= kMaxReplyBytes + 8 * request_bytes, "a reply is larger than its bound",
+        std::string(where) + ": " + std::to_string(body.size()) + " bytes for a request of " + std::to_string(request_bytes));
+  const json* reason = nullptr;
+  if (doc.contains("error")) {
+    reason = doc["error"].is_object() && doc["error"].contains("message") ? &doc["error"]["message"] : &doc["error"];
+  } else if (doc.contains("result") && doc["result"].is_object() && doc["result"].value("isError", false)) {
+    const json& content = doc["result"]["content"];
+    Check(content.is_array() && !content.empty() && content[0].contains("text"), "a tool error has no text",
+          std::string(where) + ": " + body);
+    reason = &content[0]["text"];
+  }
+  if (!reason) return;
+  Check(reason->is_string(), "a refusal's reason is not a text", std::string(where) + ": " + body);
+  Check(body.size() <= kMaxRefusalBytes, "a refusal is larger than its bound",
+        std::string(where) + ": " + std::to_string(body.size()) + " bytes: " + body);
+  Check(reason->get<std::string>().find('\n') == std::string::npos, "a refusal's reason is not one line",
+        std::string(where) + ": " + body);
+}
+
+// The file's bytes, or "" when it cannot be read (missing).
+inline std::string ReadFileOrEmpty(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // One workflow, "fz", with a goal, in a fresh temporary workspace.

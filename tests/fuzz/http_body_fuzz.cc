@@ -1,6 +1,9 @@
 // HTTP request bodies: the server's one JSON body parse, then the body handed
 // to the method its route calls (the first byte picks the route), then the
 // reply rendered as the server renders it.
+//
+// Property (a violation aborts): every reply, the parse's refusal included,
+// is a JSON object of bounded size, a refusal one line (fuzz::CheckReply).
 #include <httplib.h>
 
 #include "server-shim/http/http_util.h"
@@ -18,10 +21,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   req.body = fuzz::Text(data + 1, size - 1);
   httplib::Response res;
   json body;
-  if (!serve::ParseJsonObjectBody(req, res, &body)) return 0;
+  if (!serve::ParseJsonObjectBody(req, res, &body)) {
+    fuzz::CheckReply(res.body, req.body.size(), "the body's parse");
+    return 0;
+  }
   fuzz::Opened& o = fuzz::TheWorkflow();
   Result<json> out = CallApi(o.ctx, method, body);
   if (out.ok()) serve::ReplyJson(res, 200, *out);
   else serve::ReplyStatus(res, out.status());
+  fuzz::CheckReply(res.body, req.body.size(), method);
   return 0;
 }

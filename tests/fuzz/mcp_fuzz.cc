@@ -3,6 +3,10 @@
 // (no socket: the request is built in memory as the HTTP server builds it).
 // The session is found as the server finds it: the workflow opened for the
 // request with the server's API, the token resolved in its database.
+//
+// Property (a violation aborts): every reply is a JSON object of bounded
+// size, a refusal one line (fuzz::CheckReply); a notification (no "id")
+// gets 202 and no body.
 #include <httplib.h>
 
 #include "agent/tools/agent_api.h"
@@ -31,8 +35,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   serve::SessionFinder find = [&](const std::string& t) -> Result<serve::FoundSession> {
     if (t != token) return Status::NotFound("unknown session token");
     auto oc = std::make_unique<serve::OpenCtx>();
-    PULSE_ASSIGN_OR_RETURN(oc->w, OpenWorkflow(env, fuzz::TheScratch().workspace(), "fz"));
-    oc->ctx = ServerContext(oc->w, env);
+    PULSE_ASSIGN_OR_RETURN(oc->handle, WorkflowHandle::Open(env, fuzz::TheScratch().workspace(), "fz"));
+    oc->ctx = ServerContext(*oc->handle);
     PULSE_ASSIGN_OR_RETURN(ToolSession session, ResolveSessionToken(*oc->ctx.db, t));
     return serve::FoundSession{std::move(oc), std::move(session)};
   };
@@ -43,5 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   req.body = fuzz::Text(data, size);
   httplib::Response res;
   serve::HandleMcp(find, req, res);
+  if (res.status == 202 && res.body.empty()) return 0;  // a notification, accepted
+  fuzz::CheckReply(res.body, req.body.size(), "POST /mcp");
   return 0;
 }

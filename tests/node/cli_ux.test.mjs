@@ -7,12 +7,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, PULSE_BIN } from './helpers.mjs';
+import { fileNeed, missingOf, skipUnless } from '../strict.mjs';
 import { makeSubstack, SUBSTACK_CHECK_AT } from '../fixtures/make_substack.mjs';
 
-const opts = { skip: existsSync(PULSE_BIN) ? false : 'needs build/native/pulse' };
+const opts = { skip: skipUnless(import.meta.url, missingOf([fileNeed(PULSE_BIN, 'run scripts/setup.sh')])) };
 let tmp;
 let ws;
 

@@ -205,3 +205,36 @@ test('pulse decision answer --session refuses every spelling of an unattended pr
   assert.doesNotMatch(memory, /\r/);
   assert.equal(memory.split('\n').filter((l) => l.includes('[owner answer]')).length, 1, memory);
 });
+
+// Sessions the command line itself records are refused by the leg that
+// knows them (docs/decisions.md): a background agent known only from
+// `pulse agent-log` (its id carries no unattended prefix), and a guarded
+// session from `pulse session open`. Each refusal is kept in the decision's
+// log with its leg; the decision stays pending and goal memory untouched.
+test('pulse decision answer --session: an agent-log session and a `pulse session open` session are refused', (t) => {
+  const w = workspace();
+  t.after(w.cleanup);
+  const started = w.run('agent-log', 'started', '--session', 'builder-7f3a', '--agent', 'sub-1', '--kind', 'call_sub_agent');
+  assert.equal(started.code, 0, started.err);
+  const opened = w.run('session', 'open', '--turn', 'builder_question');
+  assert.equal(opened.code, 0, opened.err);
+  const guarded = JSON.parse(opened.out).session;
+  const created = w.run('decision', 'create', '--question', 'Which route?', '--option', 'a', '--option', 'b');
+  assert.equal(created.code, 0, created.err);
+  const id = created.out.trim();
+  for (const [session, leg, words] of [['builder-7f3a', 'agent_log', /background agent's session in the agent log/],
+    [guarded, 'tool_session', /guarded tool session/]]) {
+    const r = w.run('decision', 'answer', '--id', id, '--option', 'a', '--session', session);
+    assert.equal(r.code, 1, `${session} answered for the owner: ${r.out}`);
+    assert.match(r.err, /only the owner answers/);
+    assert.match(r.err, words);
+    const d = JSON.parse(w.run('decision', 'list', '--status', 'all', '--json').out).decisions.find((x) => String(x.id) === id);
+    assert.equal(d.status, 'pending');
+    assert.equal(d.answer, null);
+    assert.deepEqual([d.events.at(-1).kind, d.events.at(-1).actor, d.events.at(-1).detail.leg], ['answer_refused', session, leg]);
+  }
+  assert.equal(existsSync(w.memory), false);
+  // A session neither knows answers for the owner.
+  const ans = w.run('decision', 'answer', '--id', id, '--option', 'a', '--session', 'builder-7f3b');
+  assert.equal(ans.code, 0, ans.err);
+});

@@ -160,6 +160,14 @@ test('the agent log groups by session oldest first and marks running and stuck r
   assert.doesNotMatch(last, /Show older/);
 });
 
+test('a session group is named by its id: a generation of the conversation, a session opened for an agent', async () => {
+  const { sessionTitle } = await import('../../web/cards/agent-log.mjs');
+  assert.equal(sessionTitle('schedule-goallead--dc77e3afb5bbf2d7-g3'), 'Pulse\'s goal lead, generation 3');
+  // pulse session open's ids are not generations (docs/conversation.md#session-ids).
+  assert.equal(sessionTitle('schedule-goallead--dc77e3afb5bbf2d7-o5'), 'A Pulse session opened for an agent');
+  assert.equal(sessionTitle('schedule-builder--dc77e3afb5bbf2d7-q1'), 'A scheduled session');
+});
+
 test('goal memory renders headings and bullets as text, never as HTML', () => {
   const out = render(html`<div>${renderMemory('# Goal\n- one <b>two</b>\n\nplain')}</div>`);
   assert.match(out, /<h3>Goal<\/h3>/);

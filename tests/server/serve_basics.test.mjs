@@ -100,7 +100,8 @@ test('the owner token survives a restart; write routes need it and change nothin
       assert.equal(session.status, 401);
     }
     const agentLog = await request(`${s.url}api/workflows/substack/agent-log`);
-    if (agentLog.status === 200) assert.deepEqual(agentLog.body.rows, []);
+    assert.equal(agentLog.status, 200, agentLog.text);
+    assert.deepEqual(agentLog.body.rows, []);
     assert.ok(!existsSync(join(ws, 'Workflow', 'substack', 'memory', 'goal.md')));
     assert.deepEqual(readdirSync(join(ws, 'Workflow', 'substack')).sort(), before);
     const auth = await request(`${s.url}api/auth`, { token: first });

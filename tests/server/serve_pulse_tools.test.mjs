@@ -261,14 +261,17 @@ test('goal memory through the tool: told to consolidate past 45 entries, consoli
     const path = join(ws, 'Workflow', 'mem', 'memory', 'goal.md');
     writeFileSync(path, readFileSync(path, 'utf8').replace('## Lessons\n', '## Lessons\n- 2026-01-02 [result] the owner\'s own line, by hand\n'));
     let last;
+    let viewed = false;
     for (let i = 1; last === undefined || last.entry_count < 64; i++) {
       last = await tool({ section: 'lessons', text: `lesson number ${i}`, source: 'result' });
       assert.equal(last.consolidate_due, last.entry_count > 45, `entry ${last.entry_count}: told to consolidate past 45 only`);
       if (last.entry_count === 46) {
         const view = await request(`${s.url}s/${session.session}/tools/custom/get_pulse_state`, { method: 'POST', token: session.token, body: { view: 'goal_status' } });
         assert.equal(view.body.result.goal_lead.memory.consolidate_due, true, 'the goal_status view carries the memory');
+        viewed = true;
       }
     }
+    assert.ok(viewed, 'the count passed 46 one entry at a time (the goal_status view was read there)');
     assert.equal(last.entry_count, 64);
     assert.equal(last.over_limit, true);
     const viaMcp = await mcp(s.url, session.token, 'tools/call', { name: 'record_pulse_goal_memory', arguments: { action: 'consolidate' } }, 9);

@@ -26,6 +26,8 @@ export function sessionTitle(id) {
   if (!id) return 'No session';
   const lead = /^schedule-goallead--.*-g(\d+)$/.exec(id);
   if (lead) return `Pulse's goal lead, generation ${lead[1]}`;
+  // A Pulse turn's session opened outside the conversation (pulse session open).
+  if (/^schedule-goallead--.*-o\d+$/.test(id)) return 'A Pulse session opened for an agent';
   if (/^schedule-/.test(id)) return 'A scheduled session';
   if (/^builder-/.test(id)) return 'A Builder chat';
   if (/^run-/.test(id)) return 'A workflow run';

@@ -6,6 +6,8 @@
 // is kept in goal memory; the owner's Accept sends the apply message.
 #include "agent/turns/pulse_asks.h"
 
+#include <cstdio>
+
 #include "agent/outbox/outbox.h"
 #include "agent/tools/pulse_tools.h"
 #include "core/asks/ask_builder.h"
@@ -132,6 +134,33 @@ TEST_F(AskBuilder, ThroughTheChannelAQuestionsAnswerIsKeptAndABusyChatIsRefused)
   EXPECT_EQ(busy.status().code(), Code::kRefused);
   EXPECT_NE(busy.status().message().find("Builder chat b-1 is busy with another turn"), std::string::npos);
   EXPECT_EQ(Asked()[0].status, "busy");
+}
+
+TEST_F(AskBuilder, AChatRemovedFromChatsJsonIsNoLongerAskedAndAMissingFileIsNoChats) {
+  Chats();
+  SetBuilderChannel(&channel_);
+  Result<json> q = Ask({{"kind", "question"}, {"message", "Which step writes subscribers?"}});
+  ASSERT_TRUE(q.ok()) << q.status().message();
+  EXPECT_EQ((*q)["builder_session_id"], "b-1");
+  ASSERT_EQ(channel_.requests.size(), 1u);
+
+  // The platform removed the chat: an empty list, then no file at all.
+  testing::WriteFile(wf_.w.paths.dir + "/chats.json", "[]");
+  Result<json> empty = Ask({{"kind", "question"}, {"message", "Which route?"}});
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ((*empty)["status"], "no_builder_chat");
+  EXPECT_EQ(channel_.requests.size(), 1u);
+  Chats();
+  Result<json> back = Ask({{"kind", "question"}, {"message", "And now?"}});
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ((*back)["builder_session_id"], "b-1");
+  ASSERT_EQ(channel_.requests.size(), 2u);
+  ASSERT_EQ(std::remove((wf_.w.paths.dir + "/chats.json").c_str()), 0);
+  Result<json> gone = Ask({{"kind", "question"}, {"message", "Which route now?"}});
+  ASSERT_TRUE(gone.ok()) << gone.status().message();
+  EXPECT_EQ((*gone)["status"], "no_builder_chat") << gone->dump();
+  EXPECT_EQ(channel_.requests.size(), 2u) << "the chat b-1, gone with chats.json, was asked";
+  EXPECT_TRUE(ReadChats(*wf_.ctx.db)->empty());
 }
 
 TEST_F(AskBuilder, TheOwnersAcceptSendsTheApplyMessageWhichWaitsForAChat) {

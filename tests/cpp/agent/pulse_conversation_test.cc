@@ -6,6 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "core/conversation/conversation.h"
 #include "tests/cpp/agent/agent_fixture.h"
 
@@ -96,13 +100,79 @@ TEST(PulseConversation, TheEndIsRecordedRepairedAndBoundedAndFreesTheConversatio
   ASSERT_TRUE(EndConversationTurn(f.ctx, next->turn.id, TurnState::kFailed, "", "runner \xc3 died").ok());
 }
 
+// `pulse session open --turn goal_work` (session.open) hands out ids of
+// their own: after several opened sessions a 30-day rollover and a 90-turn
+// one still start their generation in the generation's own session id.
+TEST(PulseConversation, SessionsOpenedForAgentsNeverHoldAGenerationsIdSoRolloversStillStart) {
+  Workflow f;
+  Result<ConversationTurnHandle> first =
+      BeginConversationTurn(f.ctx, TurnKind::kGoalCheck, Start("goal_check", "check"));
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_EQ(first->session.session.id, ConversationSessionId("substack", 1));
+  ASSERT_TRUE(EndConversationTurn(f.ctx, first->turn.id, TurnState::kCompleted, "ok", "").ok());
+  std::vector<std::string> opened, tokens;
+  for (const char* turn : {"goal_work", "goal_work", "goal_check", "ask_pulse", "goal_work"}) {
+    json s = f.Call("session.open", {{"turn", turn}});
+    std::string id = s.value("session", "");
+    tokens.push_back(s.value("token", ""));
+    EXPECT_EQ(id.rfind("schedule-goallead--", 0), 0u) << id << ": unattended, Pulse's own";
+    EXPECT_TRUE(HasUnattendedPrefix(id)) << id;
+    for (int g = 1; g <= 10; ++g) EXPECT_NE(id, ConversationSessionId("substack", g));
+    opened.push_back(id);
+  }
+  EXPECT_EQ(std::set<std::string>(opened.begin(), opened.end()).size(), opened.size());
+
+  // The goal check that rolls over: generation `n` begins and its turn runs
+  // in the generation's own session.
+  auto check_in_generation = [&](int n) {
+    Result<std::string> id = PrepareConversationTurn(f.ctx, TurnKind::kGoalCheck);
+    ASSERT_TRUE(id.ok()) << id.status().message();
+    EXPECT_EQ(*id, ConversationSessionId("substack", n));
+    Result<ConversationTurnHandle> h = BeginConversationTurn(f.ctx, TurnKind::kGoalCheck, Start("goal_check", "check"));
+    ASSERT_TRUE(h.ok()) << "generation " << n << ": " << h.status().message();
+    EXPECT_EQ(h->turn.generation, n);
+    EXPECT_EQ(h->session.session.id, *id);
+    ASSERT_TRUE(EndConversationTurn(f.ctx, h->turn.id, TurnState::kCompleted, "ok", "").ok());
+  };
+  // 30 days on, the goal check starts generation 2.
+  f.env.Advance(int64_t{kRolloverDays} * 86400);
+  check_in_generation(2);
+
+  // Another session opened, then 90 turns: generation 3 starts as well.
+  EXPECT_NE(f.Call("session.open", {{"turn", "goal_work"}}).value("session", ""), ConversationSessionId("substack", 3));
+  for (int i = 0; i < kRolloverTurns; ++i) {
+    f.env.Advance(60);
+    Result<ConversationTurnHandle> t = BeginConversationTurn(f.ctx, TurnKind::kAskPulse, Start("ask_pulse", "hi"));
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    ASSERT_TRUE(EndConversationTurn(f.ctx, t->turn.id, TurnState::kCompleted, "ok", "").ok());
+  }
+  check_in_generation(3);
+
+  // The opened sessions are still open under their own ids, and none may
+  // answer for the owner.
+  for (size_t i = 0; i < opened.size(); ++i) {
+    json s = f.Call("session.resolve", {{"token", tokens[i]}});
+    EXPECT_EQ(s.value("session", ""), opened[i]);
+    EXPECT_EQ(s.value("open", false), true) << opened[i];
+  }
+  json made = f.Call("decision.create", {{"question", "Measure in growth_funnel?"}});
+  Result<json> answered = CallApi(f.ctx, "decision.answer", {{"id", made["id"]}, {"accept", true}, {"session", opened[0]}});
+  EXPECT_FALSE(answered.ok()) << opened[0] << " answered for the owner";
+}
+
 TEST(PulseConversation, ATurnsTextIsItsKindTriggerInstructionAndTheOwnersWordsBounded) {
-  std::string text = ConversationTurnText(TurnKind::kAskPulse, "How are we doing?", "owner");
+  std::string text = ConversationTurnText(TurnKind::kAskPulse, "How are we doing?", "owner", "owner");
   EXPECT_EQ(text.rfind("PULSE TURN ask_pulse (owner)", 0), 0u) << text;
   EXPECT_NE(text.find("\n\nThe owner wrote:\nHow are we doing?"), std::string::npos) << text;
   EXPECT_EQ(ConversationTurnText(TurnKind::kGoalCheck, "", "").rfind("PULSE TURN goal_check\n", 0), 0u);
   EXPECT_LE(ConversationTurnText(TurnKind::kAskPulse, std::string(kMaxTurnTextBytes * 2, 'y'), "").size(),
             kMaxTurnTextBytes);
+  // An editor's Slack message: their words, not the owner's.
+  std::string editor = ConversationTurnText(TurnKind::kAskPulse, "Drop the weekly digest", "slack", "bot", "ed@x.com");
+  EXPECT_EQ(editor.find("The owner wrote"), std::string::npos) << editor;
+  EXPECT_EQ(editor.find("owner relay."), std::string::npos) << editor;
+  EXPECT_NE(editor.find("\n\ned@x.com (not the owner; caller bot) wrote:\nDrop the weekly digest"), std::string::npos)
+      << editor;
 }
 
 }  // namespace

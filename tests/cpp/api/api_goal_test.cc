@@ -108,5 +108,23 @@ TEST(ApiGoal, TheCheckIsReadUnlessRecordedAndAsksTheOwnerToRecord) {
   EXPECT_EQ(Refusal(wf, "goal.check_due", {{"cap", 0}}), "goal.check_due: \"cap\" must be between 1 and 1000000, not 0");
 }
 
+TEST(ApiGoal, TheRecommendationFollowsTheGoalAsItStands) {
+  Workflow wf;
+  wf.NotMeasured();
+  json rec = wf.Call("goal.recommendation", json::object())["recommendation"];
+  ASSERT_TRUE(rec.is_object()) << rec.dump();
+  EXPECT_EQ(rec["question"], "Substack Pulse: the goal is not measured. Which fix should come first?");
+  EXPECT_EQ(rec["option"], "Add a step to growth_funnel that records subscribers on every run");
+  EXPECT_EQ(rec["options"][0], rec["option"]);
+  EXPECT_EQ(rec["options"].back(), "Leave it as it is for now");
+  EXPECT_EQ(CoreApi().AccessFor("goal.recommendation", json::object()), Access::kRead);
+  // Nothing was recorded: reading the recommendation is a read.
+  EXPECT_TRUE(wf.Call("goal.last_check", json::object())["status"].is_null());
+
+  Workflow on_track;
+  on_track.OnTrack();
+  EXPECT_TRUE(on_track.Call("goal.recommendation", json::object())["recommendation"].is_null());
+}
+
 }  // namespace
 }  // namespace pulse

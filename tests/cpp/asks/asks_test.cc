@@ -13,7 +13,7 @@ using testing::TempDir;
 class AsksTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(db).value();
   }
@@ -152,7 +152,7 @@ TEST_F(AsksTest, InterruptedAsksSurviveARestartAndTheThreadGoesOn) {
     ASSERT_TRUE(asks.OpenAskPulse(Ask(thread), now_ + 2).ok());
   }
   db_.reset();
-  auto db = Db::Open(dir_.Join("db.sqlite"));
+  auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
   ASSERT_TRUE(db.ok());
   db_ = std::move(db).value();
   Asks asks(*db_, "substack");

@@ -275,7 +275,7 @@ TEST(AutonomyGuard, RefusalWordingNamesToolClassLevelAndTurn) {
 // allows it, directly and through the token-checked dispatch path.
 TEST(AutonomyGuard, GoalWorkAutonomyIsEnforcedAtToolDispatch) {
   TempDir dir;
-  auto db = Db::Open(dir.Join("db.sqlite"));
+  auto db = testing::OpenWithSchema(dir.Join("db.sqlite"));
   ASSERT_TRUE(db.ok());
   ASSERT_TRUE(EnsureSchema(**db).ok());
   auto ask = ParseWorkflowConfig(R"({"pulse":{"autonomy":{"change":"ask"}}})", "workflow.json");
@@ -334,7 +334,7 @@ TEST(AutonomyGuard, BuilderTurnsAndAskRules) {
 
 TEST(AutonomyGuard, PausedSchedulesComeFromWorkflowJson) {
   TempDir dir;
-  auto db = Db::Open(dir.Join("db.sqlite"));
+  auto db = testing::OpenWithSchema(dir.Join("db.sqlite"));
   ASSERT_TRUE(db.ok());
   auto paused = ParseWorkflowConfig(
       R"({"pulse":{"autonomy":{"run":"auto","outward":"auto","change":"auto"}},

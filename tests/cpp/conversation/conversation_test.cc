@@ -18,7 +18,7 @@ using testing::TempDir;
 class ConversationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(db).value();
   }
@@ -181,6 +181,26 @@ TEST_F(ConversationTest, TheConversationSessionIsReopenedPerTurnWithAFreshToken)
   EXPECT_NE(other->session.id, id);
 }
 
+// A database from before opened sessions took -o<N> ids may hold a
+// generation's id in an external agent's open session: the turn that needs
+// it names the session and how to free it, and closing it does.
+TEST_F(ConversationTest, ALegacySessionHoldingAGenerationsIdIsNamedAndClosingItFreesTheId) {
+  const std::string id = ConversationSessionId("substack", 2);
+  ASSERT_TRUE(EnsureAutonomySchema(*db_).ok());
+  ASSERT_TRUE(db_->Exec("INSERT INTO pulse_tool_sessions(session_id, token_sha256, turn, parent, root, seq, opened_at)"
+                        " VALUES('" + id + "', 'legacy', 'goal_work', '', '" + id + "', 7, '2026-10-01T00:00:00Z')")
+                  .ok());
+  Result<OpenedSession> held = OpenConversationTurnSession(*db_, id, TurnKind::kGoalCheck, now_);
+  ASSERT_EQ(held.status().code(), Code::kConflict);
+  EXPECT_EQ(held.status().message(), "session \"" + id +
+                                         "\": an open session opened for an external agent holds this id;"
+                                         " `pulse session close --session " + id + "` frees it");
+  ASSERT_TRUE(CloseToolSession(*db_, id, now_ + 1).ok());
+  Result<OpenedSession> freed = OpenConversationTurnSession(*db_, id, TurnKind::kGoalCheck, now_ + 2);
+  ASSERT_TRUE(freed.ok()) << freed.status().message();
+  EXPECT_EQ(ResolveSessionToken(*db_, freed->token)->id, id);
+}
+
 TEST(Cron, PreviousFireOfADailyAndAWeeklyExpression) {
   Result<CronSpec> daily = ParseCron("0 6 * * *", "cron");
   ASSERT_TRUE(daily.ok());
@@ -195,7 +215,7 @@ TEST(Cron, PreviousFireOfADailyAndAWeeklyExpression) {
 
 TEST(Pass, DueOncePerFireAndAFastRequestMakesItDueAtOnce) {
   TempDir dir;
-  auto db = std::move(Db::Open(dir.Join("db.sqlite"))).value();
+  auto db = std::move(testing::OpenWithSchema(dir.Join("db.sqlite"))).value();
   WorkflowConfig config;
   config.raw = nlohmann::json::parse(R"({"pulse": {"full_pass": {"cron": "0 6 * * *"}}})");
   config.primary_metric = PrimaryMetric{};

@@ -19,7 +19,7 @@ using testing::T;
 class PassSchedule : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(*db);
     ASSERT_TRUE(EnsureSchema(*db_).ok());

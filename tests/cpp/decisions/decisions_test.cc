@@ -5,7 +5,9 @@
 #include <filesystem>
 
 #include "core/api/api.h"
+#include "core/conversation/conversation.h"
 #include "core/decisions/decisions.h"
+#include "core/autonomy/tool_sessions.h"
 #include "core/store/workspace.h"
 #include "tests/cpp/test_util.h"
 
@@ -332,6 +334,106 @@ TEST(Decisions, SessionsKnownToTheDatabaseAsPulseTurnsCannotAnswer) {
             Code::kRefused);
   json ok = wf.Ok("decision.answer", {{"id", id}, {"option", "growth_funnel"}, {"session", "owner-chat-1"}});
   EXPECT_EQ(ok["answer"]["session"], "owner-chat-1");
+}
+
+// Only the owner answers: one test per leg of WhyUnattended. Each leg meets
+// a real session of its kind (refused, the refusal naming that leg, so a leg
+// switched off shows even where the name would also have caught it) and a
+// session only that leg can know, whose id says nothing (answered for the
+// owner if the leg were gone). The legs are named in docs/decisions.md.
+
+// The answer from `session` is refused by `leg`: the refusal says `words`,
+// the log keeps an answer_refused event naming the leg, and nothing else
+// changes (still pending, no answer, no goal memory).
+void ExpectRefusedBy(Workflow& wf, const std::string& session, const std::string& leg, const std::string& words) {
+  SCOPED_TRACE(session);
+  int64_t id = Create(wf);
+  Result<UnattendedBy> by = WhyUnattended(*wf.w->db, session);
+  ASSERT_TRUE(by.ok()) << by.status().message();
+  EXPECT_EQ(UnattendedByName(*by), leg);
+  Result<json> r = wf.Call("decision.answer", {{"id", id}, {"option", "growth_funnel"}, {"session", session}});
+  ASSERT_FALSE(r.ok()) << "answered for the owner: " << r->dump();
+  EXPECT_EQ(r.status().code(), Code::kRefused);
+  EXPECT_NE(r.status().message().find(words), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("only the owner answers"), std::string::npos);
+  json d = wf.Decision(id);
+  EXPECT_EQ(d["status"], "pending");
+  EXPECT_TRUE(d["answer"].is_null());
+  ASSERT_FALSE(d["events"].empty());
+  EXPECT_EQ(d["events"].back()["kind"], "answer_refused");
+  EXPECT_EQ(d["events"].back()["actor"], session);
+  EXPECT_EQ(d["events"].back()["detail"]["leg"], leg);
+  EXPECT_FALSE(std::filesystem::exists(wf.w->paths.goal_memory));
+}
+
+// After the refusals, a session no leg knows still answers for the owner.
+void ExpectOwnerAnswers(Workflow& wf, const std::string& session) {
+  int64_t id = Create(wf);
+  EXPECT_EQ(UnattendedByName(*WhyUnattended(*wf.w->db, session)), std::string());
+  json ok = wf.Ok("decision.answer", {{"id", id}, {"option", "growth_funnel"}, {"session", session}});
+  EXPECT_EQ(ok["answer"]["by"], "owner");
+  EXPECT_EQ(ok["answer"]["session"], session);
+}
+
+TEST(OwnerOnlyAnswers, LegNamePrefix) {
+  Workflow wf;
+  for (const char* s : {"schedule-daily-7", "pulse-check-1", "bg-42", "background-sync", "Schedule_daily"}) {
+    ExpectRefusedBy(wf, s, "name_prefix", "named as a Pulse, scheduled or background session");
+  }
+  ExpectOwnerAnswers(wf, "owner-chat-1");
+}
+
+TEST(OwnerOnlyAnswers, LegPulseTurnSessions) {
+  Workflow wf;
+  Db& db = *wf.w->db;
+  // Pulse's own conversation session, as the server opens it for each turn,
+  // and a helper its turn delegated to.
+  const std::string conversation = ConversationSessionId("substack", 1);
+  ASSERT_TRUE(OpenConversationTurnSession(db, conversation, TurnKind::kGoalCheck, wf.env.NowSeconds()).ok());
+  Result<OpenedSession> helper = OpenToolSession(db, "substack", TurnKind::kGoalWork, conversation, wf.env.NowSeconds());
+  ASSERT_TRUE(helper.ok()) << helper.status().message();
+  // Known only as a Pulse turn: its id carries no unattended prefix.
+  ASSERT_TRUE(OpenConversationTurnSession(db, "goallead-7", TurnKind::kAskPulse, wf.env.NowSeconds()).ok());
+  for (const std::string& s : {conversation, helper->session.id, std::string("goallead-7")}) {
+    ExpectRefusedBy(wf, s, "pulse_turn", "a session of Pulse's own turns");
+  }
+  ExpectOwnerAnswers(wf, "owner-chat-1");
+}
+
+TEST(OwnerOnlyAnswers, LegGuardedToolSessions) {
+  Workflow wf;
+  // `pulse session open` (an external agent's turn), a helper under it, and
+  // one closed since: the database still knows it.
+  json opened = wf.Ok("session.open", {{"turn", "builder_question"}});
+  const std::string session = opened["session"];
+  json helper = wf.Ok("session.open", {{"turn", "builder_question"}, {"parent", session}});
+  json closed = wf.Ok("session.open", {{"turn", "goal_work"}});
+  wf.Ok("session.close", {{"session", closed["session"]}});
+  // A guarded session whose id the name does not give away (a row from
+  // another naming): only the database knows what it is.
+  json renamed = wf.Ok("session.open", {{"turn", "qa_fix"}});
+  ASSERT_TRUE(wf.w->db->Exec("UPDATE pulse_tool_sessions SET session_id = 'agent-ext-1', root = 'agent-ext-1'"
+                             " WHERE session_id = '" + renamed["session"].get<std::string>() + "'").ok());
+  for (const std::string& s : {session, helper["session"].get<std::string>(), closed["session"].get<std::string>(),
+                               std::string("agent-ext-1")}) {
+    ExpectRefusedBy(wf, s, "tool_session", "a guarded tool session");
+  }
+  ExpectOwnerAnswers(wf, "owner-chat-1");
+}
+
+TEST(OwnerOnlyAnswers, LegAgentLogSessions) {
+  Workflow wf;
+  // A Builder chat's delegated agent, known only from the background agent
+  // log (recorded, not opened through the guard), and one still running
+  // under Pulse's conversation id.
+  wf.Ok("agent_log.started", {{"session", "builder-7f3a"}, {"agent", "sub-1"}, {"kind", "call_sub_agent"}});
+  wf.Ok("agent_log.started", {{"session", "claude-0b9c2e"}, {"agent", "a"}});
+  wf.Ok("agent_log.completed", {{"session", "claude-0b9c2e"}, {"agent", "a"}, {"status", "completed"}});
+  wf.Ok("agent_log.started", {{"session", "schedule-goallead--substack-g1"}, {"agent", "gate-1"}});
+  for (const char* s : {"builder-7f3a", "claude-0b9c2e", "schedule-goallead--substack-g1"}) {
+    ExpectRefusedBy(wf, s, "agent_log", "a background agent's session in the agent log");
+  }
+  ExpectOwnerAnswers(wf, "builder-7f3b");
 }
 
 TEST(Decisions, TheBrowserPathWorksFromTheDatabaseAlone) {

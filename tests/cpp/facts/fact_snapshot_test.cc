@@ -5,6 +5,9 @@
 #include "core/facts/fact_snapshot.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdio>
 
 #include "tests/cpp/test_util.h"
 
@@ -17,7 +20,7 @@ using testing::WriteFile;
 class Snapshot : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = Db::Open(dir_.Join("db.sqlite"));
+    auto db = testing::OpenWithSchema(dir_.Join("db.sqlite"));
     ASSERT_TRUE(db.ok()) << db.status().message();
     db_ = std::move(*db);
   }
@@ -149,6 +152,24 @@ TEST_F(Snapshot, ChatsJsonIsThePlatformsCurrentListReadAloneForAnAsk) {
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_EQ(r.warnings[0], "chats.json: expected a JSON array");
   EXPECT_EQ(Column("SELECT session_id FROM pulse_fact_chats"), std::vector<std::string>{"b-2"});
+
+  // Missing means empty (the contract's rule for every optional file): the
+  // stored chats go with the file, through the ask's read and the goal
+  // check's alike; an absence already recorded writes nothing again.
+  ASSERT_EQ(std::remove((Wf() + "/" + kChatsFile).c_str()), 0);
+  EXPECT_TRUE(SnapshotChatsFile(env_, *db_, Wf(), T("2026-10-07T12:00:00Z")).warnings.empty());
+  EXPECT_TRUE(Column("SELECT session_id FROM pulse_fact_chats").empty());
+  EXPECT_EQ(Source(kChatsFile), "missing|0|");
+  Write(kChatsFile, R"([{"session_id": "b-4", "kind": "builder"}])");
+  All();
+  EXPECT_EQ(Column("SELECT session_id FROM pulse_fact_chats"), std::vector<std::string>{"b-4"});
+  ASSERT_EQ(std::remove((Wf() + "/" + kChatsFile).c_str()), 0);
+  All();
+  EXPECT_TRUE(Column("SELECT session_id FROM pulse_fact_chats").empty());
+  const int64_t changes = sqlite3_total_changes64(db_->handle());
+  All();
+  SnapshotChatsFile(env_, *db_, Wf(), T("2026-10-07T12:00:00Z"));
+  EXPECT_EQ(sqlite3_total_changes64(db_->handle()), changes);
 }
 
 }  // namespace
