@@ -82,13 +82,16 @@ void Setup(CLI::App& app, State& state) {
       ->check(FiniteRange(0.05, 86400.0));
   sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
   sub->add_option("--runner", opt.runner,
-                  "external runner command for background turns (run with sh -c; turn JSON on stdin, "
-                  "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+                  "what runs background turns: claude or codex (the real Claude Code / Codex, driven headless with "
+                  "Pulse's MCP as their only tools; --model names their model; docs/models.md), or an external runner "
+                  "command (run with sh -c; turn JSON on stdin, MCP_API_URL/MCP_API_TOKEN in its environment); "
+                  "default: the built-in rules runner");
   AddModelOptions(sub, opt.model);
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
   sub->add_option("--builder", opt.builder,
+                  "claude or codex (the real program as the Builder chat, Pulse's MCP its only tools), or a "
                   "command that runs a turn in a Builder chat for ask_builder and apply messages (sh -c, in the runner "
                   "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
                   "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "

@@ -584,6 +584,7 @@ int Serve(const ServeOptions& in) {
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog(options.sandbox);
+  LogProgramPresets(options);
 
   deliverer.Start();
   slack.Start();
