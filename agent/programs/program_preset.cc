@@ -81,7 +81,8 @@ std::vector<json> JsonLines(const std::string& out, int* skipped) {
       ++*skipped;
       continue;
     }
-    Result<json> j = ParseJsonBounded(line, "the program's output");
+    // A byte that is not UTF-8 costs that character, not the whole event.
+    Result<json> j = ParseJsonBounded(RepairUtf8(line), "the program's output");
     if (j.ok() && j->is_object()) lines.push_back(std::move(*j));
     else ++*skipped;
   }
@@ -235,7 +236,8 @@ ProgramReply ParseClaude(const std::string& out, const std::string& err, int exi
   int skipped = 0;
   bool saw_result = false;
   std::string mcp_status;
-  for (const json& line : JsonLines(out, &skipped)) {
+  const std::vector<json> events = JsonLines(out, &skipped);
+  for (const json& line : events) {
     const std::string type = Str(line, "type");
     if (type == "system" && Str(line, "subtype") == "init") {
       auto servers = line.find("mcp_servers");
@@ -272,8 +274,9 @@ ProgramReply ParseClaude(const std::string& out, const std::string& err, int exi
     if (!r.session_id.empty()) r.notes.push_back("Claude Code's session id is not one; it was not kept");
     r.session_id.clear();
   }
-  if (!resumed.empty() && !saw_result && exit_code != 0 &&
-      (err.find(resumed) != std::string::npos || out.find(resumed) != std::string::npos)) {
+  // A session it does not have: it says so on stderr and starts nothing
+  // (every event it prints names its session, so only an empty stdout counts).
+  if (!resumed.empty() && events.empty() && exit_code != 0 && err.find(resumed) != std::string::npos) {
     r.session_missing = true;
     r.error = "Claude Code has no session " + resumed + ": " + Said(err.empty() ? out : err);
     return r;
@@ -301,7 +304,8 @@ ProgramReply ParseCodex(const std::string& out, const std::string& err, int exit
   int skipped = 0;
   bool completed = false;
   std::string failed;
-  for (const json& line : JsonLines(out, &skipped)) {
+  const std::vector<json> events = JsonLines(out, &skipped);
+  for (const json& line : events) {
     const std::string type = Str(line, "type");
     if (type == "thread.started") {
       r.session_id = Str(line, "thread_id");
@@ -324,7 +328,7 @@ ProgramReply ParseCodex(const std::string& out, const std::string& err, int exit
     if (!r.session_id.empty()) r.notes.push_back("Codex's thread id is not one; it was not kept");
     r.session_id.clear();
   }
-  if (!resumed.empty() && !completed && exit_code != 0 && err.find(resumed) != std::string::npos) {
+  if (!resumed.empty() && events.empty() && exit_code != 0 && err.find(resumed) != std::string::npos) {
     r.session_missing = true;
     r.error = "Codex has no session " + resumed + ": " + Said(err);
     return r;

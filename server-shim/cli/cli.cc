@@ -10,6 +10,7 @@
 #include "core/api/api.h"
 #include "core/base/one_line.h"
 #include "core/base/time_util.h"
+#include "server-shim/http/mcp.h"
 #include "server-shim/turns/sandbox.h"
 
 namespace pulse::cli {
@@ -60,6 +61,14 @@ Status CheckTurnFlags(const ModelFlags& model, const std::string& runner) {
   }
   PULSE_RETURN_IF_ERROR(CheckModelFlags(model));
   if (preset) PULSE_RETURN_IF_ERROR(ProgramModelFromFlags(*preset, model).status());
+  return Status::OK();
+}
+
+Status ServeRunnerMcp(Env* env, const serve::ServeOptions& options, const std::string& workflow,
+                      serve::TurnManager& turns, std::unique_ptr<serve::LoopbackMcp>* mcp) {
+  if (options.runner.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(*mcp, serve::LoopbackMcp::Start(env, options, workflow));
+  turns.SetBaseUrl((*mcp)->base_url());
   return Status::OK();
 }
 

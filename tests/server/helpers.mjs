@@ -55,6 +55,26 @@ export function pulse(args, opts = {}) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
 }
 
+// The real CLI without blocking this process (a scripted model server or a
+// loopback peer answers from it): {status, stdout, stderr, json}. Killed
+// after `timeoutMs`.
+export function pulseAsync(args, env = process.env, { timeoutMs = 120000 } = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(PULSE_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('close', (status) => {
+      clearTimeout(timer);
+      let json;
+      try { json = JSON.parse(stdout); } catch { json = undefined; }
+      resolve({ status, stdout, stderr, json });
+    });
+  });
+}
+
 // Owner tokens seen per workspace: the server shows a token once, when it
 // makes it, so a restarted server's token comes from here.
 const knownOwnerTokens = new Map();

@@ -4,12 +4,11 @@
 // request. No model vendor is reachable from the test machines; the wire
 // formats are the vendors' own.
 import { test } from 'node:test';
-import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -45,25 +44,6 @@ async function say(s, text) {
   const r = await request(`${s.url}api/workflows/substack/messages`, { method: 'POST', token: s.ownerToken, body: { text } });
   assert.equal(r.status, 202, r.text);
   return turnRow(s, r.body.turn.pulse_run_id);
-}
-
-// The real CLI, without blocking this process (the scripted model server
-// answers from it): {status, stdout, stderr, json}.
-function pulseAsync(args, env = process.env) {
-  return new Promise((resolve) => {
-    const p = spawn(PULSE_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60000);
-    p.on('close', (status) => {
-      clearTimeout(timer);
-      let json;
-      try { json = JSON.parse(stdout); } catch { json = undefined; }
-      resolve({ status, stdout, stderr, json });
-    });
-  });
 }
 
 // Every file under dir, as bytes.

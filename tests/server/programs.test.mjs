@@ -12,7 +12,7 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolNames, toolResults } from './model_server.mjs';
 import { skipUnless } from '../strict.mjs';
@@ -74,15 +74,18 @@ function* files(dir) {
 // prompt is Pulse's charter) and from the Builder's (the Builder charter)
 // answered by `pulse(req, n)` and `builder(req, n)`, n counting each side's
 // requests. Requests the scripted server refused (a beta feature it does not
-// speak, which the program then retries without) never get here.
-function router({ pulseSide, builderSide }) {
+// speak, which the program then retries without) never get here. A request
+// nothing was scripted for is kept in `unscripted` and answered 400, which
+// the programs do not retry.
+function router({ pulseSide, builderSide }, unscripted) {
   const n = { pulse: 0, builder: 0 };
   return async (req) => {
     const builder = /Builder chat of workflow/.test(systemPrompt(req));
     const side = builder ? 'builder' : 'pulse';
     const step = await (builder ? builderSide : pulseSide)(req, n[side]++);
-    if (!step) throw new Error(`no answer scripted for ${side} request ${n[side] - 1}: ${lastUserText(req).slice(0, 200)}`);
-    return step;
+    if (step) return step;
+    unscripted.push(`${side} request ${n[side] - 1}: ${lastUserText(req).slice(0, 200)}`);
+    return { status: 400, error: 'nothing scripted for this request' };
   };
 }
 
@@ -93,6 +96,7 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
   const summary = 'Substack Pulse: not measured for 20 days; I asked you whether to add a measuring step.';
   const builderAnswer = 'growth_funnel lost its record_subscribers step on 1 Oct (a shorter plan).';
   const seen = {};
+  const unscripted = [];
   const m = await startModelServer({
     key: KEY,
     fallback: router({
@@ -126,6 +130,20 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
           seen.builderResult = results;
           return { text: `The Builder says: ${builderAnswer}` };
         }
+        // A month on: the goal check of a new generation.
+        if (n === 5) {
+          seen.newGeneration = req;
+          return { text: 'A new generation: still not measured.' };
+        }
+        // `pulse talk --runner claude` from the command line.
+        if (n === 6) {
+          seen.cli = req;
+          return { tools: [{ name: 'mcp__pulse__get_pulse_state', arguments: { view: 'goal_status' } }] };
+        }
+        if (n === 7) {
+          seen.cliResult = results;
+          return { text: 'From the command line: not measured.' };
+        }
         return null;
       },
       builderSide: (req, n) => {
@@ -137,9 +155,14 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
           seen.builderHeld = lastToolResults(req);
           return { text: builderAnswer };
         }
+        // The owner's answer: the apply message, in the same Builder chat's session.
+        if (n === 2) {
+          seen.apply = req;
+          return { text: 'Applied: growth_funnel records subscribers again.' };
+        }
         return null;
       },
-    }),
+    }, unscripted),
   });
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--runner', 'claude', '--builder', 'claude',
     '--model', `anthropic:${MODEL}`, '--model-url', m.anthropicUrl, '--runner-timeout', '120'], { env: env({ ANTHROPIC_API_KEY: KEY }) });
@@ -159,6 +182,7 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
     assert.equal(row.status, 'completed', JSON.stringify(row) + s.stderr.slice(-3000));
     assert.equal(row.result, summary);
     assert.deepEqual(m.failures, []);
+    assert.deepEqual(unscripted, []);
     // It spoke to the model with the operator's key, Pulse's charter as its
     // system prompt, and no tool but Pulse's.
     const first = seen.firstPulse;
@@ -224,12 +248,46 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
     assert.equal(answered.status, 'answered', seen.builderResult[0].content);
     assert.equal(answered.answer, builderAnswer);
 
+    // The owner answers the decision: the apply message goes to the Builder
+    // chat, which is Claude Code, and the same session of that chat goes on.
+    const accepted = await request(`${s.url}api/workflows/substack/decisions/${pending[0].id}/answer`, { method: 'POST',
+      token: s.ownerToken, body: { option: 'Add the step' } });
+    assert.equal(accepted.status, 200, accepted.text);
+    assert.equal(accepted.body.apply.delivered, true, accepted.text);
+    assert.equal(accepted.body.apply.reply, 'Applied: growth_funnel records subscribers again.');
+    assert.match(lastUserText(seen.apply), /Add the step/);
+    assert.equal(seen.apply.headers['x-claude-code-session-id'], seen.firstBuilder.headers['x-claude-code-session-id']);
+
+    // A month later the goal check starts a new generation: a new session.
+    setNow(nowFile, '2026-11-08T12:00:00Z');
+    await waitFor(() => seen.newGeneration, { timeoutMs: 120000, what: 'the new generation\'s goal check' });
+    const conversation = await waitFor(async () => {
+      const c = (await request(`${s.url}api/workflows/substack/conversation`)).body;
+      return c.session_id.endsWith('-g2') && c.turns.at(-1).state === 'completed' ? c : null;
+    }, { timeoutMs: 120000, what: 'generation 2' });
+    assert.match(conversation.session_id, /^schedule-goallead--[0-9a-f]+-g2$/);
+    assert.notEqual(seen.newGeneration.headers['x-claude-code-session-id'], first.headers['x-claude-code-session-id']);
+    assert.ok(!JSON.stringify(seen.newGeneration.body.messages).includes(summary), 'nothing of generation 1');
+
     // The session token is in no file the programs were given.
     for (const [path, bytes] of files(join(wf, 'pulse', 'programs'))) {
       if (path.endsWith('mcp.json')) assert.match(bytes.toString(), /Bearer \$\{MCP_API_TOKEN\}/);
     }
-    for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
     assert.ok(!s.stderr.includes(KEY) && !s.stdout.includes(KEY));
+    await s.stop();
+
+    // `pulse talk --runner claude`: the command serves Pulse's MCP on
+    // loopback for the turn, and the generation's session goes on.
+    const talked = await pulseAsync(['talk', '--workspace', ws, '--workflow', 'substack', '--now', '2026-11-08T12:05:00Z',
+      '--message', 'Still not measured?', '--json', '--runner', 'claude', '--model', `anthropic:${MODEL}`,
+      '--model-url', m.anthropicUrl], { ...process.env, ...env({ ANTHROPIC_API_KEY: KEY }) });
+    assert.equal(talked.status, 0, talked.stderr);
+    assert.equal(talked.json.turns[0].reply, 'From the command line: not measured.');
+    assert.equal(seen.cli.headers['x-claude-code-session-id'], seen.newGeneration.headers['x-claude-code-session-id']);
+    assert.equal(seen.cliResult[0].is_error, undefined, seen.cliResult[0].content);
+    assert.match(seen.cliResult[0].content, /not_measured/);
+    assert.deepEqual(unscripted, [], 'every request the programs made was one the test expected');
+    for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
   } finally {
     await s.stop();
     await m.close();
@@ -246,6 +304,7 @@ test('Codex as the runner (--runner codex) and the Builder chat (--builder codex
   const builderAnswer = 'The record_subscribers step was removed from growth_funnel on 1 Oct.';
   const pulseTool = (name, args) => ({ namespace: 'mcp__pulse', name, arguments: args });
   const seen = {};
+  const unscripted = [];
   const m = await startModelServer({
     key: KEY,
     fallback: router({
@@ -291,7 +350,7 @@ test('Codex as the runner (--runner codex) and the Builder chat (--builder codex
         }
         return null;
       },
-    }),
+    }, unscripted),
   });
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--runner', 'codex', '--builder', 'codex',
     '--model', `openai:${MODEL}`, '--model-url', m.openaiUrl, '--runner-timeout', '120'], { env: env({ OPENAI_API_KEY: KEY }) });
@@ -305,6 +364,7 @@ test('Codex as the runner (--runner codex) and the Builder chat (--builder codex
     assert.equal(row.status, 'completed', JSON.stringify(row) + s.stderr.slice(-3000));
     assert.equal(row.result, summary);
     assert.deepEqual(m.failures, []);
+    assert.deepEqual(unscripted, []);
     const first = seen.firstPulse;
     assert.equal(first.format, 'responses');
     assert.equal(first.path, '/v1/responses');
@@ -344,6 +404,7 @@ test('Codex as the runner (--runner codex) and the Builder chat (--builder codex
     const answered = codexJson(seen.builderResult[0].content).result;
     assert.equal(answered.status, 'answered');
     assert.equal(answered.answer, builderAnswer);
+    assert.deepEqual(unscripted, [], 'every request the programs made was one the test expected');
     for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
   } finally {
     await s.stop();

@@ -238,7 +238,8 @@ TEST(ProgramPreset, HostileOutputIsBoundedAndChecked) {
   // Bytes that are not UTF-8 are repaired; lines that are not JSON, or nest
   // too deep, are skipped and counted.
   std::string deep = "{\"a\":" + std::string(200, '[') + std::string(200, ']') + "}";
-  r = ParseProgramOutput(Claude(), "warning: x\n" + deep + "\n" + ClaudeOut(ClaudeResult("caf\xC3")), "", 0, "");
+  const std::string broken = "{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"caf\xC3\",\"session_id\":\"abc\"}";
+  r = ParseProgramOutput(Claude(), "warning: x\n" + deep + "\n" + ClaudeOut(broken), "", 0, "");
   EXPECT_EQ(r.text, "caf\xEF\xBF\xBD");
   ASSERT_EQ(r.notes.size(), 1u);
   EXPECT_NE(r.notes[0].find("2 line(s)"), std::string::npos);
@@ -253,6 +254,12 @@ TEST(ProgramPreset, AMissingSessionIsToldApart) {
   EXPECT_TRUE(r.session_missing);
   r = ParseProgramOutput(Claude(), "", "Error: model unavailable\n", 1, id);
   EXPECT_FALSE(r.session_missing);
+  // A run that started (its events name the session) and then failed is not
+  // a missing session, whatever it printed.
+  std::string started = json{{"type", "system"}, {"subtype", "init"}, {"session_id", id}}.dump() + "\n";
+  r = ParseProgramOutput(Claude(), started, "API Error: 500 for session " + id + "\n", 1, id);
+  EXPECT_FALSE(r.session_missing);
+  EXPECT_NE(r.error.find("Claude Code gave no result (exit status 1)"), std::string::npos) << r.error;
   r = ParseProgramOutput(Codex(), "", "Error: thread/resume: no rollout found for thread id " + id + "\n", 1, id);
   EXPECT_TRUE(r.session_missing);
 }
