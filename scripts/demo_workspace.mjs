@@ -15,7 +15,7 @@
 // Without the fixture, an equivalent history is generated relative to now.
 //
 //   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync, readFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
@@ -224,6 +224,56 @@ owner('digest', ['focus', 'add', '--title', 'Weekly reader survey', '--end-date'
 owner('digest', ['focus', 'add', '--title', 'Shorter morning digest', '--end-date', day(anchor + 3 * DAY), '--check', 'open rate above 40%']);
 owner('digest', ['focus', 'close', '--id', 'fa-2', '--lesson', 'five items read better than ten: open rate 46%']);
 
+// ---- digest: a turn thought by a model ----
+// With `pulse serve --model` (PULSE_MODEL for run.sh) a model thinks for
+// Pulse's turns (docs/models.md). The demo has no model vendor to call, so
+// one exchange is recorded through the real agent loop instead: a scripted
+// model server on loopback (tests/server/model_server.mjs) answers in
+// Anthropic's Messages format with the replies below, and `pulse talk
+// --model anthropic:scripted-demo` runs the turn. The tool calls pass the
+// guard (the owner's lasting direction goes to goal memory as an owner line,
+// allowed in an owner relay), the tokens land on the turn's agent-log row,
+// and prices.json prices them into digest's cost ledger as Pulse's own spend.
+// What prices.json holds: USD per million tokens, looked up as
+// provider:name, then name. Local models are free: no price, no cost row.
+mkdirSync(join(dir, '.pulse'), { recursive: true });
+writeFileSync(join(dir, '.pulse', 'prices.json'), `${JSON.stringify({
+  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
+  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
+  'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },
+  'claude-sonnet-4-5': { input_per_mtok: 3, output_per_mtok: 15 },
+  'anthropic:scripted-demo': { input_per_mtok: 3, output_per_mtok: 15 },
+}, null, 2)}\n`);
+{
+  const { startModelServer } = await import(pathToFileURL(join(ROOT, 'tests', 'server', 'model_server.mjs')).href);
+  const model = await startModelServer({
+    models: ['scripted-demo'],
+    script: [
+      { text: 'Reading the goal status first.', tools: [{ name: 'get_pulse_state', arguments: { view: 'goal_status' } }],
+        usage: { input: 11800, output: 60 } },
+      { tools: [{ name: 'record_pulse_goal_memory', arguments: { action: 'add', section: 'owner', source: 'owner answer',
+        text: 'Keep the digest at five items after the focus on a shorter digest ends' } }], usage: { input: 12400, output: 90 } },
+      { text: 'Kept in goal memory as your direction: five items from now on. Weekly readers are at 288, ahead of '
+        + 'the line to 500 (about 230 expected by now), and every daily run measures them: on track. The reader '
+        + 'survey focus runs three more weeks.', usage: { input: 12700, output: 120 } },
+    ],
+  });
+  const talked = await new Promise((done) => {
+    const p = spawn(PULSE, ['talk', '--workspace', dir, '--workflow', 'digest', '--now', at(anchor - 3 * HOUR),
+      '--message', 'Keep the digest at five items from now on. How are we doing on readers?',
+      '--model', 'anthropic:scripted-demo', '--model-url', model.anthropicUrl, '--model-key-env', 'PULSE_DEMO_NO_KEY'],
+    { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('close', (status) => done({ status, err }));
+  });
+  await model.close();
+  if (talked.status !== 0 || model.remaining() !== 0) {
+    console.error(`demo: the model turn in digest did not run through (exit ${talked.status}, ${model.remaining()} answers left): ${talked.err}`);
+    process.exit(1);
+  }
+}
+
 // ---- inbox: the goal check's context facts ----
 // What the goal check reads beside the runs: the plan (which steps the
 // goal's route runs), its changelog (one change to a goal step, one
@@ -339,17 +389,6 @@ async function writeLedger(path, rows) {
   }
   writeFileSync(join(digest, 'schedule-runs.json'), `${JSON.stringify(history)}\n`);
 }
-
-// What a model's tokens cost, for when the demo runs with PULSE_MODEL
-// (docs/models.md): Pulse's own spend then shows in the spend facts. Local
-// models are free: no price, no cost row.
-mkdirSync(join(dir, '.pulse'), { recursive: true });
-writeFileSync(join(dir, '.pulse', 'prices.json'), `${JSON.stringify({
-  'gpt-4o-mini': { input_per_mtok: 0.15, output_per_mtok: 0.6 },
-  'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 },
-  'claude-haiku-4-5': { input_per_mtok: 1, output_per_mtok: 5 },
-  'claude-sonnet-4-5': { input_per_mtok: 3, output_per_mtok: 15 },
-}, null, 2)}\n`);
 
 console.log(`demo: workspace ready in ${dir} (substack: the Substack case; digest: healthy; inbox: the goal check's context facts)` +
   (fixture ? `; its clock stands at ${at(anchor)} (${join(dir, '.pulse', 'demo-now')})` : ''));

@@ -13,6 +13,7 @@
 #include "core/api/goal.h"
 #include "core/api/review.h"
 #include "core/goal/goal_check.h"
+#include "core/base/one_line.h"
 #include "core/base/time_util.h"
 #include "core/autonomy/tool_catalog.h"
 
@@ -285,9 +286,11 @@ json ToolCallOutcome::ToJson() const {
 }
 
 ToolReply ToolCallReply(const Result<ToolCallOutcome>& out) {
-  if (!out.ok()) return ToolReply{out.status().message(), true, ErrorToJson(out.status())};
+  if (!out.ok()) return ToolReply{BoundedReason(out.status().message()), true, ErrorToJson(out.status())};
   json doc = out->ToJson();
-  if (!out->guard.allowed) return ToolReply{out->guard.reason.empty() ? "refused" : out->guard.reason, true, doc};
+  if (!out->guard.allowed) {
+    return ToolReply{out->guard.reason.empty() ? "refused" : BoundedReason(out->guard.reason), true, doc};
+  }
   if (out->executed) return ToolReply{out->result, false, doc};
   return ToolReply{doc, out->forwarded && !out->platform_done, doc};
 }

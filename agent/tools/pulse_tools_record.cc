@@ -83,17 +83,10 @@ Result<json> RecordFocusArea(ApiContext& ctx, const Args& a) {
 // it runs is the owner's (Talk to Pulse, a relay from the owner's Builder
 // chat). Only then may Pulse write the owner's lasting direction as an
 // owner_answer line.
-Result<bool> OwnerRelayTurn(Db& db, const std::string& session) {
-  if (session.empty()) return false;
-  PULSE_RETURN_IF_ERROR(EnsureConversationSchema(db));
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT t.caller FROM pulse_conversation_state s"
-      " JOIN pulse_conversation_turns t ON t.id = s.running_turn AND t.state = 'running'"
-      " JOIN pulse_conversation_generations g ON g.generation = t.generation"
-      " WHERE s.id = 1 AND g.session_id = ?"));
-  q.Bind(1, session);
-  PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
-  return row && q.Text(0) == CallerName(Caller::kOwner);
+Result<bool> OwnerRelayTurn(ApiContext& ctx, const std::string& session) {
+  PULSE_ASSIGN_OR_RETURN(std::optional<ConversationTurn> turn,
+                         Conversation(*ctx.db, ctx.workflow).RunningTurnOf(session));
+  return turn && turn->caller == Caller::kOwner;
 }
 
 // consolidate with entries: [{section, text, source?}], Pulse's rewrite.
@@ -145,7 +138,7 @@ Result<json> RecordGoalMemory(ApiContext& ctx, const std::string& session, const
   // (decision.answer), and by Pulse only in a turn that is the owner's own
   // voice (an owner relay); otherwise its memory tool never speaks for the owner.
   if (parsed_source == MemorySource::kOwnerAnswer) {
-    PULSE_ASSIGN_OR_RETURN(bool relay, OwnerRelayTurn(*ctx.db, session));
+    PULSE_ASSIGN_OR_RETURN(bool relay, OwnerRelayTurn(ctx, session));
     if (!relay) {
       return Status::Refused("record_pulse_goal_memory: \"source\" cannot be owner_answer here; only the owner's "
                              "own words (an answer to a decision, or an owner relay turn) write owner lines (use "

@@ -316,6 +316,19 @@ Result<bool> Conversation::Stop(int64_t now) {
   return stopped_running;
 }
 
+Result<std::optional<ConversationTurn>> Conversation::RunningTurnOf(const std::string& session) {
+  std::optional<ConversationTurn> found;
+  if (session.empty()) return found;
+  PULSE_ASSIGN_OR_RETURN(Statement st, db_.Prepare(
+      std::string("SELECT ") + kTurnColumns + " FROM pulse_conversation_turns WHERE state = 'running'"
+      " AND id = (SELECT running_turn FROM pulse_conversation_state WHERE id = 1)"
+      " AND generation IN (SELECT generation FROM pulse_conversation_generations WHERE session_id = ?)"));
+  st.Bind(1, session);
+  PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (row) found = ReadTurn(st);
+  return found;
+}
+
 Result<int> Conversation::RecoverInterrupted(const std::string& why, int64_t now) {
   Transaction tx(db_);
   PULSE_RETURN_IF_ERROR(tx.Begin());

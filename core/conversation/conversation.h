@@ -154,6 +154,9 @@ class Conversation {
   // so it never counts toward the rollover): a QA fix run's result, a pass's
   // note. NotFound before Ensure.
   Status AppendNote(const std::string& turn, const std::string& text, int64_t now);
+  // The turn running now in the generation whose session is `session`;
+  // none when that generation runs no turn (or no generation has it).
+  Result<std::optional<ConversationTurn>> RunningTurnOf(const std::string& session);
   // Turns left running by a process that is gone become interrupted;
   // returns how many.
   Result<int> RecoverInterrupted(const std::string& why, int64_t now);

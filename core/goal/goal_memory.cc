@@ -187,20 +187,30 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
   return Status::Conflict(file_path_ + ": goal memory kept changing while Pulse wrote it; try again (nothing was changed)");
 }
 
-Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
-  // A tab is a space here; every other control (line breaks of any reader,
-  // \x1c..\x1e that Python reads as breaks, C1, U+2028/U+2029) is refused:
-  // an entry is one line for every reader, or a text could forge one.
+namespace {
+
+// An entry's text as goal.md holds it: a tab is a space; every other control
+// (line breaks of any reader, \x1c..\x1e that Python reads as breaks, C1,
+// U+2028/U+2029) is refused: an entry is one line for every reader, or a
+// text could forge one. `what` names the text in the error.
+Result<std::string> EntryText(const std::string& text, const std::string& what) {
   std::string body = text;
   std::replace(body.begin(), body.end(), '\t', ' ');
   body = Trim(body, kLineBlanks);
-  if (body.empty()) return Status::InvalidArgument("memory text is empty");
-  PULSE_RETURN_IF_ERROR(CheckUtf8(body, "memory text"));
+  if (body.empty()) return Status::InvalidArgument(what + " is empty");
+  PULSE_RETURN_IF_ERROR(CheckUtf8(body, what));
   unsigned cp = 0;
   if (size_t at = FirstControl(body, &cp); at != std::string::npos) {
-    return Status::InvalidArgument("memory text must be one line of text: it holds the control character " +
+    return Status::InvalidArgument(what + " must be one line of text: it holds the control character " +
                                    CodePointName(cp) + " at byte " + std::to_string(at) + " (nothing was written)");
   }
+  return body;
+}
+
+}  // namespace
+
+Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
+  PULSE_ASSIGN_OR_RETURN(std::string body, EntryText(text, "memory text"));
   std::string line = "- " + FormatDate(env_.NowSeconds()) + " [" + MemorySourceLabel(source) + "] " + body;
   const std::string title = MemorySectionTitle(section);
   auto change = [&](const std::string& current) -> Result<std::string> {
@@ -254,14 +264,13 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
     return Status::InvalidArgument("consolidate: " + std::to_string(wanted.size()) + " entries; memory holds at most " +
                                    std::to_string(kGoalMemoryMaxEntries));
   }
+  std::vector<std::string> texts(wanted.size());  // each entry's text as it is written
   for (size_t i = 0; i < wanted.size(); ++i) {
     const std::string at = "consolidate: entries[" + std::to_string(i) + "]";
     if (wanted[i].source == MemorySource::kOwnerAnswer) {
       return Status::Refused(at + ": a line of Pulse's cannot be an owner answer; the owner's lines are kept as they are");
     }
-    if (Trim(wanted[i].text).empty()) return Status::InvalidArgument(at + ": the text is empty");
-    if (HasLineBreak(wanted[i].text)) return Status::InvalidArgument(at + ": the text must be one line");
-    PULSE_RETURN_IF_ERROR(CheckUtf8(wanted[i].text, at));
+    PULSE_ASSIGN_OR_RETURN(texts[i], EntryText(wanted[i].text, at + ": the text"));
   }
   const std::string today = FormatDate(env_.NowSeconds());
   std::vector<std::pair<std::string, std::string>> dropped;  // section, line + '\t' + reason
@@ -287,8 +296,9 @@ Result<MemoryWrite> GoalMemory::ConsolidateAs(const std::vector<MemoryLine>& wan
     for (size_t i = 0; i < lines.size(); ++i) {
       if (!own.count(i)) out.push_back(lines[i]);
     }
-    for (const MemoryLine& m : wanted) {
-      const std::string title = MemorySectionTitle(m.section), text = Trim(m.text);
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      const MemoryLine& m = wanted[i];
+      const std::string title = MemorySectionTitle(m.section), text = texts[i];
       std::string line = "- " + today + " [" + MemorySourceLabel(m.source) + "] " + text;
       for (const Located& e : entries) {
         if (own.count(e.index) && !reused.count(e.index) && e.entry.section == title && e.entry.text == text) {

@@ -109,7 +109,7 @@ void InsertInSection(std::vector<std::string>* lines, const std::string& title, 
     }
   }
   if (head == std::string::npos) {
-    while (!lines->empty() && Trim(lines->back()).empty()) lines->pop_back();
+    while (!lines->empty() && Trim(lines->back(), kLineBlanks).empty()) lines->pop_back();
     if (!lines->empty()) lines->push_back("");
     lines->push_back("## " + title);
     lines->push_back(line);
@@ -120,7 +120,7 @@ void InsertInSection(std::vector<std::string>* lines, const std::string& title, 
     bool heading = false;
     HeadingSection((*lines)[i], &heading);
     if (heading) break;
-    if (!Trim((*lines)[i]).empty()) last = i;
+    if (!Trim((*lines)[i], kLineBlanks).empty()) last = i;
   }
   lines->insert(lines->begin() + static_cast<long>(last + 1), line);
 }

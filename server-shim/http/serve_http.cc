@@ -346,9 +346,8 @@ void App::InstallService(HttpServer& s) {
     ReplyJson(res, 200, WithSandboxLegs(json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
-                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()},
-                             {"turns", ThinksWithJson(options_)}}, options_.sandbox));
+                             {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()}, {"db_opens", DbOpenCount()},
+                             {"reads", reads_.Health()}, {"turns", ThinksWithJson(options_)}}, options_.sandbox));
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;

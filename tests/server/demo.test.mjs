@@ -25,7 +25,8 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     // The demo runs the rules runner unless PULSE_MODEL names a model; its
     // prices.json is there for when one does (docs/models.md).
     assert.equal((await request(`${s.url}api/health`)).body.turns.thinks_with, 'rules');
-    assert.ok(JSON.parse(readFileSync(join(ws, '.pulse', 'prices.json'), 'utf8'))['gpt-4o-mini'].input_per_mtok > 0);
+    const prices = JSON.parse(readFileSync(join(ws, '.pulse', 'prices.json'), 'utf8'));
+    assert.deepEqual(prices['anthropic:scripted-demo'], { input_per_mtok: 3, output_per_mtok: 15 });
     const list = (await request(`${s.url}api/workflows`)).body.workflows;
     assert.deepEqual(list.map((w) => [w.name, w.status]),
       [['digest', 'on_track'], ['inbox', 'on_track'], ['substack', 'not_measured']]);
@@ -91,14 +92,26 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     const subReview = (await request(`${s.url}api/workflows/substack/workflow-review`)).body;
     assert.equal(subReview.workflow_review.current.outcome, 'broken');
     assert.equal(subReview.workflow_review.current.broken[0].step, 'growth_funnel');
-    await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.some((r) => r.status === 'completed'),
-      { what: 'the digest check' });
-    assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
     // Digest's year before Pulse (schedule-runs.json, 670 runs) comes in a
-    // batch a pass; its goal check runs once the history is in, still on track.
+    // batch a pass; its goal check runs once the history is in, still on
+    // track, and raises nothing.
     const digCheck = await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows
       .find((r) => r.kind === 'goal_check' && r.status === 'completed'), { what: 'the digest goal check' });
     assert.match(digCheck.result, /^Digest Pulse: on track/);
+    assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
+    // Digest's conversation holds a turn a model thought (recorded through
+    // the real agent loop against a scripted model server when the demo was
+    // made): its tokens on the agent-log row, the owner's direction in goal
+    // memory as the owner's line, its cost priced into the spend facts.
+    const thought = (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows.filter((r) => r.tokens);
+    assert.deepEqual(thought.map((r) => [r.status, r.tokens]), [['completed', { in: 36900, out: 270 }]]);
+    assert.match(thought[0].result, /^Kept in goal memory as your direction: five items from now on\./);
+    assert.match((await request(`${s.url}api/workflows/digest/memory`)).body.text,
+      /\[owner answer\] Keep the digest at five items after the focus on a shorter digest ends/);
+    const digTalk = (await request(`${s.url}api/workflows/digest/conversation`)).body.turns.find((t) => t.turn === 'ask_pulse');
+    assert.deepEqual([digTalk.caller, digTalk.reply], ['owner', thought[0].result]);
+    const digSpend = (await request(`${s.url}api/workflows/digest/facts`)).body.spend;
+    assert.ok(Math.abs(digSpend.last_7_days_usd - (36900 * 3 + 270 * 15) / 1e6) < 1e-6, JSON.stringify(digSpend));
     const digRuns = (await request(`${s.url}api/workflows/digest/runs-by-route`)).body.routes.reduce((n, r) => n + r.runs, 0);
     assert.equal(digRuns, 670 + 10);
     assert.equal((await request(`${s.url}api/health`)).body.tick.importing, 0);

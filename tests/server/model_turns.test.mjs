@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, runnerWritableDir, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -176,7 +176,7 @@ test('a goal check thinks with a model (OpenAI format): tools through the guard,
   }
 });
 
-test('an ask_pulse thread over the Anthropic format: malformed and unknown calls get tool errors, a workflow file telling the model to answer for the owner changes nothing, consolidate rewrites Pulse\'s lines only, and the reply\'s decision lines close the thread', async () => {
+test('an ask_pulse thread over the Anthropic format: malformed and unknown calls get tool errors, a workflow file telling the model to answer for the owner changes nothing, consolidate rewrites Pulse\'s lines only, the reply\'s decision lines close the thread, and the approval path at change=ask and change=auto', async () => {
   const { tmp, ws, nowFile, wf } = setup('pulse-model-ask-', WITH_OWNER);
   writeFileSync(join(wf, 'chats.json'), JSON.stringify(OWNER_CHATS));
   // A workflow file with text aimed at the model.
@@ -271,6 +271,31 @@ test('an ask_pulse thread over the Anthropic format: malformed and unknown calls
     assert.deepEqual(m.failures, []);
     assert.equal(done.body.status, 'answered', JSON.stringify(done.body));
     assert.match(readFileSync(memory, 'utf8'), /\[result\] Added record_subscribers to growth_funnel \(the owner approved; the Builder made it\)/);
+
+    // At change=auto the Builder passes the owner's go-ahead and Pulse makes
+    // the change itself: the guard lets update_step through (answered
+    // carry_out_on_platform with no --platform) and logs it allowed.
+    const file = join(wf, 'workflow.json');
+    const auto = JSON.parse(readFileSync(file, 'utf8'));
+    auto.pulse.autonomy.change = 'auto';
+    writeFileSync(file, JSON.stringify(auto));
+    m.push((req) => {
+      assert.match(lastUserText(req), /go ahead: add the weekly summary step/);
+      return { tools: [{ name: 'update_step', arguments: { step_id: 'growth_summary', config: { schedule: 'weekly' } } }] };
+    }, (req) => {
+      const [made] = lastToolResults(req);
+      assert.equal(made.is_error, false, made.content);
+      assert.match(made.content, /carry_out_on_platform/);
+      return { text: 'Made: growth_summary runs weekly.\ndecision: nothing more to do because the change is made\nowner_needed: no (done within change=auto)' };
+    });
+    const go = await request(`${s.url}api/workflows/substack/ask`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'builder', session: 'b-1', account: 'ana', message: 'go ahead: add the weekly summary step', wait_seconds: 60 } });
+    assert.deepEqual(m.failures, []);
+    assert.equal(go.body.status, 'answered', JSON.stringify(go.body));
+    assert.equal(m.remaining(), 0);
+    const logged = (await request(`${s.url}api/workflows/substack/autonomy/decisions`)).body.decisions
+      .filter((d) => d.tool === 'update_step');
+    assert.deepEqual(logged.map((d) => d.allowed), [true]);
   } finally {
     await s.stop();
     await m.close();
@@ -328,8 +353,7 @@ test('model failures end the turn with a one-line reason and the server goes on:
 test('the model\'s key reaches the model and nothing else: not a Builder or platform command\'s environment, not the workspace, the logs, the agent log or /api/health', async () => {
   const { tmp, ws, nowFile, wf } = setup('pulse-model-key-', WITH_OWNER);
   writeFileSync(join(wf, 'chats.json'), JSON.stringify(OWNER_CHATS));
-  const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  const out = runnerWritableDir(join(tmp.dir, 'out'));
   const dump = (name) => `node -e "require('fs').writeFileSync('${join(out, name)}', JSON.stringify(process.env)); console.log('{}')"`;
   const m = await startModelServer({
     key: KEY,

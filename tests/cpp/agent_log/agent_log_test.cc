@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/agent_log/agent_log.h"
+#include "core/workflow/handle.h"
 #include "core/api/api.h"
 #include "core/store/db.h"
 #include "core/store/schema.h"
@@ -698,12 +699,12 @@ TEST(AgentLogApi, MethodsRecordShowAndPruneThroughTheRegistry) {
 
 TEST(AgentLogApi, AModelsTokensStayOnTheRow) {
   Fixture f;
-  auto opened = OpenWorkflow(f.env, f.workspace, kWorkflow);
-  ASSERT_TRUE(opened.ok()) << opened.status().message();
-  ApiContext ctx{opened->db.get(), &f.env, kWorkflow, opened->config, opened->paths.dir};
+  auto handle = WorkflowHandle::Open(f.env, f.workspace, kWorkflow);
+  ASSERT_TRUE(handle.ok()) << handle.status().message();
+  ApiContext ctx = ContextFor(**handle);
   using nlohmann::json;
-  AgentLogWriter writer(*opened->db);
-  const std::string where = AgentLogWorkspacePath(kWorkflow);
+  AgentLogWriter writer = (*handle)->agent_log();
+  const std::string where = (*handle)->agent_log_key();
   ASSERT_TRUE(writer.Started(where, Start("s", "t"), f.env.NowSeconds()).ok());
   AgentCompletion done = Done("s", "t");
   done.tokens_in = 3500;

@@ -110,6 +110,37 @@ TEST_F(ConversationTest, OneTurnAtATimeAndAStaleClaimIsTakenOver) {
   EXPECT_TRUE(later.ok()) << later.status().message();
 }
 
+TEST_F(ConversationTest, TheRunningTurnOfASessionIsOnlyItsGenerationsOwnWhileItRuns) {
+  Conversation c(*db_, "substack");
+  Result<Generation> g = c.Ensure("the charter", now_);
+  ASSERT_TRUE(g.ok());
+  auto none = c.RunningTurnOf(g->session_id);
+  ASSERT_TRUE(none.ok()) << none.status().message();
+  EXPECT_FALSE(none->has_value()) << "no turn runs";
+  TurnStart s;
+  s.turn = "ask_pulse";
+  s.caller = Caller::kOwner;
+  s.account = "ana";
+  s.text = "weekly posts only";
+  Result<ConversationTurn> t = c.BeginTurn(s, now_);
+  ASSERT_TRUE(t.ok());
+  auto running = c.RunningTurnOf(g->session_id);
+  ASSERT_TRUE(running.ok() && running->has_value());
+  EXPECT_EQ((*running)->id, t->id);
+  EXPECT_EQ((*running)->caller, Caller::kOwner);
+  EXPECT_EQ((*running)->account, "ana");
+  EXPECT_FALSE(c.RunningTurnOf(g->session_id + "x")->has_value()) << "another session";
+  EXPECT_FALSE(c.RunningTurnOf("")->has_value());
+  ASSERT_TRUE(c.FinishTurn(t->id, TurnEnd{TurnState::kCompleted, "noted", ""}, now_ + 5).ok());
+  EXPECT_FALSE(c.RunningTurnOf(g->session_id)->has_value()) << "finished";
+  // A turn of the next generation is not the old session's.
+  ASSERT_TRUE(c.Rollover("the charter", "30 days", now_ + 10).ok());
+  Result<ConversationTurn> next = c.BeginTurn(s, now_ + 20);
+  ASSERT_TRUE(next.ok());
+  EXPECT_FALSE(c.RunningTurnOf(g->session_id)->has_value());
+  EXPECT_EQ(c.RunningTurnOf(c.Current()->session_id).value()->id, next->id);
+}
+
 TEST_F(ConversationTest, AStopIsClearedByTheNextTurnAndInterruptedTurnsAreRecorded) {
   Conversation c(*db_, "substack");
   ASSERT_TRUE(c.Ensure("charter", now_).ok());
