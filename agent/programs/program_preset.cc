@@ -6,6 +6,8 @@
 
 #include "agent/model/model_history.h"
 #include "agent/model/model_turn.h"
+#include "agent/model/model_wire.h"
+#include "agent/tools/pulse_tools.h"
 #include "core/base/json_limits.h"
 #include "core/base/utf8.h"
 
@@ -26,8 +28,6 @@ constexpr size_t kReplyBytes = 4000;
 constexpr size_t kReplyTail = 900;
 // What the program writes that is kept in an error (its own message).
 constexpr size_t kErrorBytes = 600;
-// Token counts beyond this are not counts.
-constexpr int64_t kMaxTokens = int64_t{1} << 40;
 
 std::string BoundReply(const std::string& text) {
   std::string t = RepairUtf8(text);
@@ -51,19 +51,13 @@ std::string Said(const std::string& text) {
   return std::string(Utf8Suffix(t, kErrorBytes));
 }
 
-std::string Str(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string Str(const json& j, const char* key) { return JStr(j, key); }
 
-// A count the program reports: a non-negative integer, else 0.
-int64_t Count(const json& j, const char* key) {
-  if (!j.is_object()) return 0;
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number_integer()) return 0;
-  int64_t v = it->get<int64_t>();
-  return v >= 0 && v < kMaxTokens ? v : 0;
+// What it said on stderr, as the tail of an error line ("" when nothing).
+std::string Tail(const std::string& err) { return Said(err).empty() ? "" : ": " + Said(err); }
+
+void NoteSkipped(ProgramReply* r, const char* title, int skipped) {
+  if (skipped > 0) r->notes.push_back(std::to_string(skipped) + " line(s) of " + title + "'s output were not JSON events");
 }
 
 // The output's lines as JSON objects; a line that is not one is skipped
@@ -265,9 +259,9 @@ ProgramReply ParseClaude(const std::string& out, const std::string& err, int exi
         r.text = BoundReply(said);
       }
       const json usage = line.value("usage", json::object());
-      r.tokens_in = Count(usage, "input_tokens") + Count(usage, "cache_creation_input_tokens") +
-                    Count(usage, "cache_read_input_tokens");
-      r.tokens_out = Count(usage, "output_tokens");
+      r.tokens_in = TokenCount(usage, "input_tokens") + TokenCount(usage, "cache_creation_input_tokens") +
+                    TokenCount(usage, "cache_read_input_tokens");
+      r.tokens_out = TokenCount(usage, "output_tokens");
     }
   }
   if (!IsProgramSessionId(r.session_id)) {
@@ -290,12 +284,12 @@ ProgramReply ParseClaude(const std::string& out, const std::string& err, int exi
   if (!saw_result && r.error.empty()) {
     r.error = "Claude Code gave no result" +
               (exit_code != 0 ? " (exit status " + std::to_string(exit_code) + ")" : std::string()) +
-              (Said(err).empty() ? "" : ": " + Said(err));
+              Tail(err);
   }
   if (saw_result && r.error.empty() && exit_code != 0) {
-    r.error = "Claude Code exited with status " + std::to_string(exit_code) + (Said(err).empty() ? "" : ": " + Said(err));
+    r.error = "Claude Code exited with status " + std::to_string(exit_code) + Tail(err);
   }
-  if (skipped > 0) r.notes.push_back(std::to_string(skipped) + " line(s) of Claude Code's output were not JSON events");
+  NoteSkipped(&r, "Claude Code", skipped);
   return r;
 }
 
@@ -315,8 +309,8 @@ ProgramReply ParseCodex(const std::string& out, const std::string& err, int exit
     } else if (type == "turn.completed") {
       completed = true;
       const json usage = line.value("usage", json::object());
-      r.tokens_in += Count(usage, "input_tokens");
-      r.tokens_out += Count(usage, "output_tokens");
+      r.tokens_in += TokenCount(usage, "input_tokens");
+      r.tokens_out += TokenCount(usage, "output_tokens");
     } else if (type == "turn.failed") {
       failed = Str(line.value("error", json::object()), "message");
       if (failed.empty()) failed = "the turn failed";
@@ -337,12 +331,12 @@ ProgramReply ParseCodex(const std::string& out, const std::string& err, int exit
     r.error = "Codex's turn failed: " + Said(failed);
   } else if (!completed) {
     r.error = "Codex gave no answer" + (exit_code != 0 ? " (exit status " + std::to_string(exit_code) + ")" : std::string()) +
-              (Said(err).empty() ? "" : ": " + Said(err));
+              Tail(err);
   } else if (exit_code != 0) {
-    r.error = "Codex exited with status " + std::to_string(exit_code) + (Said(err).empty() ? "" : ": " + Said(err));
+    r.error = "Codex exited with status " + std::to_string(exit_code) + Tail(err);
   }
   r.text = r.error.empty() ? BoundReply(r.text) : "";
-  if (skipped > 0) r.notes.push_back(std::to_string(skipped) + " line(s) of Codex's output were not JSON events");
+  NoteSkipped(&r, "Codex", skipped);
   return r;
 }
 

@@ -2,7 +2,7 @@
 // an ephemeral loopback port, JSON requests, the real `pulse` CLI.
 import { createServer } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PULSE_BIN, makeTempDir as makePrivateTempDir } from '../node/helpers.mjs';
 
@@ -73,6 +73,32 @@ export function pulseAsync(args, env = process.env, { timeoutMs = 120000 } = {})
       resolve({ status, stdout, stderr, json });
     });
   });
+}
+
+// The agent-log row of turn `runId` (its pulse_run_id) once it has ended.
+export async function turnRow(s, runId, { workflow = 'substack', timeoutMs = 20000 } = {}) {
+  return waitFor(async () => {
+    const rows = (await request(`${s.url}api/workflows/${workflow}/agent-log?run_id=${runId}`)).body.rows;
+    return rows.length === 1 && rows[0].status !== 'running' ? rows[0] : null;
+  }, { what: `turn ${runId}`, timeoutMs });
+}
+
+// The owner's message to Pulse (Talk to Pulse); the turn's row once it has ended.
+export async function sayToPulse(s, text, { workflow = 'substack', timeoutMs = 20000 } = {}) {
+  const r = await request(`${s.url}api/workflows/${workflow}/messages`, { method: 'POST', token: s.ownerToken, body: { text } });
+  if (r.status !== 202) throw new Error(`POST messages: ${r.status} ${r.text}`);
+  return turnRow(s, r.body.turn.pulse_run_id, { workflow, timeoutMs });
+}
+
+// Every regular file under dir as [path, bytes] (links and what vanishes
+// meanwhile passed over).
+export function* filesUnder(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) yield* filesUnder(p); else if (st.isFile()) yield [p, readFileSync(p)];
+  }
 }
 
 // Owner tokens seen per workspace: the server shows a token once, when it

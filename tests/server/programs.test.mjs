@@ -8,11 +8,11 @@
 // sandbox (as root here, the programs run as nobody under Landlock).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, sayToPulse, filesUnder, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolNames, toolResults } from './model_server.mjs';
 import { skipUnless } from '../strict.mjs';
@@ -47,28 +47,6 @@ function setup(prefix) {
 
 const env = (extra = {}) => ({ PATH: `${PROGRAMS_BIN}:${process.env.PATH}`, ...extra });
 
-async function turnRow(s, runId) {
-  return waitFor(async () => {
-    const rows = (await request(`${s.url}api/workflows/substack/agent-log?run_id=${runId}`)).body.rows;
-    return rows.length === 1 && rows[0].status !== 'running' ? rows[0] : null;
-  }, { what: `turn ${runId}`, timeoutMs: 120000 });
-}
-
-async function say(s, text) {
-  const r = await request(`${s.url}api/workflows/substack/messages`, { method: 'POST', token: s.ownerToken, body: { text } });
-  assert.equal(r.status, 202, r.text);
-  return turnRow(s, r.body.turn.pulse_run_id);
-}
-
-// Every file under dir.
-function* files(dir) {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = statSync(p, { throwIfNoEntry: false });
-    if (!st) continue;
-    if (st.isDirectory()) yield* files(p); else if (st.isFile() && st.size < 50e6) yield [p, readFileSync(p)];
-  }
-}
 
 // The model's side of a test: requests from Pulse's program (its system
 // prompt is Pulse's charter) and from the Builder's (the Builder charter)
@@ -91,45 +69,147 @@ function router({ pulseSide, builderSide }, unscripted) {
 
 const asJson = (text) => { try { return JSON.parse(text); } catch { return null; } };
 
-test('Claude Code as the runner (--runner claude) and the Builder chat (--builder claude): Pulse\'s MCP its only tools, a refused update_step reaching the model, the decision made, the check recorded, the answer the turn\'s, the next turn resuming its session, ask_builder answered by the Builder\'s Claude Code, its own Bash and Write doing nothing', { skip: skipClaude, timeout: 300000 }, async () => {
+// The story both programs are put through, in each one's names: `tool(name,
+// args)` calls one of Pulse's tools (mcp__pulse__NAME for Claude Code, a tool
+// of the namespace mcp__pulse for Codex), `ownTools` are calls of the
+// program's own tools. Pulse's side: the goal check (record it, an
+// update_step the guard refuses, the own tools), a decision, the summary;
+// then the owner's message in the same generation, which asks the Builder.
+// The Builder's side: an update_step its hold refuses, then its answer.
+// `more.pulse(req, n)` / `more.builder(req, n)` go on from there. What each
+// request and tool result was is kept in `seen`.
+function story({ tool, ownTools, summary, builderAnswer, seen, more = {} }) {
+  return {
+    pulseSide: (req, n) => {
+      const results = lastToolResults(req);
+      if (n === 0) {
+        seen.firstPulse = req;
+        return { tools: [tool('record_pulse_goal_check', { verdict: 'not_measured', note: 'no reading by a run' }),
+          tool('update_step', { step_id: 'growth_funnel', config: { record: 'subscribers' } }), ...ownTools] };
+      }
+      if (n === 1) {
+        seen.afterTools = results;
+        return { tools: [tool('create_decision_request', { question: 'Add a step to growth_funnel that records subscribers?',
+          options: ['Add the step', 'Leave it'], why: 'no run has measured subscribers for 20 days' })] };
+      }
+      if (n === 2) {
+        seen.decision = results;
+        return { text: summary, usage: { input: 900, output: 90 } };
+      }
+      if (n === 3) {
+        seen.resumed = req;
+        return { tools: [tool('ask_builder', { kind: 'question', message: 'What changed in growth_funnel?', wait_seconds: 90 })] };
+      }
+      if (n === 4) {
+        seen.builderResult = results;
+        return { text: `The Builder says: ${builderAnswer}` };
+      }
+      return more.pulse ? more.pulse(req, n, results) : null;
+    },
+    builderSide: (req, n) => {
+      if (n === 0) {
+        seen.firstBuilder = req;
+        return { tools: [tool('update_step', { step_id: 'growth_funnel', config: { x: 1 } })] };
+      }
+      if (n === 1) {
+        seen.builderHeld = lastToolResults(req);
+        return { text: builderAnswer };
+      }
+      return more.builder ? more.builder(req, n) : null;
+    },
+  };
+}
+
+// The scripted model server answering `sides` (router), with the test's key.
+async function scriptedModel(sides) {
+  const unscripted = [];
+  const m = await startModelServer({ key: KEY, fallback: router(sides, unscripted) });
+  return { m, unscripted };
+}
+
+// What the story's first turns must have left, whichever program ran them.
+// `result(text)` reads a tool result's JSON (each program wraps it its way),
+// `sessionOf(req)` the program's session of a request.
+async function checkTheStory(s, { m, unscripted, seen, summary, builderAnswer, result, sessionOf, refused }) {
+  const health = (await request(`${s.url}api/health`)).body;
+  assert.equal(health.turns.thinks_with, 'program');
+  assert.equal(health.turns.program.found, true);
+  assert.equal(health.turns.program.key, 'set');
+  assert.equal(health.turns.builder.found, true);
+
+  // The daily goal check, run by the program.
+  const row = await waitFor(() => finishedGoalCheck(s), { timeoutMs: 120000, what: 'the goal check' });
+  assert.equal(row.status, 'completed', JSON.stringify(row) + s.stdout.slice(-3000));
+  assert.equal(row.result, summary);
+  assert.deepEqual(m.failures, []);
+  assert.deepEqual(unscripted, []);
+  // Pulse's charter as its system prompt, the turn's message as its prompt,
+  // and no tool of its own (Codex keeps the readers of MCP resources: Pulse's).
+  const first = seen.firstPulse;
+  assert.equal(first.body.model, MODEL);
+  assert.match(systemPrompt(first), /You are Pulse, the goal owner of workflow "substack"/);
+  assert.match(systemPrompt(first), /your only tools are Pulse's, from its MCP server "pulse"/);
+  assert.match(lastUserText(first), /^PULSE TURN goal_check/);
+  const offered = toolNames(first);
+  assert.ok(offered.includes('mcp__pulse__record_pulse_goal_check'), offered.join(' '));
+  assert.ok(offered.includes('mcp__pulse__create_decision_request'));
+  assert.deepEqual(offered.filter((t) => !t.startsWith('mcp__pulse__') && !/^(list|read)_mcp_resource/.test(t)), [],
+    'no tool of its own');
+  // record_pulse_goal_check went through and was recorded; update_step was
+  // refused by the guard and the model read why.
+  const [check, update] = seen.afterTools;
+  assert.equal(result(check.content).result.recorded, true, check.content);
+  assert.match(update.content, new RegExp(refused));
+  const guard = (await request(`${s.url}api/workflows/substack/autonomy/decisions?session=${row.session_id}`)).body.decisions;
+  assert.equal(guard.find((d) => d.tool === 'update_step').allowed, false);
+  assert.equal(guard.find((d) => d.tool === 'update_step').rule, 'change_level');
+  assert.equal(guard.find((d) => d.tool === 'record_pulse_goal_check').allowed, true);
+  assert.equal((await request(`${s.url}api/workflows/substack/goal-status`)).body.status, 'not_measured');
+  // The decision is there, pending.
+  const pending = (await request(`${s.url}api/workflows/substack/decisions?status=pending`)).body.decisions;
+  assert.equal(pending.length, 1);
+  assert.equal(pending[0].question, 'Add a step to growth_funnel that records subscribers?');
+  assert.equal(result(seen.decision[0].content).result.decision_id, pending[0].id);
+  // The summary reached the owner, the tokens the agent log.
+  const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
+  assert.equal(outbox.find((x) => x.kind === 'pulse_summary').text, summary);
+  assert.ok(row.tokens.in > 0 && row.tokens.out > 0, JSON.stringify(row.tokens));
+
+  // The owner's message: a turn in the same generation resumes the same
+  // program session (its own transcript comes back to the model), and
+  // Pulse's ask_builder runs in the Builder's program.
+  const talk = await sayToPulse(s, 'What changed in growth_funnel?', { timeoutMs: 120000 });
+  assert.equal(talk.status, 'completed', JSON.stringify(talk) + s.stdout.slice(-3000));
+  assert.equal(talk.result, `The Builder says: ${builderAnswer}`);
+  assert.equal(sessionOf(seen.resumed), sessionOf(first), 'the same session');
+  const replayed = JSON.stringify(seen.resumed.body);
+  assert.ok(replayed.includes('PULSE TURN goal_check') && replayed.includes(summary), 'the first turn is in the resumed session');
+  assert.match(lastUserText(seen.resumed), /What changed in growth_funnel\?/);
+  // The Builder's program: the Builder charter, Pulse's MCP its only tools,
+  // held to builder_question (its update_step refused), a session of its own.
+  assert.notEqual(sessionOf(seen.firstBuilder), sessionOf(first));
+  assert.match(systemPrompt(seen.firstBuilder), /Builder chat of workflow "substack"/);
+  assert.match(lastUserText(seen.firstBuilder), /What changed in growth_funnel\?/);
+  assert.match(seen.builderHeld[0].content, /refused: update_step is a Change tool .* builder_question turn/);
+  // Its answer came back to Pulse as ask_builder's result.
+  const answered = result(seen.builderResult[0].content).result;
+  assert.equal(answered.status, 'answered', seen.builderResult[0].content);
+  assert.equal(answered.answer, builderAnswer);
+  return { first, pending };
+}
+
+test('Claude Code as the runner (--runner claude) and the Builder chat (--builder claude): Pulse\'s MCP its only tools, a refused update_step reaching the model, the decision made, the check recorded, the answer the turn\'s, the next turn resuming its session (a new generation a new one, pulse talk too), ask_builder and the Accept\'s apply message answered by the Builder\'s Claude Code, its own Bash and Write doing nothing', { skip: skipClaude, timeout: 300000 }, async () => {
   const { tmp, ws, wf, nowFile, marks } = setup('pulse-claude-');
   const summary = 'Substack Pulse: not measured for 20 days; I asked you whether to add a measuring step.';
   const builderAnswer = 'growth_funnel lost its record_subscribers step on 1 Oct (a shorter plan).';
   const seen = {};
-  const unscripted = [];
-  const m = await startModelServer({
-    key: KEY,
-    fallback: router({
-      pulseSide: (req, n) => {
-        const results = lastToolResults(req);
-        if (n === 0) {
-          seen.firstPulse = req;
-          return { tools: [
-            { name: 'mcp__pulse__record_pulse_goal_check', arguments: { verdict: 'not_measured', note: 'no reading by a run' } },
-            { name: 'mcp__pulse__update_step', arguments: { step_id: 'growth_funnel', config: { record: 'subscribers' } } },
-            { name: 'Bash', arguments: { command: `touch ${marks.bash}`, description: 'x' } },
-            { name: 'Write', arguments: { file_path: marks.write, content: 'x' } },
-          ] };
-        }
-        if (n === 1) {
-          seen.afterTools = results;
-          return { tools: [{ name: 'mcp__pulse__create_decision_request', arguments: {
-            question: 'Add a step to growth_funnel that records subscribers?', options: ['Add the step', 'Leave it'],
-            why: 'no run has measured subscribers for 20 days' } }] };
-        }
-        if (n === 2) {
-          seen.decision = results;
-          return { text: summary, usage: { input: 900, output: 90 } };
-        }
-        // The owner's message: the same Claude Code session goes on.
-        if (n === 3) {
-          seen.resumed = req;
-          return { tools: [{ name: 'mcp__pulse__ask_builder', arguments: { kind: 'question', message: 'What changed in growth_funnel?', wait_seconds: 90 } }] };
-        }
-        if (n === 4) {
-          seen.builderResult = results;
-          return { text: `The Builder says: ${builderAnswer}` };
-        }
+  const { m, unscripted } = await scriptedModel(story({
+    tool: (name, args) => ({ name: `mcp__pulse__${name}`, arguments: args }),
+    ownTools: [{ name: 'Bash', arguments: { command: `touch ${marks.bash}`, description: 'x' } },
+      { name: 'Write', arguments: { file_path: marks.write, content: 'x' } }],
+    summary, builderAnswer, seen,
+    more: {
+      pulse: (req, n, results) => {
         // A month on: the goal check of a new generation.
         if (n === 5) {
           seen.newGeneration = req;
@@ -146,107 +226,29 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
         }
         return null;
       },
-      builderSide: (req, n) => {
-        if (n === 0) {
-          seen.firstBuilder = req;
-          return { tools: [{ name: 'mcp__pulse__update_step', arguments: { step_id: 'growth_funnel', config: { x: 1 } } }] };
-        }
-        if (n === 1) {
-          seen.builderHeld = lastToolResults(req);
-          return { text: builderAnswer };
-        }
-        // The owner's answer: the apply message, in the same Builder chat's session.
-        if (n === 2) {
-          seen.apply = req;
-          return { text: 'Applied: growth_funnel records subscribers again.' };
-        }
-        return null;
+      // The owner's answer: the apply message, in the same Builder chat's session.
+      builder: (req, n) => {
+        if (n !== 2) return null;
+        seen.apply = req;
+        return { text: 'Applied: growth_funnel records subscribers again.' };
       },
-    }, unscripted),
-  });
+    },
+  }));
+  const sessionOf = (req) => req.headers['x-claude-code-session-id'];
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--runner', 'claude', '--builder', 'claude',
     '--model', `anthropic:${MODEL}`, '--model-url', m.anthropicUrl, '--runner-timeout', '120'], { env: env({ ANTHROPIC_API_KEY: KEY }) });
   try {
-    const health = (await request(`${s.url}api/health`)).body;
-    assert.equal(health.turns.thinks_with, 'program');
-    assert.equal(health.turns.program.name, 'claude');
-    assert.equal(health.turns.program.found, true);
-    assert.equal(health.turns.program.key, 'set');
-    assert.equal(health.turns.builder.name, 'claude');
-
-    // The daily goal check, run by Claude Code.
-    const row = await waitFor(async () => {
-      const r = await finishedGoalCheck(s);
-      return r;
-    }, { timeoutMs: 120000, what: 'the goal check' });
-    assert.equal(row.status, 'completed', JSON.stringify(row) + s.stderr.slice(-3000));
-    assert.equal(row.result, summary);
-    assert.deepEqual(m.failures, []);
-    assert.deepEqual(unscripted, []);
-    // It spoke to the model with the operator's key, Pulse's charter as its
-    // system prompt, and no tool but Pulse's.
-    const first = seen.firstPulse;
+    const { first, pending } = await checkTheStory(s, { m, unscripted, seen, summary, builderAnswer, sessionOf, result: asJson,
+      refused: '^refused: update_step is a Change tool and pulse\\.autonomy\\.change is ask in this goal_check turn; create a decision request instead' });
     assert.equal(first.format, 'anthropic');
     assert.equal(first.headers['x-api-key'], KEY);
-    assert.equal(first.body.model, MODEL);
-    assert.match(systemPrompt(first), /You are Pulse, the goal owner of workflow "substack"/);
-    assert.match(systemPrompt(first), /your only tools are Pulse's, from its MCP server "pulse"/);
-    assert.match(lastUserText(first), /^PULSE TURN goal_check/);
-    const offered = toolNames(first);
-    assert.ok(offered.includes('mcp__pulse__record_pulse_goal_check'), offered.join(' '));
-    assert.ok(offered.includes('mcp__pulse__create_decision_request'));
-    assert.deepEqual(offered.filter((t) => !t.startsWith('mcp__pulse__')), [], 'no tool of its own');
-    // record_pulse_goal_check went through and was recorded; update_step was
-    // refused by the guard and the model read why; Bash and Write are not there.
-    const [check, update, bash, write] = seen.afterTools;
-    assert.equal(check.is_error, undefined, check.content);
-    assert.equal(asJson(check.content).result.recorded, true, check.content);
+    // Its own Bash and Write are not there: the model is told so, nothing ran.
+    const [, update, bash, write] = seen.afterTools;
     assert.equal(update.is_error, true);
-    assert.match(update.content, /^refused: update_step is a Change tool and pulse\.autonomy\.change is ask in this goal_check turn; create a decision request instead/);
     assert.equal(bash.is_error, true);
     assert.match(bash.content, /No such tool available: Bash/);
     assert.match(write.content, /No such tool available: Write/);
     assert.ok(!existsSync(marks.bash) && !existsSync(marks.write), 'Bash and Write did nothing');
-    const guard = (await request(`${s.url}api/workflows/substack/autonomy/decisions?session=${row.session_id}`)).body.decisions;
-    assert.equal(guard.find((d) => d.tool === 'update_step').allowed, false);
-    assert.equal(guard.find((d) => d.tool === 'update_step').rule, 'change_level');
-    assert.equal(guard.find((d) => d.tool === 'record_pulse_goal_check').allowed, true);
-    const status = (await request(`${s.url}api/workflows/substack/goal-status`)).body;
-    assert.equal(status.status, 'not_measured');
-    // The decision is there, pending, from Pulse's session.
-    const pending = (await request(`${s.url}api/workflows/substack/decisions?status=pending`)).body.decisions;
-    assert.equal(pending.length, 1);
-    assert.equal(pending[0].question, 'Add a step to growth_funnel that records subscribers?');
-    assert.equal(asJson(seen.decision[0].content).result.decision_id, pending[0].id);
-    // The summary reached the owner, the tokens the agent log.
-    const outbox = (await request(`${s.url}api/workflows/substack/outbox`)).body.messages;
-    assert.equal(outbox.find((x) => x.kind === 'pulse_summary').text, summary);
-    assert.ok(row.tokens.in > 0 && row.tokens.out > 0, JSON.stringify(row.tokens));
-
-    // The owner's message: a turn in the same generation resumes the same
-    // Claude Code session (its own transcript comes back to the model), and
-    // Pulse's ask_builder runs in the Builder's Claude Code.
-    const talk = await say(s, 'What changed in growth_funnel?');
-    assert.equal(talk.status, 'completed', JSON.stringify(talk) + s.stderr.slice(-3000));
-    assert.equal(talk.result, `The Builder says: ${builderAnswer}`);
-    const resumed = seen.resumed;
-    assert.equal(resumed.headers['x-claude-code-session-id'], first.headers['x-claude-code-session-id'], 'the same session');
-    const replayed = JSON.stringify(resumed.body.messages);
-    assert.ok(replayed.includes('PULSE TURN goal_check'), 'the first turn is in the resumed session');
-    assert.ok(replayed.includes(summary));
-    assert.match(lastUserText(resumed), /What changed in growth_funnel\?/);
-    assert.notEqual(seen.firstBuilder.headers['x-claude-code-session-id'], first.headers['x-claude-code-session-id']);
-    // The Builder's Claude Code: the Builder charter, Pulse's MCP its only
-    // tools, held to builder_question (its update_step refused).
-    assert.match(systemPrompt(seen.firstBuilder), /Builder chat of workflow "substack"/);
-    assert.match(lastUserText(seen.firstBuilder), /What changed in growth_funnel\?/);
-    assert.deepEqual(toolNames(seen.firstBuilder).filter((t) => !t.startsWith('mcp__pulse__')), []);
-    assert.equal(seen.builderHeld[0].is_error, true);
-    assert.match(seen.builderHeld[0].content, /refused/);
-    // Its answer came back to Pulse as ask_builder's result.
-    const answered = asJson(seen.builderResult[0].content).result;
-    assert.equal(answered.status, 'answered', seen.builderResult[0].content);
-    assert.equal(answered.answer, builderAnswer);
 
     // The owner answers the decision: the apply message goes to the Builder
     // chat, which is Claude Code, and the same session of that chat goes on.
@@ -256,7 +258,7 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
     assert.equal(accepted.body.apply.delivered, true, accepted.text);
     assert.equal(accepted.body.apply.reply, 'Applied: growth_funnel records subscribers again.');
     assert.match(lastUserText(seen.apply), /Add the step/);
-    assert.equal(seen.apply.headers['x-claude-code-session-id'], seen.firstBuilder.headers['x-claude-code-session-id']);
+    assert.equal(sessionOf(seen.apply), sessionOf(seen.firstBuilder));
 
     // A month later the goal check starts a new generation: a new session.
     setNow(nowFile, '2026-11-08T12:00:00Z');
@@ -266,11 +268,12 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
       return c.session_id.endsWith('-g2') && c.turns.at(-1).state === 'completed' ? c : null;
     }, { timeoutMs: 120000, what: 'generation 2' });
     assert.match(conversation.session_id, /^schedule-goallead--[0-9a-f]+-g2$/);
-    assert.notEqual(seen.newGeneration.headers['x-claude-code-session-id'], first.headers['x-claude-code-session-id']);
+    assert.notEqual(sessionOf(seen.newGeneration), sessionOf(first));
     assert.ok(!JSON.stringify(seen.newGeneration.body.messages).includes(summary), 'nothing of generation 1');
 
-    // The session token is in no file the programs were given.
-    for (const [path, bytes] of files(join(wf, 'pulse', 'programs'))) {
+    // The session token is in no file the programs were given: the MCP
+    // configuration names its variable.
+    for (const [path, bytes] of filesUnder(join(wf, 'pulse', 'programs'))) {
       if (path.endsWith('mcp.json')) assert.match(bytes.toString(), /Bearer \$\{MCP_API_TOKEN\}/);
     }
     assert.ok(!s.stderr.includes(KEY) && !s.stdout.includes(KEY));
@@ -283,11 +286,11 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
       '--model-url', m.anthropicUrl], { ...process.env, ...env({ ANTHROPIC_API_KEY: KEY }) });
     assert.equal(talked.status, 0, talked.stderr);
     assert.equal(talked.json.turns[0].reply, 'From the command line: not measured.');
-    assert.equal(seen.cli.headers['x-claude-code-session-id'], seen.newGeneration.headers['x-claude-code-session-id']);
+    assert.equal(sessionOf(seen.cli), sessionOf(seen.newGeneration));
     assert.equal(seen.cliResult[0].is_error, undefined, seen.cliResult[0].content);
     assert.match(seen.cliResult[0].content, /not_measured/);
     assert.deepEqual(unscripted, [], 'every request the programs made was one the test expected');
-    for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
+    for (const [path, bytes] of filesUnder(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
   } finally {
     await s.stop();
     await m.close();
@@ -299,113 +302,37 @@ test('Claude Code as the runner (--runner claude) and the Builder chat (--builde
 const codexJson = (text) => asJson(text.slice(text.indexOf('{')));
 
 test('Codex as the runner (--runner codex) and the Builder chat (--builder codex) over the Responses API: Pulse\'s MCP its only tools, a refused update_step reaching the model, the decision made, the check recorded, the answer the turn\'s, the next turn resuming its thread, ask_builder answered by the Builder\'s Codex, its own shell and apply_patch doing nothing', { skip: skipCodex, timeout: 300000 }, async () => {
-  const { tmp, ws, wf, nowFile, marks } = setup('pulse-codex-');
+  const { tmp, ws, nowFile, marks } = setup('pulse-codex-');
   const summary = 'Substack Pulse (Codex): not measured for 20 days; a decision waits for you.';
   const builderAnswer = 'The record_subscribers step was removed from growth_funnel on 1 Oct.';
-  const pulseTool = (name, args) => ({ namespace: 'mcp__pulse', name, arguments: args });
   const seen = {};
-  const unscripted = [];
-  const m = await startModelServer({
-    key: KEY,
-    fallback: router({
-      pulseSide: (req, n) => {
-        const results = lastToolResults(req);
-        if (n === 0) {
-          seen.firstPulse = req;
-          return { tools: [
-            pulseTool('record_pulse_goal_check', { verdict: 'not_measured', note: 'no reading by a run' }),
-            pulseTool('update_step', { step_id: 'growth_funnel', config: { record: 'subscribers' } }),
-            { name: 'exec_command', arguments: { cmd: `touch ${marks.bash}` } },
-            { name: 'shell', arguments: { command: ['touch', marks.write] } },
-            { name: 'apply_patch', arguments: { input: `*** Begin Patch\n*** Add File: ${marks.patch}\n+x\n*** End Patch` } },
-          ] };
-        }
-        if (n === 1) {
-          seen.afterTools = results;
-          return { tools: [pulseTool('create_decision_request', {
-            question: 'Add a step to growth_funnel that records subscribers?', options: ['Add the step', 'Leave it'] })] };
-        }
-        if (n === 2) {
-          seen.decision = results;
-          return { text: summary };
-        }
-        if (n === 3) {
-          seen.resumed = req;
-          return { tools: [pulseTool('ask_builder', { kind: 'question', message: 'What changed in growth_funnel?', wait_seconds: 90 })] };
-        }
-        if (n === 4) {
-          seen.builderResult = results;
-          return { text: `The Builder says: ${builderAnswer}` };
-        }
-        return null;
-      },
-      builderSide: (req, n) => {
-        if (n === 0) {
-          seen.firstBuilder = req;
-          return { tools: [pulseTool('update_step', { step_id: 'growth_funnel', config: { x: 1 } })] };
-        }
-        if (n === 1) {
-          seen.builderHeld = lastToolResults(req);
-          return { text: builderAnswer };
-        }
-        return null;
-      },
-    }, unscripted),
-  });
+  const { m, unscripted } = await scriptedModel(story({
+    tool: (name, args) => ({ namespace: 'mcp__pulse', name, arguments: args }),
+    ownTools: [{ name: 'exec_command', arguments: { cmd: `touch ${marks.bash}` } },
+      { name: 'shell', arguments: { command: ['touch', marks.write] } },
+      { name: 'apply_patch', arguments: { input: `*** Begin Patch\n*** Add File: ${marks.patch}\n+x\n*** End Patch` } }],
+    summary, builderAnswer, seen,
+  }));
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--runner', 'codex', '--builder', 'codex',
     '--model', `openai:${MODEL}`, '--model-url', m.openaiUrl, '--runner-timeout', '120'], { env: env({ OPENAI_API_KEY: KEY }) });
   try {
-    const health = (await request(`${s.url}api/health`)).body;
-    assert.equal(health.turns.program.name, 'codex');
-    assert.equal(health.turns.program.found, true);
-    assert.equal(health.turns.builder.name, 'codex');
-
-    const row = await waitFor(() => finishedGoalCheck(s), { timeoutMs: 120000, what: 'the goal check' });
-    assert.equal(row.status, 'completed', JSON.stringify(row) + s.stderr.slice(-3000));
-    assert.equal(row.result, summary);
-    assert.deepEqual(m.failures, []);
-    assert.deepEqual(unscripted, []);
-    const first = seen.firstPulse;
+    const { first } = await checkTheStory(s, { m, unscripted, seen, summary, builderAnswer, result: codexJson,
+      sessionOf: (req) => req.headers['thread-id'],
+      refused: 'refused: update_step is a Change tool and pulse\\.autonomy\\.change is ask in this goal_check turn; create a decision request instead' });
     assert.equal(first.format, 'responses');
     assert.equal(first.path, '/v1/responses');
     assert.equal(first.headers.authorization, `Bearer ${KEY}`);
-    assert.equal(first.body.model, MODEL);
-    assert.match(systemPrompt(first), /You are Pulse, the goal owner of workflow "substack"/);
     assert.doesNotMatch(systemPrompt(first), /You are a coding agent running in the Codex CLI/, 'the charter replaces Codex\'s own instructions');
-    assert.match(lastUserText(first), /^PULSE TURN goal_check/);
-    const offered = toolNames(first);
-    assert.ok(offered.includes('mcp__pulse__record_pulse_goal_check'), offered.join(' '));
-    // Nothing of its own but reading Pulse's MCP resources.
-    assert.deepEqual(offered.filter((t) => !t.startsWith('mcp__pulse__')),
+    assert.deepEqual(toolNames(first).filter((t) => !t.startsWith('mcp__pulse__')),
       ['list_mcp_resources', 'list_mcp_resource_templates', 'read_mcp_resource']);
-    const [check, update, exec, shell, patch] = seen.afterTools;
-    assert.equal(codexJson(check.content).result.recorded, true, check.content);
-    assert.match(update.content, /refused: update_step is a Change tool and pulse\.autonomy\.change is ask in this goal_check turn; create a decision request instead/);
+    // Its own shell and apply_patch: unsupported calls, nothing ran.
+    const [, , exec, shell, patch] = seen.afterTools;
     assert.match(exec.content, /unsupported call: exec_command/);
     assert.match(shell.content, /unsupported call: shell/);
     assert.match(patch.content, /unsupported call: apply_patch/);
     for (const mark of Object.values(marks)) assert.ok(!existsSync(mark), `${mark}: its own tools did nothing`);
-    const guard = (await request(`${s.url}api/workflows/substack/autonomy/decisions?session=${row.session_id}`)).body.decisions;
-    assert.equal(guard.find((d) => d.tool === 'update_step').rule, 'change_level');
-    const pending = (await request(`${s.url}api/workflows/substack/decisions?status=pending`)).body.decisions;
-    assert.equal(pending.length, 1);
-    assert.equal(codexJson(seen.decision[0].content).result.decision_id, pending[0].id);
-
-    // The next turn resumes the same thread; ask_builder runs in the Builder's Codex.
-    const talk = await say(s, 'What changed in growth_funnel?');
-    assert.equal(talk.status, 'completed', JSON.stringify(talk) + s.stderr.slice(-3000));
-    assert.equal(talk.result, `The Builder says: ${builderAnswer}`);
-    assert.equal(seen.resumed.headers['thread-id'], first.headers['thread-id'], 'the same thread');
-    const replayed = JSON.stringify(seen.resumed.body.input);
-    assert.ok(replayed.includes('PULSE TURN goal_check') && replayed.includes(summary), 'the first turn is in the resumed thread');
-    assert.notEqual(seen.firstBuilder.headers['thread-id'], first.headers['thread-id']);
-    assert.match(systemPrompt(seen.firstBuilder), /Builder chat of workflow "substack"/);
-    assert.match(seen.builderHeld[0].content, /refused/);
-    const answered = codexJson(seen.builderResult[0].content).result;
-    assert.equal(answered.status, 'answered');
-    assert.equal(answered.answer, builderAnswer);
     assert.deepEqual(unscripted, [], 'every request the programs made was one the test expected');
-    for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
+    for (const [path, bytes] of filesUnder(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
   } finally {
     await s.stop();
     await m.close();
@@ -425,7 +352,7 @@ test('a preset program that is not installed: the server starts and says so, /ap
     const health = (await request(`${s.url}api/health`)).body;
     assert.equal(health.turns.program.found, false);
     assert.match(health.turns.builder.error, /^--builder codex: Codex is not installed: .*npm install -g @openai\/codex@0\.171\.0/);
-    const row = await say(s, 'Are we on track?');
+    const row = await sayToPulse(s, 'Are we on track?', { timeoutMs: 120000 });
     assert.equal(row.status, 'failed');
     assert.match(row.error, /^--runner claude: Claude Code is not installed: no "claude" program on the server's PATH \(install it with `npm install -g @anthropic-ai\/claude-code@2\.1\.332`/);
     assert.equal(row.error.split('\n').length, 1);
