@@ -72,45 +72,8 @@ void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.0, 86400.0));
 }
 
-void Setup(CLI::App& app, State& state) {
-  static serve::ServeOptions opt;
-  CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
-  sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
-  sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
-  sub->add_option("--port", opt.port, "port (0: any free port; the first stdout line names it)")->check(CLI::Range(0, 65535));
-  sub->add_option("--tick-seconds", opt.tick_seconds, "scheduler tick interval in seconds (default 60)")
-      ->check(FiniteRange(0.05, 86400.0));
-  sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
-  sub->add_option("--runner", opt.runner,
-                  "what runs background turns: claude or codex (the real Claude Code / Codex, driven headless with "
-                  "Pulse's MCP as their only tools; --model names their model; docs/models.md), or an external runner "
-                  "command (run with sh -c; turn JSON on stdin, MCP_API_URL/MCP_API_TOKEN in its environment); "
-                  "default: the built-in rules runner");
-  AddModelOptions(sub, opt.model);
-  sub->add_option("--platform", opt.platform,
-                  "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
-                  "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
-  sub->add_option("--builder", opt.builder,
-                  "claude or codex (the real program as the Builder chat, Pulse's MCP its only tools), or a "
-                  "command that runs a turn in a Builder chat for ask_builder and apply messages (sh -c, in the runner "
-                  "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
-                  "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
-                  "decisions, apply messages wait in the outbox");
-  sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
-      ->check(FiniteRange(1.0, 3600.0));
-  sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
-      ->check(FiniteRange(0.1, 86400.0));
-  sub->add_option("--review-timeout", opt.review_timeout,
-                  "seconds before a Workflow Review's runner is killed; the run then goes (default 300)")
-      ->check(FiniteRange(0.1, 86400.0));
-  sub->add_option("--review-wait", opt.review_wait,
-                  "seconds a scheduled run's pre-run waits for the review (default 330)")
-      ->check(FiniteRange(0.0, 86400.0));
-  sub->add_option("--now-file", opt.now_file,
-                  "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
-  sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
-  sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
-  AddTickOptions(sub, opt);
+// The HTTP side's bounds: bodies, threads, kept connections, who may connect.
+void AddConnectionOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
       ->check(CLI::Range(1024, 1 << 30));
   sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
@@ -134,6 +97,47 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--header-timeout", opt.header_timeout,
                   "seconds a client has to send a request header in full (default 10; then 408)")
       ->check(FiniteRange(0.5, 3600.0));
+}
+
+void Setup(CLI::App& app, State& state) {
+  static serve::ServeOptions opt;
+  CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
+  sub->add_option("--workspace", opt.workspace, "the workspace directory (holds Workflow/)")->required();
+  sub->add_option("--host", opt.host, "address to listen on (default 127.0.0.1: loopback only)");
+  sub->add_option("--port", opt.port, "port (0: any free port; the first stdout line names it)")->check(CLI::Range(0, 65535));
+  sub->add_option("--tick-seconds", opt.tick_seconds, "scheduler tick interval in seconds (default 60)")
+      ->check(FiniteRange(0.05, 86400.0));
+  sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
+  sub->add_option("--runner", opt.runner,
+                  "claude or codex (the real program, Pulse's MCP its only tools; docs/models.md), or an external "
+                  "runner command (sh -c; turn JSON on stdin, MCP_API_URL/MCP_API_TOKEN in its environment); "
+                  "default: the built-in rules runner");
+  AddModelOptions(sub, opt.model);
+  sub->add_option("--platform", opt.platform,
+                  "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
+                  "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
+  sub->add_option("--builder", opt.builder,
+                  "claude, codex, or a command that runs a turn in a Builder chat for ask_builder and apply messages "
+                  "(sh -c, in the runner "
+                  "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
+                  "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
+                  "decisions, apply messages wait in the outbox");
+  sub->add_option("--platform-timeout", opt.platform_timeout, "seconds before a platform call is killed (default 120)")
+      ->check(FiniteRange(1.0, 3600.0));
+  sub->add_option("--runner-timeout", opt.runner_timeout, "seconds before a runner is killed (default 600)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--review-timeout", opt.review_timeout,
+                  "seconds before a Workflow Review's runner is killed; the run then goes (default 300)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--review-wait", opt.review_wait,
+                  "seconds a scheduled run's pre-run waits for the review (default 330)")
+      ->check(FiniteRange(0.0, 86400.0));
+  sub->add_option("--now-file", opt.now_file,
+                  "read the current time (RFC 3339) from this file on every use; the clock when it is missing");
+  sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
+  sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
+  AddTickOptions(sub, opt);
+  AddConnectionOptions(sub, opt);
   AddSandboxOptions(sub, opt.sandbox);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {

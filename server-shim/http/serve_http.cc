@@ -583,7 +583,6 @@ int Serve(const ServeOptions& in) {
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
   SandboxProbeAndLog(options.sandbox);
-  LogProgramPresets(options);
 
   deliverer.Start();
   slack.Start();

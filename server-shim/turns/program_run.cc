@@ -73,6 +73,71 @@ Status MakeReadableDir(Env& env, const std::string& dir) {
   return Status::OK();
 }
 
+// Where a program works for one workflow and role: Pulse's files for the
+// turn (the program reads them) and the program's home (it writes there: its
+// configuration, its sessions), kept from turn to turn so a session resumes.
+struct ProgramPlace {
+  std::string files_dir;
+  std::string home;
+};
+
+Result<ProgramPlace> PrepareProgramPlace(const ServeOptions& options, Env& env, const ProgramRun& run) {
+  const ProgramPreset& preset = *run.preset;
+  ProgramPlace place;
+  place.files_dir = run.workflow_dir + "/pulse/programs/" + preset.name + "-" + run.role;
+  place.home = place.files_dir + "/home";
+  for (const std::string& dir : {run.workflow_dir + "/pulse", run.workflow_dir + "/pulse/programs", place.files_dir}) {
+    PULSE_RETURN_IF_ERROR(MakeReadableDir(env, dir));
+  }
+  // Its configuration folder exists before it starts (Codex requires it),
+  // and it is the runner user's, as its home is.
+  const std::string config_dir = place.home + (preset.kind == ProgramKind::kClaude ? "/.claude" : "/.codex");
+  PULSE_RETURN_IF_ERROR(env.CreateDirs(config_dir));
+  Result<RunnerUser> user = ResolveRunnerUser(options.sandbox.runner_user);
+  if (user.ok()) GiveToRunnerUser(*user, config_dir);
+  return place;
+}
+
+// One run of the program, going on with `resume` ("" : a new session).
+ProgramRunResult RunOnce(const ServeOptions& options, const ProgramRun& run, const ProgramPlace& place,
+                         const std::string& program, const ProgramModel& model, const std::string& resume,
+                         const ProcessSandbox& box, const std::atomic<bool>* stopping) {
+  ProgramRunResult out;
+  const ProgramPreset& preset = *run.preset;
+  ProgramTurn turn;
+  turn.program = program;
+  turn.files_dir = place.files_dir;
+  turn.home = place.home;
+  turn.mcp_url = run.mcp_url;
+  turn.resume = resume;
+  turn.model = model;
+  ProgramInvocation inv = BuildProgramInvocation(preset, turn, run.system_prompt);
+  Status written = WriteTurnFiles(place.files_dir, inv.files);
+  if (!written.ok()) {
+    out.reply.error = written.message();
+    return out;
+  }
+  std::map<std::string, std::string> vars = run.env;
+  for (const auto& [k, v] : inv.env) vars[k] = v;
+  for (const auto& [program_var, server_var] : inv.keys) {
+    const char* key = std::getenv(server_var.c_str());
+    if (key && *key) vars[program_var] = key;
+  }
+  spdlog::info("{}: {} {} runs {}{}", run.workflow, run.flag, preset.name, program,
+               resume.empty() ? " (a new session)" : " (resuming session " + resume + ")");
+  // A new session in a conversation with turns before it gets them as text.
+  const std::string prompt = resume.empty() ? run.history + run.prompt : run.prompt;
+  out.process = RunProcess(CommandLine(inv.argv), prompt, vars, run.timeout, stopping, options.shutdown_grace, &box);
+  out.resumed = !resume.empty();
+  const ProcessResult& p = out.process;
+  if (!p.spawn_error.empty()) {
+    out.reply.error = p.spawn_error;
+    return out;
+  }
+  out.reply = ParseProgramOutput(preset, p.out, p.err, p.signal != 0 ? 128 + p.signal : p.exit_code, resume);
+  return out;
+}
+
 }  // namespace
 
 ProgramRunResult RunProgram(const ServeOptions& options, Env& env, Db& db, const ProgramRun& run,
@@ -89,86 +154,27 @@ ProgramRunResult RunProgram(const ServeOptions& options, Env& env, Db& db, const
   // keeps its own defaults.
   Result<ProgramModel> model = ProgramModelFromFlags(preset, options.model);
   if (!model.ok() && run.role == "builder") model = ProgramModel();
-  if (!model.ok()) {
-    out.reply.error = model.status().message();
+  Result<ProgramPlace> place = model.ok() ? PrepareProgramPlace(options, env, run) : Result<ProgramPlace>(model.status());
+  if (!place.ok()) {
+    out.reply.error = place.status().message();
     return out;
   }
-  // Pulse's files for the turn (the program reads them) and the program's
-  // home (it writes there: its configuration, its sessions), one of each per
-  // workflow, program and role, kept from turn to turn so a session resumes.
-  const std::string files_dir = run.workflow_dir + "/pulse/programs/" + preset.name + "-" + run.role;
-  const std::string home = files_dir + "/home";
-  const std::string config_dir = home + (preset.kind == ProgramKind::kClaude ? "/.claude" : "/.codex");
-  for (const std::string& dir : {run.workflow_dir + "/pulse", run.workflow_dir + "/pulse/programs", files_dir}) {
-    Status made = MakeReadableDir(env, dir);
-    if (!made.ok()) {
-      out.reply.error = made.message();
-      return out;
-    }
-  }
-  // Its configuration folder exists before it starts (Codex requires it),
-  // and it is the runner user's, as its home is.
-  Status made = env.CreateDirs(config_dir);
-  if (!made.ok()) {
-    out.reply.error = made.message();
-    return out;
-  }
-  Result<RunnerUser> user = ResolveRunnerUser(options.sandbox.runner_user);
-  if (user.ok()) GiveToRunnerUser(*user, config_dir);
-
   std::string resume;
   if (!run.conversation.empty()) {
     Result<std::optional<std::string>> found = FindProgramSession(db, run.conversation, preset.name);
     if (!found.ok()) spdlog::warn("{}: {} session: {}", run.workflow, preset.title, found.status().message());
     else if (*found) resume = **found;
   }
-
   ProcessSandbox box = RunnerSandbox(options, run.workflow_dir);
-  box.read = {ProgramInstallFolder(program), files_dir};
-  box.home = home;
+  box.read = {ProgramInstallFolder(program), place->files_dir};
+  box.home = place->home;
   box.out_head = 64 << 10;  // the first events (Claude Code's MCP status) and the last (the answer)
-
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    ProgramTurn turn;
-    turn.program = program;
-    turn.files_dir = files_dir;
-    turn.home = home;
-    turn.mcp_url = run.mcp_url;
-    turn.resume = resume;
-    turn.model = *model;
-    ProgramInvocation inv = BuildProgramInvocation(preset, turn, run.system_prompt);
-    Status written = WriteTurnFiles(files_dir, inv.files);
-    if (!written.ok()) {
-      out.reply.error = written.message();
-      return out;
-    }
-    std::map<std::string, std::string> vars = run.env;
-    for (const auto& [k, v] : inv.env) vars[k] = v;
-    for (const auto& [program_var, server_var] : inv.keys) {
-      const char* key = std::getenv(server_var.c_str());
-      if (key && *key) vars[program_var] = key;
-    }
-    spdlog::info("{}: {} {} runs {}{}", run.workflow, run.flag, preset.name, program,
-                 resume.empty() ? " (a new session)" : " (resuming session " + resume + ")");
-    // A new session in a conversation with turns before it gets them as text.
-    const std::string prompt = resume.empty() ? run.history + run.prompt : run.prompt;
-    ProcessResult p = RunProcess(CommandLine(inv.argv), prompt, vars, run.timeout, stopping,
-                                 options.shutdown_grace, &box);
-    out.process = p;
-    out.resumed = !resume.empty();
-    if (!p.spawn_error.empty()) {
-      out.reply.error = p.spawn_error;
-      return out;
-    }
-    out.reply = ParseProgramOutput(preset, p.out, p.err, p.signal != 0 ? 128 + p.signal : p.exit_code, resume);
-    if (out.reply.session_missing && attempt == 0) {
-      // Its home lost the session (removed, or a new install): a new one.
-      spdlog::warn("{}: {}: {}; a new session starts", run.workflow, preset.title, out.reply.error);
-      (void)ForgetProgramSession(db, run.conversation, preset.name);
-      resume.clear();
-      continue;
-    }
-    break;
+  out = RunOnce(options, run, *place, program, *model, resume, box, stopping);
+  if (out.reply.session_missing) {
+    // Its home lost the session (removed, or a new install): a new one.
+    spdlog::warn("{}: {}: {}; a new session starts", run.workflow, preset.title, out.reply.error);
+    (void)ForgetProgramSession(db, run.conversation, preset.name);
+    out = RunOnce(options, run, *place, program, *model, "", box, stopping);
   }
   for (const std::string& note : out.reply.notes) spdlog::warn("{}: {}: {}", run.workflow, preset.title, note);
   if (!run.conversation.empty() && !out.reply.session_id.empty()) {
