@@ -10,7 +10,7 @@
 #include "core/api/api.h"
 #include "core/base/one_line.h"
 #include "core/base/time_util.h"
-#include "server-shim/http/mcp.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/turns/sandbox.h"
 
 namespace pulse::cli {

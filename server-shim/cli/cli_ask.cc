@@ -10,7 +10,7 @@
 
 #include "agent/turns/pulse_asks.h"
 #include "server-shim/cli/cli.h"
-#include "server-shim/http/mcp.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {

@@ -17,7 +17,7 @@
 #include "core/conversation/pass.h"
 #include "core/base/time_util.h"
 #include "server-shim/cli/cli.h"
-#include "server-shim/http/mcp.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {

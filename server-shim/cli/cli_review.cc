@@ -11,7 +11,7 @@
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
 #include "server-shim/cli/cli.h"
-#include "server-shim/http/mcp.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/turns/prerun.h"
 #include "server-shim/serve.h"
 
