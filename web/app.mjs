@@ -71,17 +71,33 @@ function NowSetting({ nowSeconds, nowError, onNow }) {
   </form>`;
 }
 
+// A preset program (--runner/--builder claude|codex) as the banner says it:
+// its name, or the one line saying it is not installed.
+function ProgramLine({ p, role }) {
+  if (!p.found) return html` <span class="card-error">${p.error}</span>`;
+  const unset = p.key === 'unset' ? html` (<code>${(p.key_env || []).join(' / ')}</code> not set)` : null;
+  return html` ${role} <strong>${p.title}</strong>${p.model ? html` (<code>${p.model}</code>)` : null}${unset}.`;
+}
+
 // Who thinks for Pulse's turns on this server: a model (named, with whether
-// its key is set: never the key), an external runner, or the built-in rules.
+// its key is set: never the key), a preset program (Claude Code, Codex), an
+// external runner, or the built-in rules; and a preset Builder chat.
 function ThinksWith({ t }) {
   if (!t) return null;
-  if (t.thinks_with === 'model' && t.model) {
+  let who;
+  if (t.thinks_with === 'program' && t.program) {
+    who = html`<${ProgramLine} p=${t.program} role="Pulse thinks with" />`;
+  } else if (t.thinks_with === 'model' && t.model) {
     const m = t.model;
     const unset = m.key === 'unset' ? html` (<code>${m.key_env}</code> is not set)` : null;
-    return html`<span id="thinks-with" class="thinks-with"> Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.</span>`;
+    who = html` Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.`;
+  } else if (t.thinks_with === 'runner') {
+    who = html` Pulse's turns run an external runner.`;
+  } else {
+    who = html` Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).`;
   }
-  if (t.thinks_with === 'runner') return html`<span id="thinks-with" class="thinks-with"> Pulse's turns run an external runner.</span>`;
-  return html`<span id="thinks-with" class="thinks-with"> Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).</span>`;
+  const builder = t.builder ? html`<${ProgramLine} p=${t.builder} role="The Builder chat is" />` : null;
+  return html`<span id="thinks-with" class="thinks-with">${who}${builder}</span>`;
 }
 
 function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, thinksWith }) {

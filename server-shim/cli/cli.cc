@@ -5,10 +5,12 @@
 #include <iostream>
 #include <vector>
 
+#include "agent/programs/program_preset.h"
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
 #include "core/base/one_line.h"
 #include "core/base/time_util.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/turns/sandbox.h"
 
 namespace pulse::cli {
@@ -52,10 +54,22 @@ void AddModelOptions(CLI::App* sub, ModelFlags& flags) {
 }
 
 Status CheckTurnFlags(const ModelFlags& model, const std::string& runner) {
-  if (!model.model.empty() && !runner.empty()) {
-    return Status::InvalidArgument("--runner and --model both say what thinks for the turns; give one");
+  const ProgramPreset* preset = FindProgramPreset(runner);
+  if (!model.model.empty() && !runner.empty() && !preset) {
+    return Status::InvalidArgument("--runner and --model both say what thinks for the turns; give one (with --runner "
+                                   "claude or codex, --model names the program's model)");
   }
-  return CheckModelFlags(model);
+  PULSE_RETURN_IF_ERROR(CheckModelFlags(model));
+  if (preset) PULSE_RETURN_IF_ERROR(ProgramModelFromFlags(*preset, model).status());
+  return Status::OK();
+}
+
+Status ServeRunnerMcp(Env* env, const serve::ServeOptions& options, const std::string& workflow,
+                      serve::TurnManager& turns, std::unique_ptr<serve::LoopbackMcp>* mcp) {
+  if (options.runner.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(*mcp, serve::LoopbackMcp::Start(env, options, workflow));
+  turns.SetBaseUrl((*mcp)->base_url());
+  return Status::OK();
 }
 
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {

@@ -22,6 +22,9 @@
 
 namespace pulse::serve {
 struct SandboxOptions;
+struct ServeOptions;
+class TurnManager;
+class LoopbackMcp;
 }
 
 namespace pulse::cli {
@@ -87,6 +90,12 @@ void AddModelOptions(CLI::App* sub, ModelFlags& flags);
 // The flags checked together with --runner (which excludes --model);
 // InvalidArgument naming the flag.
 Status CheckTurnFlags(const ModelFlags& model, const std::string& runner);
+
+// A one-shot command whose turn has a runner (--runner claude|codex or a
+// command): serves Pulse's MCP on loopback for it (`*mcp`, kept until the
+// turn is over) and tells `turns` its URL. Nothing without a runner.
+Status ServeRunnerMcp(Env* env, const serve::ServeOptions& options, const std::string& workflow,
+                      serve::TurnManager& turns, std::unique_ptr<serve::LoopbackMcp>* mcp);
 
 // Every command's --help: plain flags, one example, the exit codes (cli_help.cc).
 void FinishHelp(CLI::App& app);

@@ -167,6 +167,12 @@ TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), opt
   // The model's key stays in this process: no runner, platform or Builder
   // command started from here inherits it.
   SetHiddenEnvironment(ModelKeyVariables(options.model));
+  // A preset program's key reaches that program only (program_run.cc).
+  for (const std::string& flag : {options.runner, options.builder}) {
+    const ProgramPreset* preset = FindProgramPreset(flag);
+    Result<ProgramModel> model = preset ? ProgramModelFromFlags(*preset, options.model) : Result<ProgramModel>(ProgramModel());
+    if (preset && model.ok()) SetHiddenEnvironment(ProgramKeyVariables(*preset, *model));
+  }
 }
 
 TurnManager::~TurnManager() { Shutdown(); }
@@ -470,6 +476,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   // stands before goes on without it.
   const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
   if (model) return ModelTurn(oc, ticket, request, stdin_doc, *model, timeout);
+  if (const ProgramPreset* preset = FindProgramPreset(options_.runner)) {
+    return ProgramTurn(oc, ticket, request, stdin_doc, *preset, timeout);
+  }
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.

@@ -175,6 +175,14 @@ test('run.sh passes PULSE_MODEL, PULSE_MODEL_URL and PULSE_MODEL_KEY_ENV through
     assert.equal(plain.status, 0, plain.stderr);
     assert.ok(!plain.stdout.includes('--model'), plain.stdout);
     assert.match(plain.stdout, /built-in rules runner; PULSE_MODEL=openai:NAME/);
+    // The real Claude Code / Codex as Pulse's mind and as the Builder chat.
+    const presets = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8',
+      env: { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: '', PULSE_RUNNER: 'claude', PULSE_BUILDER: 'codex' } });
+    assert.equal(presets.status, 0, presets.stderr);
+    const presetArgs = presets.stdout.trim().split('\n');
+    assert.equal(presetArgs[presetArgs.indexOf('--runner') + 1], 'claude', presets.stdout);
+    assert.equal(presetArgs[presetArgs.indexOf('--builder') + 1], 'codex', presets.stdout);
+    assert.match(presets.stdout, /run: Pulse thinks with the real claude program, Pulse's MCP its only tools/);
   } finally {
     tmp.cleanup();
   }
