@@ -121,7 +121,7 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
   report_only = report_only || ctx.config.AllSchedulesPaused();
   PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only));
   charter = Replace(charter, "{wf}", ctx.workflow);
-  Result<json> check = GoalStatusDocument(ctx, false);
+  Result<json> check = GoalStatusDocument(ctx, false, FactsWindow::kSinceLatestCheck);
   ContextDecisions decisions(ctx);
   json context = {{"workflow", ctx.workflow},
                   {"now", FormatTime(ctx.env->NowSeconds())},

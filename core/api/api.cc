@@ -64,6 +64,7 @@ const ApiRegistry& CoreApi() {
     AddQaApi(r);
     AddAsksApi(r);
     AddReviewApi(r);
+    AddAttentionApi(r);
     return r;
   }();
   return registry;

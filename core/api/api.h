@@ -113,5 +113,6 @@ void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
 void AddQaApi(ApiRegistry& registry);     // pass.worklist, qa.failed_runs (core/api/qa.cc)
 void AddReviewApi(ApiRegistry& registry);  // review.*, schedule.after_run, workflow.migrate (core/api/review.cc)
+void AddAttentionApi(ApiRegistry& registry);  // attention.* (core/api/attention.cc)
 
 }  // namespace pulse

@@ -6,6 +6,7 @@
 //   costs/costs.sqlite        -> pulse_fact_costs       (the cost ledger, opened read-only)
 //   chats.json                -> pulse_fact_chats       (which sessions are Builder chats)
 //   runs/iteration-*/default/run.json (+ route_selection.json) -> pulse_fact_runs
+//   planning/workflow_review.json -> pulse_fact_review (its latest record)
 // and what became of each read in pulse_fact_sources (ok, missing,
 // unreadable with the reason, lines or rows skipped).
 //
@@ -48,6 +49,7 @@ extern const char kPlanFile[];       // "planning/plan.json"
 extern const char kLedgerFile[];     // "costs/costs.sqlite"
 extern const char kChatsFile[];      // "chats.json"
 extern const char kRunsDir[];        // "runs"
+extern const char kReviewFile[];     // "planning/workflow_review.json"
 
 struct SnapshotReport {
   // One line each ("planning/changelog.jsonl:4: ..., skipped"), each also

@@ -137,6 +137,7 @@ Status EnsureEveryComponent(Db& db) {
       EnsureOutboxSchema,  EnsureOutboxDeliverySchema, EnsureSlackSchema,    EnsureDecisionsSchema,
       EnsureConversationSchema, EnsurePassSchema,      EnsureFactsSchema,    EnsureRequestsSchema,
       EnsureWorklistSchema, EnsureRunFailuresSchema,   EnsureAsksSchema,     EnsureAfterRunSchema,
+      EnsureAttentionSchema,
   };
   for (auto ensure : kComponents) PULSE_RETURN_IF_ERROR(ensure(db));
   return Status::OK();

@@ -52,5 +52,6 @@ Status EnsureWorklistSchema(Db& db);   // a pass's worklist and module_due rules
 Status EnsureRunFailuresSchema(Db& db);  // failed runs Pulse has seen (run_failures.h)
 Status EnsureAsksSchema(Db& db);       // ask_pulse and ask_builder calls and threads (asks.h)
 Status EnsureAfterRunSchema(Db& db);   // housekeeping hashes, requests, run summaries (after_run.h)
+Status EnsureAttentionSchema(Db& db);  // snoozes, the schedules' latest runs (core/attention/attention.h)
 
 }  // namespace pulse

@@ -318,6 +318,20 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
+  } else if (path.rfind("/docs/", 0) == 0) {
+    // The reference pages the tab links to (docs/models.md from the demo's
+    // banner), beside web/ in the checkout, as plain text: a name of
+    // lowercase letters, digits and dashes, .md, nothing else.
+    rel = path.substr(6);
+    const bool plain = rel.size() > 3 && rel.size() <= 64 && rel.compare(rel.size() - 3, 3, ".md") == 0 &&
+                       rel.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == rel.size() - 3;
+    if (!plain) return ReplyError(res, 404, "not found: " + path);
+    Result<std::string> page = env_->ReadFile(options_.web_root + "/../docs/" + rel);
+    if (!page.ok()) return ReplyError(res, 404, "not found: " + path);
+    res.status = 200;
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(std::move(page).value(), "text/plain; charset=utf-8");
+    return;
   } else {
     rel = path.size() > 1 ? path.substr(1) : "";
   }
@@ -346,7 +360,10 @@ void App::InstallService(HttpServer& s) {
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
+                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()},
+                             // What Pulse's turns run on, for the tab's banner (docs/models.md).
+                             {"turns", {{"runner", options_.runner.empty() ? "rules" : "command"},
+                                        {"builder", !options_.builder.empty()}}}});
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;

@@ -1,6 +1,7 @@
 // The background agent log card: the rows agent_log.show gives, grouped by
 // session or Pulse run, with the filters the dashboard applies.
 import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
 import { formatTime, formatSpan, formatDuration, parseDurationText, parseTime } from '../format.mjs';
 
@@ -87,7 +88,30 @@ function emptyText(readCount, f) {
   return `No background agent ran ${period}.`;
 }
 
-export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, onOlder }) {
+// "Stuck after N min": a whole number of minutes from 1; anything else is
+// refused in words and the filter stays as it was.
+function StuckAfter({ value, onApply }) {
+  const [draft, setDraft] = useState(String(value || ''));
+  const [error, setError] = useState('');
+  useEffect(() => { setDraft(String(value || '')); }, [value]);
+  const apply = (text) => {
+    const t = String(text).trim();
+    if (t === '') { setError(''); onApply(''); return; }
+    if (!/^\d{1,6}$/.test(t) || Number(t) < 1) {
+      setError(`Stuck after: "${t}" is not a whole number of minutes from 1; the filter is unchanged.`);
+      return;
+    }
+    setError('');
+    onApply(String(Number(t)));
+  };
+  return html`<label>Stuck after
+    <input type="number" min="1" step="1" class="narrow" aria-label="Stuck after (minutes)" aria-invalid=${error ? 'true' : 'false'}
+      aria-describedby=${error ? 'stuck-after-error' : undefined} value=${draft}
+      onInput=${(e) => setDraft(e.target.value)} onChange=${(e) => apply(e.target.value)} /> min</label>
+    ${error ? html`<span class="card-error" id="stuck-after-error" role="alert">${error}</span>` : null}`;
+}
+
+export function AgentLogCard({ fold, doc, nowMs, filters, onFilter, sessions, runs, onOlder }) {
   const rows = doc && Array.isArray(doc.rows) ? doc.rows : [];
   const f = filters || {};
   const matching = f.stuckOnly ? rows.filter((r) => r.stuck) : rows;
@@ -99,7 +123,7 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, on
   const groups = groupAgentRows(shown, f.groupBy === 'run' ? 'run' : 'session');
   const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
-  return html`<${Card} id="agent-log" title="Background agent log"
+  return html`<${Card} fold=${fold} id="agent-log" title="Background agent log"
     subtitle=${`${more ? 'newest ' : ''}${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
       <label>Period
@@ -127,8 +151,7 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, on
           <option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option>
         </select></label>
       <label class="check"><input type="checkbox" checked=${!!f.stuckOnly} onChange=${set('stuckOnly')} /> stuck only</label>
-      <label>Stuck after
-        <input type="number" min="1" class="narrow" aria-label="Stuck after (minutes)" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
+      <${StuckAfter} value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onApply=${(v) => onFilter({ ...f, stuckAfter: v })} />
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
     ${more ? html`<p class="muted agent-more">Showing the newest ${plural(rows.length, 'row')}; older rows match too.

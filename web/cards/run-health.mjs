@@ -49,14 +49,14 @@ function QaRequests({ requests, nowMs }) {
   </ul>`;
 }
 
-export function RunHealthCard({ check, qa, failedRuns, nowMs }) {
+export function RunHealthCard({ fold, check, qa, failedRuns, nowMs }) {
   const f = check && check.facts;
   if (!f || !f.run_health) return null;
   const h = f.run_health;
   const hasGoal = check.status !== 'no_goal';
   const requests = list(qa && qa.requests);
   const unreadable = list(h.unreadable);
-  return html`<${Card} id="run-health" title="Run health" subtitle=${`since ${formatDay(f.since)}: ${plural(h.runs, 'run')}, ${h.failed} failed`}>
+  return html`<${Card} fold=${fold} id="run-health" title="Run health" subtitle=${`since ${formatDay(f.since)}: ${plural(h.runs, 'run')}, ${h.failed} failed`}>
     ${hasGoal ? html`<p class="run-health-owner">This workflow's Pulse handles QA and architecture; results show in its conversation.</p>` : null}
     <h3>Failed runs</h3>
     <${FailedRuns} woken=${list(failedRuns && failedRuns.failed_runs)} runs=${list(h.failed_runs)} nowMs=${nowMs} />

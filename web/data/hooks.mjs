@@ -60,6 +60,8 @@ export function useServer() {
   // Workflows whose schedule-runs.json history the tick is still bringing in
   // (/api/health tick.importing); read again every IMPORT_POLL_MS until none.
   const [importing, setImporting] = useState(0);
+  // What the server's turns run on (`turns` of /api/health).
+  const [turns, setTurns] = useState(null);
   useEffect(() => {
     let timer = 0;
     api.health().then(async (health) => {
@@ -67,6 +69,7 @@ export function useServer() {
       setServerUp(up);
       if (!up) return;
       setServerNow(parseNowParam(health.now).seconds);
+      setTurns(health.turns || null);
       if (storedToken()) api.checkToken().then((ok) => setTokenState(ok ? 'ok' : 'refused')).catch(() => {});
       const follow = (h) => {
         const n = Number(h && h.tick && h.tick.importing) || 0;
@@ -83,7 +86,7 @@ export function useServer() {
     setTokenState('');
     if (t) setTokenState((await api.checkToken().catch(() => false)) ? 'ok' : 'refused');
   };
-  return { api, serverUp, token, tokenState, serverNow, importing, onToken };
+  return { api, serverUp, token, tokenState, serverNow, importing, onToken, turns };
 }
 
 // The overview's pages for the mode shown: the first page (filtered by the

@@ -57,7 +57,28 @@ TEST_F(Snapshot, AFolderWithoutOutsideFilesRecordsEachAsMissingWithoutAWarning) 
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(Column("SELECT file || '=' || state FROM pulse_fact_sources ORDER BY file"),
             (std::vector<std::string>{"chats.json=missing", "costs/costs.sqlite=missing",
-                                      "planning/changelog.jsonl=missing", "planning/plan.json=missing", "runs=missing"}));
+                                      "planning/changelog.jsonl=missing", "planning/plan.json=missing",
+                                      "planning/workflow_review.json=missing", "runs=missing"}));
+}
+
+// planning/workflow_review.json: its latest record is kept (a break that
+// stops runs is known from the database alone); a record file Pulse cannot
+// trust is named and keeps what was stored.
+TEST_F(Snapshot, TheLatestWorkflowReviewRecordIsKeptAndACorruptFileLosesNothing) {
+  const std::string rev(64, 'b');
+  Write("planning/workflow_review.json", R"({"reviews": [{"revision": ")" + rev + R"(", "outcome": "clean",
+    "started_at": "2026-10-05T09:00:00Z", "finished_at": "2026-10-05T09:01:00Z"}, {"revision": ")" + rev +
+    R"(", "outcome": "broken", "started_at": "2026-10-06T16:00:00Z", "finished_at": "2026-10-06T16:05:00Z",
+    "broken": [{"step": "growth_funnel", "reason": "depends on subscriber_export_v1"}]}]})");
+  All();
+  EXPECT_EQ(Column("SELECT outcome || '|' || finished_at || '|' || broken_json FROM pulse_fact_review"),
+            std::vector<std::string>{"broken|2026-10-06T16:05:00Z|[{\"reason\":\"depends on subscriber_export_v1\",\"step\":\"growth_funnel\"}]"});
+  Write("planning/workflow_review.json", "{\"reviews\": [{\"outcome\": 1}");
+  env_.Set(T("2026-10-07T12:00:05Z"));
+  All();
+  EXPECT_EQ(Column("SELECT outcome FROM pulse_fact_review"), std::vector<std::string>{"broken"}) << "nothing stored is lost";
+  EXPECT_EQ(Column("SELECT state FROM pulse_fact_sources WHERE file = 'planning/workflow_review.json'"),
+            std::vector<std::string>{"unreadable"});
 }
 
 TEST_F(Snapshot, ChangelogLinesAreStoredOnceAndBadOnesSkippedByLine) {
