@@ -110,7 +110,8 @@ json RunHealthJson(const RunHealth& h) {
 
 Result<json> Facts(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx, FactsWindow::kSincePreviousCheck));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir,
+                                                             FactsWindow::kSincePreviousCheck));
   json out = ContextFactsJson(facts);
   out["workflow"] = ctx.workflow;
   return out;
@@ -166,15 +167,9 @@ json ContextFactsJson(const ContextFacts& f) {
           {"unreadable", unreadable}};
 }
 
-Result<ContextFacts> ContextFactsNow(ApiContext& ctx, FactsWindow window) {
-  int64_t now = ctx.env->NowSeconds();
-  if (!ctx.workflow_dir.empty()) (void)SnapshotOutsideFiles(*ctx.env, *ctx.db, ctx.workflow_dir, now);
-  return GatherContextFacts(*ctx.db, ctx.config, now, window);
-}
-
 Result<GoalStatusParts> GoalStatusNow(ApiContext& ctx, bool record, FactsWindow window) {
   GoalStatusParts p;
-  PULSE_ASSIGN_OR_RETURN(p.facts, ContextFactsNow(ctx, window));
+  PULSE_ASSIGN_OR_RETURN(p.facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir, window));
   PULSE_ASSIGN_OR_RETURN(p.check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, p.facts.now, record));
   PULSE_ASSIGN_OR_RETURN(p.attention, GatherAttention(*ctx.db, ctx.config, p.check, p.facts, p.facts.now));
   return p;

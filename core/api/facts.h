@@ -14,11 +14,6 @@ namespace pulse {
 
 nlohmann::json ContextFactsJson(const ContextFacts& facts);
 
-// Where the workflow's folder is at hand (ctx.workflow_dir: the command line
-// and the server), its outside files are snapshotted into the database
-// first; the browser computes from the database alone.
-Result<ContextFacts> ContextFactsNow(ApiContext& ctx, FactsWindow window = FactsWindow::kSinceLatestCheck);
-
 // What the goal status document is made of: the context facts, the goal
 // check and the attention items at the context's clock.
 struct GoalStatusParts {
