@@ -32,6 +32,9 @@ struct ApiContext {
   // The workflow's folder; empty in the browser, where only the database is
   // at hand (methods that need files say so).
   std::string workflow_dir;
+  // Copies the folder's outside files into the database before the facts
+  // are read (FactsNow, core/api/facts.h); none in the browser.
+  OutsideFilesReader outside_files = nullptr;
   // The methods this caller can reach: the core's everywhere; the native
   // program adds the agent's (agent/tools/agent_api.h).
   const ApiRegistry* api = nullptr;

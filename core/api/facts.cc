@@ -110,8 +110,7 @@ json RunHealthJson(const RunHealth& h) {
 
 Result<json> Facts(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir,
-                                                             FactsWindow::kSincePreviousCheck));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, FactsNow(ctx, FactsWindow::kSincePreviousCheck));
   json out = ContextFactsJson(facts);
   out["workflow"] = ctx.workflow;
   return out;
@@ -167,9 +166,13 @@ json ContextFactsJson(const ContextFacts& f) {
           {"unreadable", unreadable}};
 }
 
+Result<ContextFacts> FactsNow(ApiContext& ctx, FactsWindow window) {
+  return ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir, ctx.outside_files, window);
+}
+
 Result<GoalStatusParts> GoalStatusNow(ApiContext& ctx, bool record, FactsWindow window) {
   GoalStatusParts p;
-  PULSE_ASSIGN_OR_RETURN(p.facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir, window));
+  PULSE_ASSIGN_OR_RETURN(p.facts, FactsNow(ctx, window));
   PULSE_ASSIGN_OR_RETURN(p.check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, p.facts.now, record));
   PULSE_ASSIGN_OR_RETURN(p.attention, GatherAttention(*ctx.db, ctx.config, p.check, p.facts, p.facts.now));
   return p;

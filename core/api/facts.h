@@ -14,6 +14,10 @@ namespace pulse {
 
 nlohmann::json ContextFactsJson(const ContextFacts& facts);
 
+// The context facts now (ContextFactsNow with the context's folder and
+// reader, if any).
+Result<ContextFacts> FactsNow(ApiContext& ctx, FactsWindow window = FactsWindow::kSinceLatestCheck);
+
 // What the goal status document is made of: the context facts, the goal
 // check and the attention items at the context's clock.
 struct GoalStatusParts {

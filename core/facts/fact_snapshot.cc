@@ -461,4 +461,8 @@ SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflo
                      {SnapshotChangelog, SnapshotPlan, SnapshotChats, SnapshotLedger, SnapshotRunFolders, SnapshotReview});
 }
 
+void ReadOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now) {
+  (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
+}
+
 }  // namespace pulse

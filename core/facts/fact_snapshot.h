@@ -63,6 +63,18 @@ struct SnapshotReport {
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits = {});
 
+// What copies a workflow folder's outside files into its database before the
+// facts are read (ReadOutsideFiles below). A workflow opened from its folder
+// carries it (WorkflowHandle, the native program); the browser has no folder
+// and passes none, so the WASM module carries no file readers (docs/wasm.md,
+// *Size and speed*).
+using OutsideFilesReader = void (*)(Env& env, Db& db, const std::string& workflow_dir, int64_t now);
+
+// SnapshotOutsideFiles with the default bounds, its warnings left to the
+// log: the OutsideFilesReader a workflow opened from its folder refreshes
+// its facts with.
+void ReadOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now);
+
 // chats.json alone: the asks read the chats at the moment of the call.
 SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                  const SnapshotLimits& limits = {});

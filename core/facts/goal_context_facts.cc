@@ -320,9 +320,9 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
 }
 
 Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir,
-                                     FactsWindow window) {
+                                     OutsideFilesReader read_outside_files, FactsWindow window) {
   const int64_t now = env.NowSeconds();
-  if (!workflow_dir.empty()) (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
+  if (!workflow_dir.empty() && read_outside_files) read_outside_files(env, db, workflow_dir, now);
   return GatherContextFacts(db, config, now, window);
 }
 

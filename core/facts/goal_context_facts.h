@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/base/env.h"
+#include "core/facts/fact_snapshot.h"
 #include "core/store/db.h"
 #include "core/base/status.h"
 #include "core/workflow/workflow_config.h"
@@ -178,10 +179,12 @@ struct ContextFacts {
 Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now,
                                         FactsWindow window = FactsWindow::kSinceLatestCheck);
 
-// The facts now: where the workflow's folder is at hand (`workflow_dir`: the
-// command line and the server), its outside files are snapshotted into the
-// database first; the browser (no folder) computes from the database alone.
+// The facts now: where the workflow's folder is at hand (`workflow_dir` and
+// its reader, OutsideFilesReader in core/facts/fact_snapshot.h: the command
+// line and the server), its outside files are snapshotted into the database
+// first; the browser (no folder, no reader) computes from the database alone.
 Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir,
+                                     OutsideFilesReader read_outside_files,
                                      FactsWindow window = FactsWindow::kSinceLatestCheck);
 
 // The Pulse summary's one line when login hints were found: "Needs re-auth:

@@ -3,7 +3,9 @@
 // (471,040 bytes), and it is the ceiling: the module is back under it
 // (460,162 bytes on 2026-12-06, once the autonomy guard's scanners left the
 // module: the guard decides tool calls in the server and the CLI, and
-// nothing in the browser makes one; docs/wasm.md, *Size and speed*). A
+// nothing in the browser makes one; 464,388 bytes once the attention model
+// came in and the readers of a workflow folder's files went out, the browser
+// having no folder; docs/wasm.md, *Size and speed*). A
 // change that grows the module past the budget fails here, not in a
 // reader's browser.
 import { test } from 'node:test';

@@ -9,6 +9,8 @@
 
 #include <cstdio>
 
+#include "core/api/api.h"
+#include "core/workflow/handle.h"
 #include "tests/cpp/test_util.h"
 
 namespace pulse {
@@ -191,6 +193,37 @@ TEST_F(Snapshot, ChatsJsonIsThePlatformsCurrentListReadAloneForAnAsk) {
   All();
   SnapshotChatsFile(env_, *db_, Wf(), T("2026-10-07T12:00:00Z"));
   EXPECT_EQ(sqlite3_total_changes64(db_->handle()), changes);
+}
+
+// Who reads the folder: a workflow opened from its folder carries the reader
+// into its API context, so a goal check on the command line or the server
+// sees a run.json written since; a borrowed database (the browser's, with no
+// folder) has none, which is why the WASM module carries no file readers.
+TEST(SnapshotReader, AnOpenedWorkflowReadsItsFolderABorrowedDatabaseDoesNot) {
+  testing::TempDir dir;
+  const std::string ws = testing::MakeWorkspace(dir, "wf", R"({"schedules": []})");
+  FixedClockEnv env(DefaultEnv(), T("2026-10-07T12:00:00Z"));
+  WriteFile(ws + "/Workflow/wf/runs/iteration-1/default/run.json",
+            R"({"run_id": "r-1", "started_at": "2026-10-07T08:00:00Z", "finished_at": "2026-10-07T08:10:00Z",
+                "status": "failed", "error": "gmail: invalid_grant"})");
+  auto opened = WorkflowHandle::Open(env, ws, "wf");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ((*opened)->outside_files(), &ReadOutsideFiles);
+  ApiContext ctx = ContextFor(**opened);
+  EXPECT_EQ(ctx.outside_files, &ReadOutsideFiles);
+  auto facts = CallApi(ctx, "goal.facts", nlohmann::json::object());
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  ASSERT_EQ((*facts)["login_hints"].size(), 1u) << facts->dump();
+  EXPECT_EQ((*facts)["login_hints"][0]["run_id"], "r-1");
+
+  auto copy = testing::OpenWithSchema(dir.Join("copy.sqlite"));
+  ASSERT_TRUE(copy.ok());
+  auto borrowed = WorkflowHandle::Borrow(**copy, env);
+  ASSERT_TRUE(borrowed.ok()) << borrowed.status().message();
+  EXPECT_EQ((*borrowed)->outside_files(), nullptr);
+  ApiContext read = ContextFor(**borrowed);
+  EXPECT_EQ(read.outside_files, nullptr);
+  EXPECT_TRUE(read.workflow_dir.empty());
 }
 
 }  // namespace
