@@ -74,10 +74,9 @@ function NowSetting({ nowSeconds, nowError, onNow }) {
 // What Pulse's turns run on (/api/health `turns`): with the built-in rules
 // runner and no Builder command, the banner says so before anyone acts.
 function ConnectedLine({ turns }) {
-  if (!turns || turns.runner !== 'rules' || turns.builder) return null;
-  return html`<span id="connected-note" class="connected-note"> Pulse's turns here use the built-in rules runner: no model and no Builder
-    command are set, so Pulse answers from its rules and an accepted fix waits in the outbox.
-    <a href="/docs/models.md">How to connect a model or a Builder (docs/models.md)</a>.</span>`;
+  if (!turns || turns.thinks_with !== 'rules' || turns.builder) return null;
+  return html`<span id="connected-note" class="connected-note">No model and no Builder command are set: Pulse's turns use the built-in
+    rules runner, and an accepted fix waits in the outbox.${' '}<a href="/docs/models.md">How to connect one (docs/models.md)</a>.</span>`;
 }
 
 function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, turns }) {

@@ -363,7 +363,7 @@ void App::InstallService(HttpServer& s) {
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
                              {"db_opens", DbOpenCount()}, {"reads", reads_.Health()},
                              // What Pulse's turns run on, for the tab's banner (docs/models.md).
-                             {"turns", {{"runner", options_.runner.empty() ? "rules" : "command"},
+                             {"turns", {{"thinks_with", options_.runner.empty() ? "rules" : "runner"},
                                         {"builder", !options_.builder.empty()}}}}, options_.sandbox));
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {

@@ -254,8 +254,7 @@ test('"Needs you" says what Accept does, marks Pulse\'s pick, offers Dismiss; th
   const item = p.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
   await item.waitFor();
   const text = await item.innerText();
-  assert.match(text, /Accept records “Resume the schedules” as your answer; Pulse reads it at its next pass/);
-  assert.match(text, /Dismiss closes the question with no answer/);
+  assert.match(text, /Accept answers “Resume the schedules”, carried out within the autonomy levels; Dismiss closes it unanswered, with an undo/);
   assert.match(text, /Waiting 3 days/);
   assert.doesNotMatch(await p.locator('#needs-you').innerText(), /waiting 0 s|raised by pulse/);
   assert.equal(await item.locator('.option-rec').innerText(), 'Resume the schedules');

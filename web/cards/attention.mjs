@@ -22,8 +22,7 @@ function Cause({ item, check, nowMs }) {
     return html`<div class="attention-cause" id="needs-reauth">
       <p>Re-connect what these runs use, then run them again:</p>
       <ul class="reauth-list">${list(f.login_hints).map((h) => html`<li data-pattern=${h.pattern}>
-        <strong class="id">run ${h.run_id}</strong> <span class="muted">(${formatTime(h.at, nowMs)} UTC)</span>:
-        <code>${h.matched}</code> in its ${h.where === 'error' ? 'error' : 'CONCERNS: lines'}
+        <strong class="id">run ${h.run_id}</strong> <span class="muted">(${formatTime(h.at, nowMs)} UTC)</span>:${' '}<code>${h.matched}</code> in its ${h.where === 'error' ? 'error' : 'CONCERNS: lines'}
         <div class="reauth-line">${h.line}</div></li>`)}</ul></div>`;
   }
   if (item.kind === 'error_rate_spike') {
@@ -110,13 +109,13 @@ function AttentionItem({ item, check, nowMs, linkFor, onSnooze, onUnsnooze, busy
     <span class="severity-icon" aria-hidden="true">${item.severity === 'critical' ? '!' : item.severity === 'warning' ? '•' : 'i'}</span>
     <div class="attention-body">
       <p class="attention-text"><span class="sr-only">${item.severity}: </span>${item.text}</p>
-      <p class="attention-meta">
+      <div class="attention-meta">
         ${item.since ? html`<span>Since ${formatTime(item.since, nowMs)} UTC</span>` : null}
         ${card && CARD_TITLES[card] ? html`<a href=${linkFor(card)}>See ${CARD_TITLES[card]}</a>` : null}
         <${SnoozedTag} item=${item} nowMs=${nowMs} />
-      </p>
+        <${SnoozeControl} item=${item} nowMs=${nowMs} onSnooze=${onSnooze} onUnsnooze=${onUnsnooze} busy=${busy} readOnly=${readOnly} />
+      </div>
       ${!item.snoozed ? html`<${Cause} item=${item} check=${check} nowMs=${nowMs} />` : null}
-      <${SnoozeControl} item=${item} nowMs=${nowMs} onSnooze=${onSnooze} onUnsnooze=${onUnsnooze} busy=${busy} readOnly=${readOnly} />
     </div>
   </li>`;
 }

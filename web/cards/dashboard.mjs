@@ -283,7 +283,7 @@ async function checkNow(source, nowSeconds, load, report) {
     if (row && row.status !== 'running') {
       await load(['messages', 'check', 'decisions', 'conversation']);
       const when = row.completed_at ? ` at ${formatTime(row.completed_at)} UTC` : '';
-      const result = String(row.error || row.result || '').split('\n')[0];
+      const result = String(row.error || row.result || '').split('\n')[0].replace(/[.!?]+$/, '');
       report(row.status === 'completed'
         ? `Goal check done${when}${result ? `: ${result}` : ''}. Any message it sent is listed below.`
         : `Goal check ${row.status}${when}${result ? `: ${result}` : ''}.`, true);
@@ -316,13 +316,15 @@ export function NoSuchWorkflow({ name, error, rows, linkFor }) {
   const list = Array.isArray(rows) ? rows : [];
   return html`<section class="card no-such" id="no-such-workflow" aria-labelledby="no-such-title">
     <header class="card-head"><h2 id="no-such-title">No workflow named “${name}”</h2></header>
-    <p>${error}</p>
+    <p>${String(error || '').replace(/^[A-Z]+ \/api\/\S+: /, '')}</p>
     ${list.length ? html`<p>The workflows here:</p><ul class="no-such-list">${list.map((r) => html`<li><a href=${linkFor(r.name)}>${r.name}</a></li>`)}</ul>`
       : html`<p><a href="#/">See the workflows</a>.</p>`}
   </section>`;
 }
 
-const notFound = (err) => /no such workflow|not found|\(404\)|HTTP 404/i.test(err || '');
+// The server's 404 for a workflow it does not have (server-shim/http:
+// 'workflow "x" does not exist in this workspace').
+const notFound = (err) => /no such workflow|does not exist in this workspace|not found|\(404\)|HTTP 404/i.test(err || '');
 
 export function Dashboard({ source, nowSeconds, readOnly, onChanged, view, params, onParams, linkFor, knownRows, workflowLink }) {
   const { docs, errors, load, put } = useCardDocs(source, nowSeconds);

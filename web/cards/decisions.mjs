@@ -127,8 +127,8 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
         <button type="button" ref=${dismissButton} disabled=${busy || readOnly} onClick=${dismiss}>Dismiss</button>
       </div>
       <p class="what-happens muted">${rec
-        ? html`<strong>Accept</strong> records “${recommendationText(rec)}” as your answer; Pulse reads it at its next pass and carries it out within the workflow's autonomy levels.`
-        : html`<strong>Change…</strong> gives your own answer.`} <strong>Dismiss</strong> closes the question with no answer (you can undo it for a few seconds).</p>`}
+        ? html`<strong>Accept</strong> answers “${recommendationText(rec)}”, carried out within the autonomy levels;`
+        : html`<strong>Change…</strong> gives your own answer;`} <strong>Dismiss</strong> closes it unanswered, with an undo.</p>`}
   </li>`;
 }
 

@@ -24,19 +24,19 @@ function PlanChanges({ changes, nowMs }) {
 function SpendRow({ spend, spikes }) {
   if (spend.unreadable) return html`<p class="card-error">${spend.unreadable}</p>`;
   if (spend.ledger === 'missing') return html`<p class="muted">No cost ledger (costs/costs.sqlite).</p>`;
-  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,${' '}${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${spend.ratio}</strong>)` : null};
+  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,${' '}${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${Math.round(Number(spend.ratio) * 100) / 100}</strong>)` : null};
     median run ${usd(spend.median_run_usd_14_days)} over ${spend.runs_14_days} runs in 14 days. <span class="muted">No budget is set.</span></p>
     ${spikes.length ? html`<ul class="fact-list cost-spikes">
       ${spikes.map((s) => html`<li class="alarm" data-kind="cost_spike"><span class="alarm-icon" aria-hidden="true">$</span>
-        Run ${s.run_id} cost ${usd(s.usd)}, ${s.ratio}× the median run, on route ${s.route || 'unknown'}${s.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : ''}</li>`)}
+        <div class="alarm-line">Run <strong class="id">${s.run_id}</strong> cost ${usd(s.usd)}, ${s.ratio}× the median run, on route ${s.route || 'unknown'}${s.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : ''}</div></li>`)}
     </ul>` : null}`;
 }
 
 function ErrorRate({ e, health }) {
-  return html`<p class=${e.spike ? 'alarm' : ''} data-kind="error_rate">
+  return html`<div class=${e.spike ? 'alarm' : ''} data-kind="error_rate">
     ${e.spike ? html`<span class="alarm-icon" aria-hidden="true">!</span>` : null}
-    ${`${e.failed} of ${e.runs} runs failed (${pct(e.share)})${e.median_daily_share !== null && e.median_daily_share !== undefined ? `; the 14-day median day: ${pct(e.median_daily_share)}` : ''}${e.spike ? ' — an error-rate spike' : ''}.`}
-    ${!e.spike && e.runs < e.min_runs ? html` <span class="muted">A spike needs ${e.min_runs} runs.</span>` : null}</p>
+    <p class="alarm-line">${`${e.failed} of ${e.runs} runs failed (${pct(e.share)})${e.median_daily_share !== null && e.median_daily_share !== undefined ? `; the 14-day median day: ${pct(e.median_daily_share)}` : ''}${e.spike ? ' — an error-rate spike' : ''}.`}
+    ${!e.spike && e.runs < e.min_runs ? html` <span class="muted">A spike needs ${e.min_runs} runs.</span>` : null}</p></div>
     ${list(health.failed_runs).length ? html`<ul class="fact-list failed-runs">
       ${list(health.failed_runs).map((r) => html`<li><strong>${r.run_id}</strong> ${r.status}${r.route ? ` (${r.route})` : ''}${r.error ? html`: <span class="muted">${r.error}</span>` : null}</li>`)}
     </ul>` : null}

@@ -1,6 +1,6 @@
 // The goal cards: the goal status, the readings chart and runs by route.
 import { html } from 'htm/preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
 import { SnoozeControl, SnoozedTag } from './attention.mjs';
 import {
@@ -109,8 +109,9 @@ export function chartSeries(doc, nowMs, range = 'all') {
   };
 }
 
-// The now line and the span with no reading by a workflow run since the
-// last one (the not-measured alarm), drawn under the series.
+// The now line, the span with no reading by a workflow run since the last
+// one (the not-measured alarm) and the ticks of the time-axis marks, drawn
+// under the series (their labels are drawn over everything: drawLabels).
 function drawMarks(series) {
   return (u) => {
     const { ctx } = u;
@@ -122,33 +123,6 @@ function drawMarks(series) {
       ctx.fillStyle = 'rgba(234, 88, 12, 0.12)';
       ctx.fillRect(x0, top, Math.max(0, Math.min(xNow, left + width) - x0), height);
     }
-    // The target itself, level across the chart: the number the goal is
-    // about, whatever the line to it has reached by now.
-    if (series.target !== null) {
-      const yT = u.valToPos(series.target, 'y', true);
-      if (yT >= top && yT <= top + height) {
-        ctx.strokeStyle = '#047857';
-        ctx.lineWidth = devicePixelRatio;
-        ctx.setLineDash([2 * devicePixelRatio, 3 * devicePixelRatio]);
-        ctx.beginPath();
-        ctx.moveTo(left, yT);
-        ctx.lineTo(left + width, yT);
-        ctx.stroke();
-        ctx.setLineDash([]);
-        // The label on a white box, never struck through by a gridline, and
-        // below the line when above it would leave the plot.
-        const dpr = devicePixelRatio;
-        ctx.font = `600 ${11 * dpr}px system-ui, sans-serif`;
-        ctx.textAlign = 'left';
-        const label = `target ${formatNumber(series.target)}`;
-        const w = ctx.measureText(label).width;
-        const yText = yT - 17 * dpr < top ? yT + 15 * dpr : yT - 5 * dpr;
-        ctx.fillStyle = 'rgba(255, 255, 255, 0.92)';
-        ctx.fillRect(left + 2 * dpr, yText - 11 * dpr, w + 6 * dpr, 14 * dpr);
-        ctx.fillStyle = '#047857';
-        ctx.fillText(label, left + 5 * dpr, yText);
-      }
-    }
     if (xNow >= left && xNow <= left + width) {
       ctx.strokeStyle = '#b91c1c';
       ctx.lineWidth = 1.5 * devicePixelRatio;
@@ -158,17 +132,6 @@ function drawMarks(series) {
       ctx.lineTo(xNow, top + height);
       ctx.stroke();
       ctx.setLineDash([]);
-      // "now" inside the plot: left of the line, or right of it near the left edge.
-      const dpr = devicePixelRatio;
-      ctx.font = `600 ${11 * dpr}px system-ui, sans-serif`;
-      const w = ctx.measureText('now').width;
-      const leftOfLine = xNow - w - 6 * dpr >= left;
-      const xText = leftOfLine ? xNow - w - 4 * dpr : xNow + 4 * dpr;
-      ctx.textAlign = 'left';
-      ctx.fillStyle = 'rgba(255, 255, 255, 0.92)';
-      ctx.fillRect(xText - 2 * dpr, top + 3 * dpr, w + 4 * dpr, 14 * dpr);
-      ctx.fillStyle = '#b91c1c';
-      ctx.fillText('now', xText, top + 14 * dpr);
     }
     // Plan changes, owner answers and decisions on the time axis.
     for (const m of series.marks || []) {
@@ -183,6 +146,66 @@ function drawMarks(series) {
       ctx.stroke();
     }
     ctx.restore();
+  };
+}
+
+// A label on a white box at (x, yBase), kept inside the plot; its box in
+// canvas pixels.
+function boxedLabel(ctx, text, color, x, yBase, { left, top, width, height }) {
+  const dpr = devicePixelRatio;
+  ctx.font = `600 ${11 * dpr}px system-ui, sans-serif`;
+  ctx.textAlign = 'left';
+  const w = ctx.measureText(text).width;
+  const bx = Math.min(Math.max(left, x - 3 * dpr), left + width - w - 6 * dpr);
+  const by = Math.min(Math.max(top, yBase - 11 * dpr), top + height - 14 * dpr);
+  ctx.fillStyle = 'rgba(255, 255, 255, 0.94)';
+  ctx.fillRect(bx, by, w + 6 * dpr, 14 * dpr);
+  ctx.fillStyle = color;
+  ctx.fillText(text, bx + 3 * dpr, by + 11 * dpr);
+  return { text, x: Math.round(bx), y: Math.round(by), w: Math.round(w + 6 * dpr), h: Math.round(14 * dpr) };
+}
+
+// Drawn last, over the grid and the series: the target level with its label
+// and the "now" label, so no gridline strikes them through and neither is
+// cut at the plot's edge (the boxes go to the chart's data-labels).
+function drawLabels(series) {
+  return (u) => {
+    const { ctx } = u;
+    const plot = u.bbox;
+    const { left, top, width, height } = plot;
+    const dpr = devicePixelRatio;
+    const boxes = [];
+    ctx.save();
+    if (series.target !== null) {
+      const yT = u.valToPos(series.target, 'y', true);
+      if (yT >= top && yT <= top + height) {
+        ctx.strokeStyle = '#047857';
+        ctx.lineWidth = dpr;
+        ctx.setLineDash([2 * dpr, 3 * dpr]);
+        ctx.beginPath();
+        ctx.moveTo(left, yT);
+        ctx.lineTo(left + width, yT);
+        ctx.stroke();
+        ctx.setLineDash([]);
+        // Above the line, or below it when above would leave the plot.
+        const yText = yT - 17 * dpr < top ? yT + 15 * dpr : yT - 5 * dpr;
+        boxes.push({ kind: 'target', ...boxedLabel(ctx, `target ${formatNumber(series.target)}`, '#047857', left + 5 * dpr, yText, plot) });
+      }
+    }
+    const xNow = u.valToPos(series.now, 'x', true);
+    if (xNow >= left && xNow <= left + width) {
+      // Left of the line, or right of it near the left edge; clear of the target's label.
+      ctx.font = `600 ${11 * dpr}px system-ui, sans-serif`;
+      const w = ctx.measureText('now').width;
+      const x = xNow - w - 6 * dpr >= left ? xNow - w - 4 * dpr : xNow + 4 * dpr;
+      let y = top + 14 * dpr;
+      const t = boxes[0];
+      if (t && x < t.x + t.w && x + w + 6 * dpr > t.x && y - 11 * dpr < t.y + t.h && y + 3 * dpr > t.y) y = t.y + t.h + 14 * dpr;
+      boxes.push({ kind: 'now', ...boxedLabel(ctx, 'now', '#b91c1c', x, y, plot) });
+    }
+    ctx.restore();
+    const el = u.root.parentNode;
+    if (el) el.dataset.labels = JSON.stringify(boxes);
   };
 }
 
@@ -236,7 +259,7 @@ function chartOptions(series, metric, width) {
         points: { show: true, size: 11, width: 2.5, fill: '#ffffff', stroke: '#d97706' } },
       { label: 'target line', stroke: '#059669', width: 1.5, dash: [6, 5], spanGaps: true, points: { show: false } },
     ],
-    hooks: { drawClear: [drawMarks(series)], draw: [(u) => describeChart(u, series)] },
+    hooks: { drawClear: [drawMarks(series)], draw: [drawLabels(series), (u) => describeChart(u, series)] },
   };
 }
 
@@ -273,23 +296,29 @@ function UPlotChart({ series, metric, nowMs }) {
     let plot = null;
     let cancelled = false;
     let observer = null;
-    // The markers as buttons over the plot, where the canvas drew them.
-    const place = () => {
-      if (!plot) return;
-      const { over } = plot;
-      setMarks((series.marks || []).map((m) => ({ ...m, x: over.offsetLeft + plot.valToPos(m.t, 'x'), y: over.offsetTop + over.clientHeight }))
-        .filter((m) => m.x >= over.offsetLeft && m.x <= over.offsetLeft + over.clientWidth));
+    // The markers as buttons over the plot, where the canvas drew them: after
+    // each draw, when the scales are laid out (unchanged places keep the
+    // buttons, and the focus on one, as they are).
+    let placed = '';
+    const place = (u) => {
+      if (cancelled) return;
+      const { over } = u;
+      const at = (series.marks || []).map((m) => ({ ...m, x: over.offsetLeft + u.valToPos(m.t, 'x'), y: over.offsetTop + over.clientHeight }))
+        .filter((m) => m.x >= over.offsetLeft && m.x <= over.offsetLeft + over.clientWidth);
+      const key = JSON.stringify(at.map((m) => [m.kind, m.t, Math.round(m.x), Math.round(m.y)]));
+      if (key !== placed) { placed = key; setMarks(at); }
     };
     import('uplot').then(({ default: UPlot }) => {
       if (cancelled || !ref.current) return;
       const el = ref.current;
       const width = Math.max(260, el.clientWidth || 600);
-      plot = new UPlot(chartOptions(series, metric, width), [series.xs, series.byRun, series.outside, series.line], el);
-      place();
+      const options = chartOptions(series, metric, width);
+      options.hooks.draw.push(place);
+      plot = new UPlot(options, [series.xs, series.byRun, series.outside, series.line], el);
       if (typeof ResizeObserver !== 'undefined') {
         observer = new ResizeObserver(() => {
           const w = Math.max(260, el.clientWidth);
-          if (plot && Math.abs(plot.width - w) > 4) { plot.setSize({ width: w, height: 260 }); place(); }
+          if (plot && Math.abs(plot.width - w) > 4) plot.setSize({ width: w, height: 260 });
         });
         observer.observe(el);
       }
@@ -303,7 +332,8 @@ function UPlotChart({ series, metric, nowMs }) {
   return html`<div class="chart-wrap">
       <div class="chart" ref=${ref} role="img"
         aria-label=${`${metric} readings against the target line, with the time since the last reading by a run shaded`}></div>
-      <div class="chart-marks">${marks.map((m, i) => html`<button type="button" class=${`chart-mark mark-${m.kind}`}
+      <div class="chart-marks">${marks.map((m, i) => html`<button type="button"
+          class=${`chart-mark mark-${m.kind}${m.x > (ref.current ? ref.current.clientWidth : 0) - 140 ? ' tip-left' : m.x < 140 ? ' tip-right' : ''}`}
           style=${`left:${Math.round(m.x)}px;top:${Math.round(m.y)}px`} data-kind=${m.kind}
           aria-label=${`${MARK_WORDS[m.kind]}, ${formatTime(m.t * 1000, nowMs)} UTC: ${m.label}`}>
           <span class="mark-tip" role="tooltip"><strong>${MARK_WORDS[m.kind]}</strong>, ${formatTime(m.t * 1000, nowMs)} UTC: ${m.label}</span>
@@ -313,8 +343,13 @@ function UPlotChart({ series, metric, nowMs }) {
 }
 
 export function ReadingsCard({ fold, doc, nowMs, decisions, range = 'all', onRange }) {
-  const series = chartSeries(doc, nowMs, range);
-  series.marks = chartMarks(doc, decisions).filter((m) => m.t >= series.start && m.t <= series.end);
+  // The same series while its inputs are the same, so the plot (and the
+  // focus on a mark) outlives the dashboard's other updates.
+  const series = useMemo(() => {
+    const s = chartSeries(doc, nowMs, range);
+    s.marks = chartMarks(doc, decisions).filter((m) => m.t >= s.start && m.t <= s.end);
+    return s;
+  }, [doc, nowMs, range, decisions]);
   const metric = (doc && doc.metric) || 'metric';
   const sub = doc && doc.target !== undefined && doc.target !== null
     ? `target ${formatNumber(doc.target)}${doc.deadline ? ` by ${formatDay(doc.deadline)}` : ''}${doc.baseline !== undefined && doc.baseline !== null ? ` · baseline ${formatNumber(doc.baseline)}${doc.baseline_at ? ` on ${formatDay(doc.baseline_at)}` : ''}` : ''}`

@@ -18,13 +18,13 @@ function FailedRuns({ woken, runs, nowMs }) {
   const seen = new Set(woken.map((r) => r.run_id));
   const rest = runs.filter((r) => !seen.has(r.run_id));
   if (!woken.length && !rest.length) return html`<p class="muted">No failed runs.</p>`;
-  const line = (r) => html`<strong>${r.run_id}</strong> ${r.status}${r.route ? ` on ${r.route}` : ''}${r.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : null}
+  const line = (r) => html`<strong class="id">${r.run_id}</strong> ${r.status}${r.route ? ` on ${r.route}` : ''}${r.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : null}
       <span class="muted"> (${formatTime(r.finished_at, nowMs)})</span>${r.error ? html`<div class="run-error">${r.error}</div>` : null}`;
   return html`<ul class="fact-list failed-runs">
-    ${woken.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span>${line(r)}
+    ${woken.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span><div class="alarm-line">${line(r)}
       ${list(r.concerns).map((c) => html`<div class="concern">${c}</div>`)}
-      <div class="pulse-outcome">Pulse: ${r.outcome || 'looking at it now'}</div></li>`)}
-    ${rest.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span>${line(r)}</li>`)}
+      <div class="pulse-outcome">Pulse: ${r.outcome || 'looking at it now'}</div></div></li>`)}
+    ${rest.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span><div class="alarm-line">${line(r)}</div></li>`)}
   </ul>`;
 }
 
