@@ -8,6 +8,7 @@
 #include "core/base/sha256.h"
 #include "core/autonomy/shell_args.h"
 #include "core/autonomy/tool_args.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -369,7 +370,7 @@ GuardDecision DecideAskBuilderFix(const Ctx& c, const json& args) {
   // Folded like tool names: the Builder reads "dеlete" with a Cyrillic 'е'
   // or a hidden soft hyphen as the word it imitates.
   std::string text;
-  for (const ArgString& s : CollectStrings(args)) text += AsciiLower(FoldConfusables(s.value)) + "\n";
+  for (const ArgString& s : CollectStrings(args)) text += Lower(FoldConfusables(s.value)) + "\n";
   for (const char* word : {"soul.md", "delet", "migrat", "contract version", "contract_version", "create_plan",
                            "replace the plan", "replace_plan"}) {
     if (text.find(word) != std::string::npos) {
@@ -422,7 +423,7 @@ GuardDecision DecidePulseAsk(const Ctx& c, const ToolEntry& entry, const json& a
   if (args.is_object()) {
     for (auto it = args.begin(); it != args.end(); ++it) {
       std::string k = KeyCanon(it.key());
-      if ((k == "mode" || k == "kind" || k == "type") && it.value().is_string()) mode = AsciiLower(it.value().get<std::string>());
+      if ((k == "mode" || k == "kind" || k == "type") && it.value().is_string()) mode = Lower(it.value().get<std::string>());
       if (k == "question") has_question = true;
     }
   }

@@ -6,6 +6,7 @@
 
 #include "core/autonomy/shell_expand.h"
 #include "core/autonomy/tool_args.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -17,8 +18,6 @@ std::string Basename(const std::string& path) {
   size_t cut = path.find_last_of('/');
   return cut == std::string::npos ? path : path.substr(cut + 1);
 }
-
-std::string Lower(std::string_view s) { return AsciiLower(s); }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "core/autonomy/confusables.h"
 #include "core/base/json_limits.h"
+#include "core/base/text.h"
 
 namespace pulse {
 
@@ -53,7 +54,7 @@ bool HasUrlScheme(std::string_view s) {
   for (size_t i = 0; i < p; ++i) {
     if (!std::isalpha(static_cast<unsigned char>(s[i]))) return false;
   }
-  return AsciiLower(s.substr(0, p)) != "file";
+  return Lower(s.substr(0, p)) != "file";
 }
 
 void Collect(const json& v, const std::string& key, int depth, std::vector<ArgString>* out) {
@@ -160,12 +161,6 @@ std::string DecodeCEscapes(std::string_view s) {
       out.push_back(s[i++]);
     }
   }
-  return out;
-}
-
-std::string AsciiLower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 
@@ -305,7 +300,7 @@ std::vector<std::string> PatchPaths(std::string_view text) {
     std::string_view line = text.substr(start, end - start);
     start = end + 1;
     while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    std::string lower = AsciiLower(line.substr(0, 24));
+    std::string lower = Lower(line.substr(0, 24));
     for (const char* h : kHeaders) {
       if (lower.rfind(h, 0) != 0) continue;
       std::string_view rest = line.substr(std::strlen(h));

@@ -15,8 +15,6 @@
 
 namespace pulse {
 
-std::string AsciiLower(std::string_view s);
-
 // One C escape at s[i] ('\\'), as C, git's quoted names and bash's $'...'
 // read it: \a \b \e \f \n \r \t \v \\ \' \" \?, \ooo (up to three octal
 // digits), \xHH, \uHHHH, \UHHHHHHHH (UTF-8), \cX; an unknown escape is kept

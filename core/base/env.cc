@@ -135,18 +135,41 @@ void RemoveLeftovers(const std::string& path) {
 // the caller re-reads. Where the file system cannot exchange, the compare
 // and a plain rename(2) happen under the directory lock.
 // The whole file, false when it cannot be opened.
-bool ReadWhole(const std::string& path, std::string* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
+// What is left to read of `fd`; false on a read error.
+bool ReadAll(int fd, std::string* out) {
   char buf[65536];
   for (;;) {
     ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n < 0) return false;
+    if (n == 0) return true;
     out->append(buf, static_cast<size_t>(n));
   }
+}
+
+bool ReadWhole(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ReadAll(fd, out);
   ::close(fd);
-  return true;
+  return ok;
+}
+
+// The exchange-back found the name taken away by another writer (a rename
+// aside). The other writer's text in `tmp` goes back while the name is free.
+// When the name is filled again meanwhile: with Pulse's own new text (the
+// other writer put back what it took), the other text is exchanged in again;
+// with anything else, that newer text stands.
+Status PutBackAfterTakenAway(const std::string& path, const std::string& tmp, const std::string& ours) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0) return Status::OK();
+    if (errno != EEXIST) break;
+    std::string now;
+    if (!ReadWhole(path, &now) || now != ours) return Status::OK();
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) return Status::OK();
+    if (errno != ENOENT) break;
+  }
+  return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(errno));
 }
 
 Status ExchangeFile(const std::string& path, const std::string& expected, const std::string& content, mode_t mode) {
@@ -158,15 +181,45 @@ Status ExchangeFile(const std::string& path, const std::string& expected, const 
     const std::string& p;
     ~Unlink() { ::unlink(p.c_str()); }
   } cleanup{tmp};
+  // Compared first, and the compared file held open: a text read too long
+  // ago never reaches the name, not even for the instant before an
+  // exchange would take it back (another writer reading then would build on
+  // it). After the exchange, what came back is checked to be that very file
+  // (its inode, which cannot be reused while it is open): one stat, so the
+  // instant in which a write landing after the compare shows Pulse's text
+  // is as short as it can be.
+  struct OpenFile {
+    int fd = -1;
+    ~OpenFile() {
+      if (fd >= 0) ::close(fd);
+    }
+  } compared;
+  compared.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (compared.fd < 0) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  struct stat was;
+  {
+    std::string now;
+    if (!ReadAll(compared.fd, &now) || ::fstat(compared.fd, &was) != 0) {
+      return Status::IoError(path + ": cannot read: " + std::strerror(errno));
+    }
+    if (now != expected) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  }
   if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
-    std::string was;
-    if (ReadWhole(tmp, &was) && was == expected) {
+    struct stat back;
+    if (::lstat(tmp.c_str(), &back) == 0 && back.st_ino == was.st_ino && back.st_dev == was.st_dev) {
       lock.SyncDir();
       return Status::OK();
     }
     // Theirs goes back the same way (the name still never empty).
     if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
-      return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(errno));
+      const int put_back = errno;
+      // Another writer took the name away in between (a rename aside):
+      // theirs goes back only while the name is still free; when they
+      // have put a newer text there meanwhile, that one stands.
+      if (put_back != ENOENT) {
+        return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(put_back));
+      }
+      if (Status restored = PutBackAfterTakenAway(path, tmp, content); !restored.ok()) return restored;
     }
     return Status::Conflict(path + ": changed by another writer since Pulse read it");
   }

@@ -1,6 +1,7 @@
 #include "core/workflow/workflow_edit.h"
 
 #include <set>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -162,22 +163,33 @@ Result<json> ParseObject(const std::string& text, const std::string& path) {
   return doc;
 }
 
-// Enough tries to outlast a swap (rename, compare, link: microseconds) on a
-// loaded machine, few enough that a missing file is reported at once.
-constexpr int kMissingRetries = 2000;
+// A name missing for an instant is another writer's swap (rename aside,
+// compare, link: microseconds, but a writer can lose the CPU between them on
+// a loaded machine): looked at again, at once for a while and then every
+// millisecond, for up to a quarter second; a file still missing then is
+// reported as missing.
+constexpr int kMissingSpins = 200;
+constexpr int kMissingSleeps = 250;
+
+void WaitForSwap(int attempt) {
+  if (attempt < kMissingSpins) std::this_thread::yield();
+  else std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
 
 }  // namespace
 
 Result<std::string> ReadWorkflowJson(Env& env, const std::string& path) {
   for (int i = 0;; ++i) {
     Result<std::string> text = env.ReadFile(path);
-    if (text.ok() || text.status().code() != Code::kNotFound || i >= kMissingRetries) return text;
-    std::this_thread::yield();
+    if (text.ok() || text.status().code() != Code::kNotFound || i >= kMissingSpins + kMissingSleeps) return text;
+    WaitForSwap(i);
   }
 }
 
+// Listing only: a folder without workflow.json is common (being set up),
+// so no waiting beyond the spins.
 bool WorkflowJsonExists(Env& env, const std::string& path) {
-  for (int i = 0; i < kMissingRetries / 10; ++i) {
+  for (int i = 0; i < kMissingSpins; ++i) {
     if (env.FileExists(path)) return true;
     std::this_thread::yield();
   }

@@ -72,6 +72,33 @@ void AddTickOptions(CLI::App* sub, serve::ServeOptions& opt) {
       ->check(FiniteRange(0.0, 86400.0));
 }
 
+// The HTTP side's bounds: bodies, threads, kept connections, who may connect.
+void AddConnectionOptions(CLI::App* sub, serve::ServeOptions& opt) {
+  sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
+      ->check(CLI::Range(1024, 1 << 30));
+  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
+  sub->add_option("--pool-size", opt.pool_size, "read connections kept open, all workflows together (default 64)")
+      ->check(CLI::Range(1, 4096));
+  sub->add_option("--pool-idle-seconds", opt.pool_idle_seconds,
+                  "seconds a kept read connection may stay unused before it is closed (default 30)")
+      ->check(FiniteRange(0.1, 86400.0));
+  sub->add_option("--shutdown-grace", opt.shutdown_grace,
+                  "seconds a running runner gets after SIGTERM before it is killed (default 5)")
+      ->check(FiniteRange(0.0, 3600.0));
+  sub->add_option("--allowed-host", opt.allowed_hosts,
+                  "a host name (Host header) the server answers to besides 127.0.0.1, localhost and [::1]; "
+                  "repeatable. Other names get 421, so a web page on a name that resolves here cannot read the API")
+      ->allow_extra_args(false);
+  sub->add_option("--max-connections", opt.max_connections, "connections open at once, all clients (default 2048)")
+      ->check(CLI::Range(16, 1 << 20));
+  sub->add_option("--max-connections-per-client", opt.max_connections_per_client,
+                  "connections open at once from one address (default 512; more get 503)")
+      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--header-timeout", opt.header_timeout,
+                  "seconds a client has to send a request header in full (default 10; then 408)")
+      ->check(FiniteRange(0.5, 3600.0));
+}
+
 void Setup(CLI::App& app, State& state) {
   static serve::ServeOptions opt;
   CLI::App* sub = app.add_subcommand("serve", "the server: scheduler tick, background turns, HTTP API, Pulse tab, MCP");
@@ -107,29 +134,7 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--web-root", opt.web_root, "the Pulse tab's files (default: web/ of this build's source tree)");
   sub->add_option("--wasm-root", opt.wasm_root, "the WASM module's files, served at /wasm/ (default: build/wasm)");
   AddTickOptions(sub, opt);
-  sub->add_option("--max-body", opt.max_body, "largest request body in bytes (default 1 MiB; larger gets 413)")
-      ->check(CLI::Range(1024, 1 << 30));
-  sub->add_option("--threads", opt.threads, "HTTP worker threads (default 32)")->check(CLI::Range(1, 512));
-  sub->add_option("--pool-size", opt.pool_size, "read connections kept open, all workflows together (default 64)")
-      ->check(CLI::Range(1, 4096));
-  sub->add_option("--pool-idle-seconds", opt.pool_idle_seconds,
-                  "seconds a kept read connection may stay unused before it is closed (default 30)")
-      ->check(FiniteRange(0.1, 86400.0));
-  sub->add_option("--shutdown-grace", opt.shutdown_grace,
-                  "seconds a running runner gets after SIGTERM before it is killed (default 5)")
-      ->check(FiniteRange(0.0, 3600.0));
-  sub->add_option("--allowed-host", opt.allowed_hosts,
-                  "a host name (Host header) the server answers to besides 127.0.0.1, localhost and [::1]; "
-                  "repeatable. Other names get 421, so a web page on a name that resolves here cannot read the API")
-      ->allow_extra_args(false);
-  sub->add_option("--max-connections", opt.max_connections, "connections open at once, all clients (default 2048)")
-      ->check(CLI::Range(16, 1 << 20));
-  sub->add_option("--max-connections-per-client", opt.max_connections_per_client,
-                  "connections open at once from one address (default 512; more get 503)")
-      ->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--header-timeout", opt.header_timeout,
-                  "seconds a client has to send a request header in full (default 10; then 408)")
-      ->check(FiniteRange(0.5, 3600.0));
+  AddConnectionOptions(sub, opt);
   AddSandboxOptions(sub, opt.sandbox);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {

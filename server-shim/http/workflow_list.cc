@@ -12,6 +12,7 @@
 #include "core/goal/goal_facts.h"
 #include "core/autonomy/tool_args.h"
 #include "core/store/workspace.h"
+#include "core/base/text.h"
 
 namespace pulse::serve {
 
@@ -128,7 +129,7 @@ bool ParseWorkflowListQuery(const httplib::Params& params, WorkflowListQuery* ou
     return false;
   }
   out->cursor = cursor;
-  out->q = AsciiLower(q);
+  out->q = Lower(q);
   return true;
 }
 
@@ -144,7 +145,7 @@ Result<json> WorkflowListAnswer(PooledReads& reads, Env& env, const std::string&
   // matches after the cursor.
   std::vector<const std::string*> matching;
   for (const std::string& wf : names) {
-    if (query.q.empty() || AsciiLower(wf).find(query.q) != std::string::npos) matching.push_back(&wf);
+    if (query.q.empty() || Lower(wf).find(query.q) != std::string::npos) matching.push_back(&wf);
   }
   auto from = std::upper_bound(matching.begin(), matching.end(), query.cursor,
                                [](const std::string& c, const std::string* name) { return c < *name; });

@@ -34,9 +34,12 @@ constexpr int64_t kNow = 1791363600;  // 2026-10-07T09:00:00Z, fuzz_util's clock
 // The folder's files are the answer: outside files snapshotted (goal.facts),
 // the plan and its review record (review.*), workflow.json edited in place
 // (focus.*, workflow.migrate), the after-run hook's source hash. And the
-// method list, which is each side's own (the server's has the agent's).
-const char* const kFolderMethods[] = {"goal.facts", "review.state", "focus.list", "focus.change", "focus.expire",
-                                      "workflow.migrate", "schedule.after_run", "pulse.methods"};
+// method list, which is each side's own (the server's has the agent's). And
+// the guard, which the WebAssembly module refuses by design (it decides tool
+// calls only in `pulse serve` and `pulse guard`).
+const char* const kFolderMethods[] = {"goal.facts",       "review.state",       "focus.list",    "focus.change",
+                                      "focus.expire",     "workflow.migrate",   "schedule.after_run",
+                                      "pulse.methods",    "autonomy.guard"};
 
 bool ComparedMethod(const std::string& method) {
   for (const char* m : kFolderMethods) {

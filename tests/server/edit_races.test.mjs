@@ -73,10 +73,14 @@ test('workflow.json is never missing or partial while `pulse focus` edits are SI
     const oneEdit = Math.max(5, Date.now() - t0);
     const reader = startReader(tmp.dir, path);
     const outcomes = { killed: 0, done: 0 };
-    for (let i = 0; i < 100; i++) {
-      const r = await killedEdit(ws, 3 + (i % 25), Math.floor(oneEdit * (0.3 + 0.9 * ((i * 37) % 100) / 100)));
-      if (r === 'killed') outcomes.killed++;
-      else outcomes.done++;
+    // The kills spread over 0.3–1.2 of one edit's time; on a machine whose
+    // load changes under the test, the scale follows what the edits did (a
+    // finished edit shortens the next delays, a killed one lengthens them),
+    // and the loop goes on (up to 300 edits) until both kinds happened often.
+    let scale = oneEdit;
+    for (let i = 0; i < 300 && (i < 100 || outcomes.killed < 20 || outcomes.done < 10); i++) {
+      const r = await killedEdit(ws, 3 + (i % 25), Math.max(1, Math.floor(scale * (0.3 + 0.9 * ((i * 37) % 100) / 100))));
+      if (r === 'killed') { outcomes.killed++; scale *= 1.05; } else { outcomes.done++; scale *= 0.95; }
     }
     const seen = await reader.finish();
     console.log(`# ${outcomes.killed} edits killed, ${outcomes.done} finished (one edit ~${oneEdit} ms); the reader read ${seen.reads} times`);

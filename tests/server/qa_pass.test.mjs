@@ -164,11 +164,13 @@ test('a restart between ticks still gives one failed run one turn', async () => 
 // A runner for QA: records what each turn was handed; a fix run tries a Run
 // tool (held), then answers with its JSON result, or fails when asked to.
 const RUNNER = `
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync, renameSync } from 'node:fs';
 const input = JSON.parse(readFileSync(0, 'utf8'));
 const kind = process.env.PULSE_TURN;
-const file = process.argv[2] + '/' + kind + '-' + Date.now() + '-' + Math.floor(Math.random() * 1e6) + '.json';
-writeFileSync(file, JSON.stringify({ input, session: process.env.PULSE_SESSION }));
+const name = kind + '-' + Date.now() + '-' + Math.floor(Math.random() * 1e6) + '.json';
+// Written beside and renamed: the test never reads half a file.
+writeFileSync(process.argv[2] + '/.' + name, JSON.stringify({ input, session: process.env.PULSE_SESSION }));
+renameSync(process.argv[2] + '/.' + name, process.argv[2] + '/' + name);
 if (kind === 'qa_fix') {
   const r = await fetch(process.env.PULSE_TOOL_URL + 'execute_step', { method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.MCP_API_TOKEN }, body: '{}' });
