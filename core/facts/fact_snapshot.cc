@@ -157,6 +157,15 @@ const char kRunDaysSql[] =
 #undef PULSE_GOAL_DAY
 #undef PULSE_NO_RUN_ROW
 
+// The latest Workflow Review record (planning/workflow_review.json), so a
+// break that stops runs is known from the database alone.
+constexpr char kFactReviewSql[] =
+    "CREATE TABLE IF NOT EXISTS pulse_fact_review ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " outcome TEXT NOT NULL,"
+    " broken_json TEXT NOT NULL DEFAULT '[]',"
+    " finished_at TEXT NOT NULL DEFAULT '');";
+
 }  // namespace
 
 Status EnsureFactsSchema(Db& db) {
@@ -230,14 +239,7 @@ Status EnsureFactsSchema(Db& db) {
        " seen_at TEXT NOT NULL);"},
       {3, kFactAggregatesSql},
       {4, kRunDaysSql},
-      // The latest Workflow Review record (planning/workflow_review.json),
-      // so a break that stops runs is known from the database alone.
-      {5,
-       "CREATE TABLE IF NOT EXISTS pulse_fact_review ("
-       " id INTEGER PRIMARY KEY CHECK (id = 1),"
-       " outcome TEXT NOT NULL,"
-       " broken_json TEXT NOT NULL DEFAULT '[]',"
-       " finished_at TEXT NOT NULL DEFAULT '');"},
+      {5, kFactReviewSql},
   };
   // Migration 3 indexes the goal's run facts (goal_run_facts), so those
   // tables come first: a database holding only the facts is still one the

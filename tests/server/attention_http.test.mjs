@@ -118,3 +118,17 @@ test('snoozed until it changes: a new failed run with an expired login brings th
   assert.equal(back.snoozed, false, JSON.stringify(back));
   assert.match(back.text, /r-0900/);
 });
+
+test('/api/health says what the turns run on; /docs/<page>.md serves the reference page the banner links to, nothing else', opts, async () => {
+  const health = (await request(`${server.url}api/health`)).body;
+  assert.deepEqual(health.turns, { thinks_with: 'rules', builder: false });
+  const page = await request(`${server.url}docs/models.md`);
+  assert.equal(page.status, 200);
+  assert.match(page.headers.get('content-type'), /^text\/plain/);
+  assert.match(page.text, /^# What thinks for Pulse's turns, and the Builder/);
+  for (const path of ['docs/models.txt', 'docs/nosuch.md', 'docs/.hidden.md', 'docs/%2e%2e/README.md', 'docs/..%2fREADME.md']) {
+    const refused = await request(`${server.url}${path}`);
+    assert.ok([400, 404].includes(refused.status), `${path}: ${refused.status} ${refused.text.slice(0, 80)}`);
+    assert.doesNotMatch(refused.text, /^# /m, path);
+  }
+});

@@ -133,13 +133,71 @@ function answeredLine(question) {
   return `Answered: ${question}${/[.?!]$/.test(question) ? '' : '.'}`;
 }
 
-// The owner's actions: answering a decision and saving the goal memory.
+// Saving the goal memory: a save refused because the memory changed
+// meanwhile (stale base hash) reads the memory again, and the card offers to
+// merge or start again.
+function useMemorySave(source, nowSeconds, load, onChanged, setNotice) {
+  const [memError, setMemError] = useState('');
+  const [saving, setSaving] = useState(false);
+  const [memConflict, setMemConflict] = useState(false);
+  const onSaveMemory = async (text, doc) => {
+    setSaving(true);
+    setMemError('');
+    try {
+      await source.call('memory.save', { text, base_hash: doc && (doc.hash || doc.base_hash) }, nowSeconds);
+      setMemConflict(false);
+      await load(['memory']);
+      if (onChanged) onChanged();
+      setNotice('Goal memory saved.');
+      return true;
+    } catch (err) {
+      if (err.status === 409 || err.code === 'conflict' || /changed since it was loaded/.test(errorText(err))) {
+        setMemConflict(true);
+        await load(['memory']);
+      }
+      setMemError(`Not saved: ${errorText(err)}`);
+      return false;
+    } finally {
+      setSaving(false);
+    }
+  };
+  return { memError, saving, onSaveMemory, memConflict, dropMemConflict: () => { setMemConflict(false); setMemError(''); } };
+}
+
+// Snooze or lift the snooze of one attention item; true when it went through.
+function useSnooze(source, nowSeconds, load, onChanged, setNotice) {
+  const [snoozeKey, setSnoozeKey] = useState('');
+  const snoozeCall = async (item, method, args, done) => {
+    setSnoozeKey(item.key);
+    setNotice('');
+    try {
+      await source.call(method, { key: item.key, ...args }, nowSeconds);
+      await load(['check']);
+      setNotice(done);
+      if (onChanged) onChanged();
+      return true;
+    } catch (err) {
+      setNotice(`Could not change the snooze: ${errorText(err)}`);
+      return false;
+    } finally {
+      setSnoozeKey('');
+    }
+  };
+  return {
+    busyKey: snoozeKey,
+    onSnooze: (item, until) => snoozeCall(item, 'attention.snooze', until ? { until: isoSeconds(until) } : {},
+      `Snoozed ${until ? `until ${formatTime(isoSeconds(until))} UTC` : 'until it changes'}: ${item.text}`),
+    onUnsnooze: (item) => snoozeCall(item, 'attention.unsnooze', {}, `No longer snoozed: ${item.text}`),
+  };
+}
+
+// The owner's actions: answering a decision, recording a result, focus areas.
 function useActions(source, nowSeconds, load, onChanged) {
   const [busyId, setBusyId] = useState(null);
   const [notice, setNotice] = useState('');
-  const [memError, setMemError] = useState('');
-  const [saving, setSaving] = useState(false);
   const noticeRef = useRef(null);
+  const memory = useMemorySave(source, nowSeconds, load, onChanged, setNotice);
+  const snooze = useSnooze(source, nowSeconds, load, onChanged, setNotice);
   const onAnswer = async (d, answer) => {
     setBusyId(d.id);
     setNotice('');
@@ -174,54 +232,6 @@ function useActions(source, nowSeconds, load, onChanged) {
       setBusyId(null);
     }
   };
-  // A save refused because the memory changed meanwhile (stale base hash):
-  // the memory is read again and the card offers to merge or start again.
-  const [memConflict, setMemConflict] = useState(false);
-  const onSaveMemory = async (text, doc) => {
-    setSaving(true);
-    setMemError('');
-    try {
-      await source.call('memory.save', { text, base_hash: doc && (doc.hash || doc.base_hash) }, nowSeconds);
-      setMemConflict(false);
-      await load(['memory']);
-      if (onChanged) onChanged();
-      setNotice('Goal memory saved.');
-      return true;
-    } catch (err) {
-      if (err.status === 409 || err.code === 'conflict' || /changed since it was loaded/.test(errorText(err))) {
-        setMemConflict(true);
-        await load(['memory']);
-      }
-      setMemError(`Not saved: ${errorText(err)}`);
-      return false;
-    } finally {
-      setSaving(false);
-    }
-  };
-  // Snooze or lift the snooze of one attention item; true when it went through.
-  const [snoozeKey, setSnoozeKey] = useState('');
-  const snoozeCall = async (item, method, args, done) => {
-    setSnoozeKey(item.key);
-    setNotice('');
-    try {
-      await source.call(method, { key: item.key, ...args }, nowSeconds);
-      await load(['check']);
-      setNotice(done);
-      if (onChanged) onChanged();
-      return true;
-    } catch (err) {
-      setNotice(`Could not change the snooze: ${errorText(err)}`);
-      return false;
-    } finally {
-      setSnoozeKey('');
-    }
-  };
-  const snooze = {
-    busyKey: snoozeKey,
-    onSnooze: (item, until) => snoozeCall(item, 'attention.snooze', until ? { until: isoSeconds(until) } : {},
-      `Snoozed ${until ? `until ${formatTime(isoSeconds(until))} UTC` : 'until it changes'}: ${item.text}`),
-    onUnsnooze: (item) => snoozeCall(item, 'attention.unsnooze', {}, `No longer snoozed: ${item.text}`),
-  };
   // The owner's focus-area change; true when it went through.
   const [focusBusy, setFocusBusy] = useState(false);
   const [focusError, setFocusError] = useState('');
@@ -242,8 +252,7 @@ function useActions(source, nowSeconds, load, onChanged) {
       setFocusBusy(false);
     }
   };
-  return { busyId, notice, noticeRef, memError, saving, onAnswer, onOutcome, onSaveMemory, onFocus, focusBusy, focusError,
-    setNotice, snooze, memConflict, dropMemConflict: () => { setMemConflict(false); setMemError(''); } };
+  return { busyId, notice, noticeRef, onAnswer, onOutcome, onFocus, focusBusy, focusError, setNotice, snooze, ...memory };
 }
 
 // The owner's after-run checkboxes: one row's three options at once.
@@ -311,6 +320,27 @@ function useFolds(view, key) {
   } : undefined);
 }
 
+// Talk to Pulse: the turn runs in the background; the chat is read again
+// until Pulse has answered, and the chat comes into view.
+function talkToPulse(source, nowSeconds, put, load) {
+  return async (text) => {
+    const out = await source.call('turn.ask_pulse', { text }, nowSeconds);
+    const chat = document.getElementById('pulse-chat');
+    if (chat) chat.scrollIntoView({ block: 'start' });
+    const started = Date.now();
+    const poll = async () => {
+      const doc = await source.call('conversation.show', {}, nowSeconds).catch(() => null);
+      if (doc) put('conversation', doc);
+      // Done once this turn (by its run id) is in the chat and has ended.
+      const mine = doc && (doc.turns || []).find((t) => out && out.turn && t.pulse_run_id === out.turn.pulse_run_id);
+      if ((!mine || mine.state === 'running') && Date.now() - started < 120000) setTimeout(poll, 1000);
+      else load(['conversation', 'messages', 'memory', 'focus', 'decisions']);
+    };
+    setTimeout(poll, 500);
+    return `Sent${out && out.turn && out.turn.started_at ? ` at ${formatTime(out.turn.started_at)} UTC` : ''}: Pulse's reply appears in the Pulse chat.`;
+  };
+}
+
 // An unknown workflow: one page that says so and lists the ones there are.
 export function NoSuchWorkflow({ name, error, rows, linkFor }) {
   const list = Array.isArray(rows) ? rows : [];
@@ -347,24 +377,7 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged, view, param
     if (docs.conversation && docs.conversation.exists) return;
     source.call('conversation.open', {}, nowSeconds).then((doc) => put('conversation', doc), () => {});
   }, [source, readOnly, docs.check && docs.check.status, docs.conversation && docs.conversation.exists]);
-  // Talk to Pulse: the turn runs in the background; the chat is read again
-  // until Pulse has answered, and the chat comes into view.
-  const onTalk = async (text) => {
-    const out = await source.call('turn.ask_pulse', { text }, nowSeconds);
-    const chat = document.getElementById('pulse-chat');
-    if (chat) chat.scrollIntoView({ block: 'start' });
-    const started = Date.now();
-    const poll = async () => {
-      const doc = await source.call('conversation.show', {}, nowSeconds).catch(() => null);
-      if (doc) put('conversation', doc);
-      // Done once this turn (by its run id) is in the chat and has ended.
-      const mine = doc && (doc.turns || []).find((t) => out && out.turn && t.pulse_run_id === out.turn.pulse_run_id);
-      if ((!mine || mine.state === 'running') && Date.now() - started < 120000) setTimeout(poll, 1000);
-      else load(['conversation', 'messages', 'memory', 'focus', 'decisions']);
-    };
-    setTimeout(poll, 500);
-    return `Sent${out && out.turn && out.turn.started_at ? ` at ${formatTime(out.turn.started_at)} UTC` : ''}: Pulse's reply appears in the Pulse chat.`;
-  };
+  const onTalk = talkToPulse(source, nowSeconds, put, load);
   if (errors.check && notFound(errors.check)) {
     return html`<${NoSuchWorkflow} name=${source.label} error=${errors.check} rows=${knownRows} linkFor=${workflowLink} />`;
   }
