@@ -241,10 +241,19 @@ for (const [width, height, prefix] of WIDTHS) {
     }));
     assert.ok(rows.length >= 4, `the failed runs: ${JSON.stringify(rows)}`);
     for (const [run, share] of rows) assert.ok(share >= 0.6, `run ${run}: its text takes ${Math.round(share * 100)}% of its row`);
-    // Run ids are never broken across lines.
+    // Run ids are never broken across lines, nor a word of a turn's kind
+    // ("housekeepin g").
     const broken = await page.locator('#main .id').evaluateAll((els) => els
       .filter((e) => new Set([...e.getClientRects()].map((r) => Math.round(r.top))).size > 1).map((e) => e.textContent));
     assert.deepEqual(broken, []);
+    const kinds = await page.locator('#agent-log td.kind').evaluateAll((tds) => tds.filter((td) => [...td.childNodes]
+      .filter((n) => n.nodeType === 3 && n.textContent.trim()).some((n) => {
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+      })).map((td) => td.textContent));
+    assert.ok(await page.locator('#agent-log td.kind').count() >= 3);
+    assert.deepEqual(kinds, []);
     if (width > 600) {
       // The agent log's headers apart ("DURATIONRESULT / ERROR" was one word).
       const gaps = await page.locator('#agent-log thead tr').first().evaluate((tr) => {

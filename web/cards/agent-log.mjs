@@ -57,13 +57,20 @@ function ResultText({ text }) {
     <div class="pre-text">${t}</div></details>`;
 }
 
+// A turn kind ("workflow_review") may break after its underscores, never
+// inside a word.
+function breakAfterUnderscores(kind) {
+  const parts = String(kind || '').split('_');
+  return parts.map((p, i) => (i < parts.length - 1 ? html`${p}_<wbr />` : p));
+}
+
 function AgentRow({ r, nowMs, byRun }) {
   const state = rowState(r);
   return html`<tr class=${`agent-row state-${state}`}>
     <td data-label="Started">${formatTime(r.started_at || r.updated_at, nowMs)}</td>
     <td data-label="Agent"><strong>${r.name || r.agent_id}</strong>${r.name ? html`<br /><code class="muted id" title=${r.agent_id}>${r.agent_id}</code>` : null}
       ${r.parent_execution_id ? html`<br /><span class="muted">parent <code class="id">${r.parent_execution_id}</code></span>` : null}</td>
-    <td data-label="Kind">${r.kind}</td>
+    <td data-label="Kind" class="kind">${breakAfterUnderscores(r.kind)}</td>
     <td data-label="State"><span class=${`state-badge state-${state}`}>${state === 'stuck' ? `stuck (running ${formatSpan(nowMs - parseTime(r.started_at || r.updated_at))})` : state}</span></td>
     <td data-label="Duration">${duration(r)}</td>
     <td data-label="Result" class="result">${r.error ? html`<span class="failed"><${ResultText} text=${r.error} /></span>` : html`<${ResultText} text=${r.result} />`}</td>
