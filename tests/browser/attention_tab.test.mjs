@@ -27,7 +27,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../node/helpers.mjs';
+import { ROOT, makeDemo } from '../node/helpers.mjs';
 import { startServer, makeTempDir, PULSE_BIN, request } from '../server/helpers.mjs';
 import { browserSkip, launchBrowser, screenshot, allowConsoleErrors, startStaticServer } from './helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
@@ -48,8 +48,7 @@ before(async () => {
   vendorWeb();
   tmp = makeTempDir('pulse-attention-tab-');
   ws = join(tmp.dir, 'demo');
-  const made = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
-  assert.equal(made.status, 0, made.stderr);
+  makeDemo(ws);
   server = await startServer(ws, ['--now-file', join(ws, '.pulse', 'demo-now'), '--tick-seconds', '0.5']);
   context = await launchBrowser(join(tmp.dir, 'profile'));
   page = await context.newPage();

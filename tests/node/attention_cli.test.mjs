@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, PULSE_BIN, ROOT, WASM_DIR } from './helpers.mjs';
+import { makeDemo, makeTempDir, PULSE_BIN, WASM_DIR } from './helpers.mjs';
 import { fileNeed, missingOf, skipUnless } from '../strict.mjs';
 
 const opts = {
@@ -26,8 +26,7 @@ before(() => {
   if (opts.skip) return;
   tmp = makeTempDir('pulse-attention-cli-');
   ws = join(tmp.dir, 'demo');
-  const made = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
-  assert.equal(made.status, 0, made.stderr);
+  makeDemo(ws);
   demoNow = readFileSync(join(ws, '.pulse', 'demo-now'), 'utf8').trim();
 });
 

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { writeFileSync, mkdirSync } from 'node:fs';
-import { makeTempDir, PULSE_BIN, ROOT, WASM_DIR } from '../node/helpers.mjs';
+import { makeDemo, makeTempDir, PULSE_BIN, WASM_DIR } from '../node/helpers.mjs';
 import { startServer, request } from './helpers.mjs';
 import { fileNeed, missingOf, skipUnless } from '../strict.mjs';
 
@@ -26,8 +26,7 @@ before(async () => {
   if (opts.skip) return;
   tmp = makeTempDir('pulse-attention-http-');
   ws = join(tmp.dir, 'demo');
-  const made = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
-  assert.equal(made.status, 0, made.stderr);
+  makeDemo(ws);
   server = await startServer(ws, ['--now-file', join(ws, '.pulse', 'demo-now')]);
 });
 
