@@ -267,6 +267,11 @@ for (const [width, height, prefix] of WIDTHS) {
         .filter((td) => td.getBoundingClientRect().width < 0.8 * td.closest('table').getBoundingClientRect().width).length);
       assert.equal(narrow, 0);
     }
+    // Each schedule as Healthchecks watches a job: late, the run it expected,
+    // the next one, the last, in the time zone it is read in.
+    assert.match(await page.locator('#schedules .card-sub').innerText(), /1 schedule · 1 late · times in UTC/);
+    assert.match(await page.locator('#schedules tr[data-schedule="daily"] .schedule-watch').innerText(),
+      /^late expected 7 Oct 08:00 UTC; next 8 Oct 08:00 UTC · last run 6 Oct 08:00 UTC$/);
     await screenshot(page, `${prefix}_inbox_open`);
   });
 
@@ -490,6 +495,20 @@ test('addresses hold: a card and its filters in the URL, a reload lands on the c
 });
 
 test('the banner says what is connected; Dismiss waits with an undo; Accept says what happened with no Builder', opts, async () => {
+  // A page of its own whose clock the test moves on past the undo's wait
+  // (Playwright's clock: the time flows as usual until it is moved).
+  const main = page;
+  page = await context.newPage();
+  await page.clock.install();
+  try {
+    await dismissUndoAccept();
+  } finally {
+    await page.close();
+    page = main;
+  }
+});
+
+async function dismissUndoAccept() {
   // 390 px: Dismiss, then Undo: the decision is still waiting.
   await at(390, 844, '#/w/inbox/needs-you');
   await drawn();
@@ -505,12 +524,15 @@ test('the banner says what is connected; Dismiss waits with an undo; Accept says
   await screenshot(page, 'attention_390_dismiss_undo');
   await undo.click();
   await page.waitForFunction(() => document.activeElement && document.activeElement.textContent === 'Dismiss');
-  await page.waitForTimeout(6500);  // longer than the undo's wait: nothing was sent
+  await page.clock.fastForward(7000);  // past the undo's wait (DISMISS_UNDO_MS): nothing was sent
+  await page.waitForTimeout(300);
   assert.equal((await call('inbox', 'decision.list', { status: 'pending' })).decisions.length, 1);
   // 1280 px: Dismiss for good; the log shows it dismissed, with no Record result.
   await at(1280, 800, '#/w/inbox/needs-you');
   await drawn();
   await page.locator('#needs-you .decision').first().getByRole('button', { name: 'Dismiss' }).click();
+  await page.locator('#needs-you .decision .dismiss-pending').waitFor();
+  await page.clock.fastForward(7000);
   await page.locator('#needs-you .decision').waitFor({ state: 'detached', timeout: 20000 });
   assert.equal((await call('inbox', 'decision.list', { status: 'pending' })).decisions.length, 0);
   await page.locator('#decision-log .fold-toggle').click();
@@ -525,7 +547,7 @@ test('the banner says what is connected; Dismiss waits with an undo; Accept says
   assert.match(await page.locator('.dashboard > .notice').innerText(),
     /^Answered: Substack Pulse: the goal is not measured\. Which fix should come first\? Recorded; the apply message waits in the outbox until a Builder is connected \(pulse serve --builder\)\.$/);
   await screenshot(page, 'attention_accept_no_builder');
-});
+}
 
 // Last: the server stops, so its connections close and the database file
 // holds everything (a copy of a file a running server still writes may lack
