@@ -462,6 +462,19 @@ test('addresses hold: a card and its filters in the URL, a reload lands on the c
     await drawn();
     await page.waitForFunction(() => Math.abs(document.getElementById('agent-log').getBoundingClientRect().top) < 40);
     assert.equal(await page.locator('#agent-log select[aria-label="Period"]').inputValue(), 'all');
+    // Two changes in one moment (before the address is read back) both hold.
+    await page.locator('#agent-log').evaluate((card) => {
+      const box = card.querySelector('input[type="checkbox"]');
+      box.click();
+      const group = card.querySelector('select[aria-label="Group by"]');
+      group.value = 'run';
+      group.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await page.waitForFunction(() => /group=run/.test(location.hash));
+    assert.match(new URL(page.url()).hash, /stuckonly=1/);
+    assert.match(new URL(page.url()).hash, /period=all/);
+    await page.locator('#agent-log').evaluate((card) => card.querySelector('input[type="checkbox"]').click());
+    await page.waitForFunction(() => !/stuckonly/.test(location.hash));
     // "Stuck after" refuses −5 and keeps the filter it had.
     const stuck = page.locator('#agent-log input[aria-label="Stuck after (minutes)"]');
     await stuck.fill('-5');

@@ -92,11 +92,13 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal((await request(`${s.url}api/workflows/digest/decisions?status=all`)).body.decisions.length, 0);
     // Digest's year before Pulse (schedule-runs.json, 670 runs) comes in a
     // batch a pass; its goal check runs once the history is in, still on track.
+    // Its own runs: every day's 07:00 run of the last ten days and today's,
+    // and last Saturday's weekend run (so no schedule of it is late).
     const digCheck = await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows
       .find((r) => r.kind === 'goal_check' && r.status === 'completed'), { what: 'the digest goal check' });
     assert.match(digCheck.result, /^Digest Pulse: on track/);
     const digRuns = (await request(`${s.url}api/workflows/digest/runs-by-route`)).body.routes.reduce((n, r) => n + r.runs, 0);
-    assert.equal(digRuns, 670 + 10);
+    assert.equal(digRuns, 670 + 12);
     assert.equal((await request(`${s.url}api/health`)).body.tick.importing, 0);
     // Focus areas: Substack's own (tracked) and Pulse's proposal; Digest's closed one with its lesson in memory.
     const subFocus = (await request(`${s.url}api/workflows/substack/focus-areas`)).body.focus_areas;

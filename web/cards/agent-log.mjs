@@ -128,7 +128,9 @@ export function AgentLogCard({ fold, doc, nowMs, filters, onFilter, sessions, ru
     ? matching.slice(matching.length - MAX_AGENT_ROWS) : matching;
   const more = !!(doc && doc.next_cursor);
   const groups = groupAgentRows(shown, f.groupBy === 'run' ? 'run' : 'session');
-  const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
+  // Each change is a patch: the owner of the filters merges it into the
+  // latest ones (two quick changes must not undo each other).
+  const set = (k) => (e) => onFilter({ [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
   return html`<${Card} fold=${fold} id="agent-log" title="Background agent log"
     subtitle=${`${more ? 'newest ' : ''}${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
@@ -158,7 +160,7 @@ export function AgentLogCard({ fold, doc, nowMs, filters, onFilter, sessions, ru
           <option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option>
         </select></label>
       <label class="check"><input type="checkbox" checked=${!!f.stuckOnly} onChange=${set('stuckOnly')} /> stuck only</label>
-      <${StuckAfter} value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onApply=${(v) => onFilter({ ...f, stuckAfter: v })} />
+      <${StuckAfter} value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onApply=${(v) => onFilter({ stuckAfter: v })} />
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
     ${more ? html`<p class="muted agent-more">Showing the newest ${plural(rows.length, 'row')}; older rows match too.

@@ -359,6 +359,8 @@ const notFound = (err) => /no such workflow|does not exist in this workspace|not
 export function Dashboard({ source, nowSeconds, readOnly, onChanged, view, params, onParams, linkFor, knownRows, workflowLink }) {
   const { docs, errors, load, put } = useCardDocs(source, nowSeconds);
   const filters = agentFiltersFromParams(view === 'agent-log' ? params : {});
+  const latestFilters = useRef(filters);
+  const filtersKey = useRef(JSON.stringify(filters));
   const { allAgents, loadOlder } = useAgentLog(source, nowSeconds, put, filters);
   const a = useActions(source, nowSeconds, load, onChanged);
   const after = useAfterRun(source, nowSeconds, load, a.setNotice);
@@ -384,7 +386,15 @@ export function Dashboard({ source, nowSeconds, readOnly, onChanged, view, param
   const nowMs = (nowSeconds !== undefined ? nowSeconds : Date.now() / 1000) * 1000;
   const card = (key, id, title, body) => (errors[key] ? html`<${CardError} id=${id} title=${title} error=${errors[key]} />`
     : docs[key] === undefined ? html`<${CardLoading} id=${id} title=${title} fold=${fold(id)} />` : body());
-  const setFilters = (f) => onParams('agent-log', agentFiltersToParams(f));
+  // The agent log's filter changes, merged into the latest filters at once:
+  // the address they go into is read back only after the hashchange, and a
+  // second change before it must not start from the first one's stale copy.
+  latestFilters.current = filtersKey.current === JSON.stringify(filters) ? latestFilters.current : filters;
+  filtersKey.current = JSON.stringify(filters);
+  const setFilters = (patch) => {
+    latestFilters.current = { ...latestFilters.current, ...patch };
+    onParams('agent-log', agentFiltersToParams(latestFilters.current));
+  };
   const range = ['30d', '90d', 'all'].includes(params && params.range) && view === 'readings' ? params.range : 'all';
 
   return html`<div class="dashboard">
