@@ -173,9 +173,15 @@ const digest = workflow('digest', {
   ],
   after_manual_run: { backup: false, publish: false, notify: true },
 }, '# Digest\n\nA daily digest of the team\'s notes; 500 weekly readers within three months.\n');
-for (let d = 10; d >= 1; d--) {
+// Every day's 07:00 run, today's included, and last Saturday's weekend run:
+// no schedule is late (core/attention/attention.h watches each).
+for (let d = 10; d >= 0; d--) {
   id = run('digest', digest, daysAgo(d, 7), 'publish');
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
+}
+{
+  const saturday = [...Array(7).keys()].map((d) => d + 1).find((d) => new Date(daysAgo(d, 9)).getUTCDay() === 6);
+  run('digest', digest, daysAgo(saturday, 9), 'publish', 'completed', '', { trigger: 'schedule:weekend' });
 }
 
 // ---- Workflow Review: the plans and their changes, reviewed before a run ----
@@ -280,9 +286,11 @@ writeFileSync(join(dir, '.pulse', 'prices.json'), `${JSON.stringify({
 // elsewhere, one line that is not JSON), the chats, the cost ledger, and an
 // afternoon two days ago when a Gmail login expired: the triage route failed
 // four times (an error-rate spike, login hints, needs re-auth) and one reply
-// run cost four times the median (a cost spike on the goal's route). Pulse's
-// daily check is off here, so no recorded check narrows the facts' window
-// (the last 7 days) and the Pulse tab keeps showing them.
+// run cost four times the median (a cost spike on the goal's route); today's
+// 08:00 run has not come (a late schedule). Its goal is on track, yet all of
+// this is what needs the owner: the overview, `pulse status` and `pulse
+// check --fail-on` flag it (its attention items). Pulse's daily check is off
+// here, so no recorded check narrows the facts' window (the last 7 days).
 n = 0;
 const inbox = workflow('inbox', {
   pulse: { enabled: false, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },

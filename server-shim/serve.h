@@ -28,6 +28,7 @@
 #include "agent/turns/pulse_asks.h"
 #include "agent/tools/pulse_tools.h"
 #include "core/asks/ask_builder.h"
+#include "server-shim/server_env.h"
 #include "core/api/api.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
@@ -392,7 +393,8 @@ class OutboxDeliverer {
   void DeliverAllOnce(const std::set<std::string>* only = nullptr);
 
  private:
-  Env* env_;
+  Env* env_;  // the deliveries' clock: the server's, moving on when it stands still
+  MovingClockEnv moving_;
   const ServeOptions& options_;
   std::thread thread_;
   std::mutex mu_;

@@ -309,23 +309,10 @@ void App::AnswerAndApply(const httplib::Request& req, httplib::Response& res, co
 }
 
 void App::Static(const httplib::Request& req, httplib::Response& res) {
-  std::string path = req.path;
-  std::string root = options_.web_root;
+  const std::string& path = req.path;
+  std::string root;
   std::string rel;
-  if (path.rfind("/wasm/", 0) == 0) {
-    // The module's build directory also holds CMakeCache.txt, build.ninja,
-    // compile_commands.json (paths, flags): only what the tab loads is served.
-    // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {
-        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
-    root = options_.wasm_root;
-    rel = path.substr(6);
-    if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
-  } else {
-    rel = path.size() > 1 ? path.substr(1) : "";
-  }
-  if (rel.empty() || rel.back() == '/') rel += "index.html";
+  if (!StaticRootFor(path, options_.web_root, options_.wasm_root, &root, &rel)) return ReplyError(res, 404, "not found: " + path);
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);

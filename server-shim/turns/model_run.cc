@@ -44,6 +44,9 @@ json ThinksWithJson(const ServeOptions& options) {
     const bool key_set = !(*spec)->key_env.empty() && std::getenv((*spec)->key_env.c_str()) != nullptr;
     out = {{"thinks_with", "model"}, {"model", (*spec)->ToJson(key_set)}};
   }
+  // Whether ask_builder and Accept's apply message reach anyone (any
+  // --builder); the preset's own status besides.
+  out["has_builder"] = !options.builder.empty();
   if (const ProgramPreset* preset = FindProgramPreset(options.builder)) {
     out["builder"] = ProgramStatusJson(options, *preset, "--builder");
   }

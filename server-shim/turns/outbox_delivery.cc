@@ -109,7 +109,7 @@ void DeliverOutbox(OpenCtx& oc) {
 }
 
 OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
-    : env_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
+    : env_(&moving_), moving_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
 
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 
