@@ -325,6 +325,38 @@ async function writeLedger(path, rows) {
   if (r.status !== 0) console.error(`demo: no cost ledger (build/wasm is not built and sqlite3 failed: ${r.stderr || r.error})`);
 }
 
+// ---- Inspect: what Substack's own runs delegated ----
+// Background agents the workflow's runs started (call_sub_agent,
+// run_in_background), recorded under the run's id as pulse_run_id, so a query
+// joins them to goal_run_facts (the Pulse tab's Inspect, starting point
+// "Agents of each workflow run"). The run interrupted this morning left two
+// of its agents running. Results as agents write them: JSON, lists with
+// commas and quotes, several lines, words in other scripts.
+{
+  const agents = [
+    ['r-0114', '2026-09-28T09:01:00Z', 'collect-signups', 'Collect signups', 'call_sub_agent', 'completed',
+      '{"signups": 0, "source": "subscriber export", "retry": true, "note": "the export timed out"}', '19m2s'],
+    ['r-0114', '2026-09-28T09:02:00Z', 'summarize-week', 'Summarize the week', 'run_in_background', 'completed',
+      'Drafted 3 posts: "Why we write", "Tools, tips & tricks", "Q&A"\nNext: schedule them', '41.2s'],
+    ['r-0118', '2026-09-30T06:02:00Z', 'translate-intro', 'Translate the intro', 'call_sub_agent', 'completed',
+      'Bonjour, naïve café — 東京の読者へ, "welcome", 🐎', '12.9s'],
+    ['r-0119', '2026-09-30T09:01:00Z', 'research-topics', 'Research topics', 'call_sub_agent', 'completed',
+      '["growth loops", "referral programs", "welcome email"]', '3m10s'],
+    ['r-0119', '2026-09-30T09:05:00Z', 'draft-article', 'Draft the article', 'run_in_background', 'completed',
+      'Draft saved to drafts/2026-09-30.md\n1,240 words, 4 sections', '8m31s'],
+    ['r-0121', '2026-10-07T05:31:00Z', 'export-subscribers', 'Export subscribers', 'call_sub_agent', 'running', '', ''],
+    ['r-0121', '2026-10-07T05:33:00Z', 'watch-export', 'Watch the export', 'run_in_background', 'running', '', ''],
+  ];
+  for (const [runId, startedAt, agent, name, kind, status, result, duration] of agents) {
+    const common = ['--workspace', dir, '--workflow', 'substack', '--session', `run-${runId}`, '--agent', agent];
+    pulse(['agent-log', 'started', ...common, '--name', name, '--kind', kind, '--run-id', runId, '--at', startedAt]);
+    if (status === 'running') continue;
+    const done = new Date(Date.parse(startedAt) + 10 * 60e3).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    pulse(['agent-log', 'completed', ...common, '--status', status, '--result', result,
+      '--duration', duration, '--at', done]);
+  }
+}
+
 // Digest's year before Pulse: the platform's schedule-runs.json, written last
 // so nothing above imports it. `pulse serve` brings it in a batch a tick
 // (--import-batch, 250), the newest first, and the tab says so until it is in.

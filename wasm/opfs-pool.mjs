@@ -454,56 +454,41 @@ export class OpfsPool {
   // A read-only connection over `file` through a pseudo-slot whose handle
   // reads the File (never listed, never written), for `fn(db)`.
   previewFile(file, fn, onError = null) {
-    const path = `/~preview-${this.nextFileId}`;
-    const reader = new FileReaderSync();
-    // Each File read is a round trip to the browser: read 256 KB blocks and
-    // keep the last few, so the goal check's scattered page reads stay cheap.
-    const BLOCK = 256 << 10;
-    const blocks = new Map();
-    const block = (i) => {
-      let b = blocks.get(i);
-      if (!b) {
-        b = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + 1) * BLOCK)));
-        if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
-        blocks.set(i, b);
-      }
-      return b;
-    };
-    const sah = {
-      read(view, { at }) {
-        const off = at - HEADER_SIZE;
-        if (off >= file.size) return 0;
-        const end = Math.min(file.size, off + view.length);
-        let pos = off;
-        while (pos < end) {
-          const b = block(Math.floor(pos / BLOCK));
-          const from = pos % BLOCK;
-          const n = Math.min(b.length - from, end - pos);
-          view.set(b.subarray(from, from + n), pos - off);
-          pos += n;
-        }
-        // A WAL-mode file is read in rollback mode (no -wal, no shared memory).
-        for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
-        return end - off;
-      },
-      write() { throw new Error('the preview is read-only'); },
-      truncate() { throw new Error('the preview is read-only'); },
-      getSize: () => HEADER_SIZE + file.size,
-      flush() {},
-    };
-    this.byPath.set(path, { fileName: '', sah, path, flags: 0, importedAt: 0 });
-    let db = null;
+    let opened = null;
     try {
-      db = this.api.Database.openFile(path, { vfs: VFS_NAME });
-      db.exec('SELECT count(*) FROM sqlite_schema');
-      fn(db);
+      opened = this.openFileReadOnly(file);
+      opened.db.exec('SELECT count(*) FROM sqlite_schema');
+      fn(opened.db);
     } catch (e) {
       // No preview: the card comes from the stored copy instead.
       if (onError) onError(e);
     } finally {
-      if (db) db.close();
-      this.byPath.delete(path);
+      if (opened) opened.db.close();
     }
+  }
+
+  // A read-only Database over `file` (fileHandle below) as a pseudo-slot
+  // that is never listed: {db, handle}; closing the db forgets the slot.
+  openFileReadOnly(file, options = {}) {
+    const path = `/~file-${this.nextFileId++}`;
+    const handle = fileHandle(file, options);
+    this.byPath.set(path, { fileName: '', sah: handle, path, flags: 0, importedAt: 0 });
+    let db;
+    try {
+      db = this.api.Database.openFile(path, { vfs: VFS_NAME, readOnly: true });
+    } catch (e) {
+      this.byPath.delete(path);
+      throw e;
+    }
+    const close = db.close.bind(db);
+    db.close = () => {
+      try {
+        close();
+      } finally {
+        this.byPath.delete(path);
+      }
+    };
+    return { db, handle };
   }
 
   // The copy's bytes as a fresh Uint8Array.
@@ -516,6 +501,19 @@ export class OpfsPool {
     const out = new Uint8Array(this.dataSize(slot));
     slot.sah.read(out, { at: HEADER_SIZE });
     return out;
+  }
+
+  // The copy as a File, the slot's header in front ({file, headerBytes}),
+  // for a read-only reader in another worker (Inspect). Taken between this
+  // worker's operations, so no transaction is half written; the copy is
+  // opened first, so a journal left by a crash has been rolled back. The
+  // browser keeps the File as it is until the copy changes (then reading
+  // it fails, and the reader takes it again).
+  async fileOf(name) {
+    await this.openDb(name);
+    const slot = this.byPath.get(`/${name}`);
+    const handle = await this.dir.getFileHandle(slot.fileName);
+    return { file: await handle.getFile(), headerBytes: HEADER_SIZE };
   }
 
   deleteDb(name) {
@@ -587,4 +585,99 @@ export class OpfsPool {
     if (this.releaseLock) this.releaseLock();
     this.releaseLock = null;
   }
+}
+
+// A read-only stand-in for a sync access handle over a File or Blob, read
+// with FileReaderSync (a dedicated Worker's only synchronous way to read a
+// File; a round trip to the browser costs about as much for 1 KB as for
+// 64 KB, and a sync access handle cannot be had while the pool holds the
+// file). Reads go through 64 KB blocks, the last `cacheBytes` of them kept;
+// a run of reads moving forward (a scan) reads ahead, up to 2 MB at a time.
+// `headerBytes`: the bytes before the database in the File (a pool slot's
+// header), so SQLite's offsets land where a slot's would. A WAL-mode file
+// reads in rollback mode (no -wal, no shared memory). A File changed after
+// it was taken cannot be read any more (the browser says NotReadableError):
+// the read fails, and the caller takes the File again.
+const BLOCK = 64 << 10;
+export function fileHandle(file, { headerBytes = 0, cacheBytes = 32 << 20 } = {}) {
+  const reader = new FileReaderSync();
+  const blocks = new Map();
+  const maxBlocks = Math.max(4, Math.floor(cacheBytes / BLOCK));
+  const dbSize = file.size - headerBytes;
+  let lastMiss = -2;
+  let run = 1;
+  const load = (i) => {
+    run = i === lastMiss + 1 ? Math.min(run * 2, 32) : 1;
+    const n = Math.min(run, Math.ceil(file.size / BLOCK) - i);
+    const bytes = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + n) * BLOCK)));
+    for (let k = 0; k < n; k++) {
+      if (blocks.size >= maxBlocks) blocks.delete(blocks.keys().next().value);
+      blocks.set(i + k, bytes.subarray(k * BLOCK, (k + 1) * BLOCK));
+    }
+    lastMiss = i + n - 1;
+    return blocks.get(i);
+  };
+  const block = (i) => {
+    const b = blocks.get(i);
+    if (!b) return load(i);
+    blocks.delete(i);
+    blocks.set(i, b);
+    return b;
+  };
+  const handle = {
+    reads: 0,
+    // Bytes [at, at + view.length) of the database as a slot holds it
+    // (after HEADER_SIZE), into `view`; the count read.
+    read(view, { at }) {
+      try {
+        return readInto(view, at);
+      } catch (e) {
+        handle.failure = e.name || 'Error';
+        throw e;
+      }
+    },
+    // A fresh Uint8Array of the database's bytes [offset, offset + n).
+    readAt(offset, n) {
+      const out = new Uint8Array(n);
+      handle.read(out, { at: HEADER_SIZE + offset });
+      return out;
+    },
+    write() { throw new Error('this file is read-only'); },
+    truncate() { throw new Error('this file is read-only'); },
+    getSize: () => HEADER_SIZE + dbSize,
+    flush() {},
+  };
+  function readInto(view, at) {
+    const off = at - HEADER_SIZE;
+    if (off >= dbSize) return 0;
+    const end = Math.min(dbSize, off + view.length);
+    let pos = off;
+    while (pos < end) {
+      const abs = pos + headerBytes;
+      const b = block(Math.floor(abs / BLOCK));
+      const from = abs % BLOCK;
+      const n = Math.min(b.length - from, end - pos);
+      view.set(b.subarray(from, from + n), pos - off);
+      pos += n;
+    }
+    for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
+    handle.reads++;
+    return end - off;
+  }
+  return handle;
+}
+
+// A read-only Database over `file` in a worker that holds no pool (the
+// Pulse tab's Inspect worker): the VFS is registered over a pool with no
+// OPFS files, whose only files are such pseudo-slots. {db, handle}.
+export function openFileDatabase(api, file, options = {}) {
+  if (api.pulseOpfs && !api.pulseFilePool) throw new Error('this module holds an OPFS pool: use its openFileReadOnly');
+  if (!api.pulseFilePool) {
+    const pool = new OpfsPool(api, null);
+    api.pulseOpfs = pool.vfsMethods();
+    const rc = api._pulse_opfs_register();
+    if (rc !== SQLITE_OK) throw new Error(`could not register the file VFS (SQLite code ${rc})`);
+    api.pulseFilePool = pool;
+  }
+  return api.pulseFilePool.openFileReadOnly(file, options);
 }

@@ -20,6 +20,7 @@ import { takeTokenFromLocation } from './data/server-api.mjs';
 import { localSource, serverSource } from './data/sources.mjs';
 import { useLocalCopies, useServer, useOverviewPages } from './data/hooks.mjs';
 import { parseRoute, routeHash, routeFromQuery } from './data/route.mjs';
+import { InspectPane } from './inspect/pane.mjs';
 
 const params = new URLSearchParams(location.search);
 takeTokenFromLocation();
@@ -165,9 +166,9 @@ function useViewScroll(view, key) {
 }
 
 const VIEW_LINKS = [['goal-status', 'Goal'], ['readings', 'Readings'], ['needs-you', 'Needs you'], ['decision-log', 'Decision log'],
-  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log']];
+  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log'], ['inspect', 'Inspect']];
 
-function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged, clock }) {
+function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged, clock, inspect }) {
   const back = routeHash({ mode: open.kind === 'server' ? 'server' : 'local' });
   return html`<div class="open-title">
       <a class="back-link" href=${back}>← All ${open.kind === 'server' ? 'workflows' : 'copies'}</a>
@@ -176,12 +177,12 @@ function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged
     </div>
     <nav class="view-links" aria-label="Cards">${VIEW_LINKS.map(([id, label]) => html`<a href=${routeHash({ open, view: id })}
       aria-current=${view === id ? 'location' : undefined}>${label}</a>`)}</nav>
-    ${clock}
+    ${inspect || html`${clock}
     <${Dashboard} key=${`${open.kind}:${open.name}${shownNow || ''}`} source=${source} nowSeconds=${shownNow}
-      readOnly=${readOnly} onChanged=${onChanged} />`;
+      readOnly=${readOnly} onChanged=${onChanged} />`}`;
 }
 
-function MainPane({ mode, route, local, server, source, key, preview, now, dirty, setDirty, overview }) {
+function MainPane({ mode, route, local, server, source, key, preview, now, dirty, setDirty, overview, go }) {
   const open = route.open;
   const shownNow = mode === 'server' ? server.serverNow : now.nowSeconds;
   const nowMs = (shownNow !== undefined ? shownNow : Date.now() / 1000) * 1000;
@@ -198,8 +199,9 @@ function MainPane({ mode, route, local, server, source, key, preview, now, dirty
     ? 'Read only: paste the owner token (left) to answer or edit.' : '';
   const onChanged = () => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); local.refreshCopies(); } };
   const clock = html`<${ClockLine} source=${source} mode=${mode} nowSeconds=${shownNow} serverNow=${server.serverNow} onNow=${now.onNow} />`;
+  const inspect = route.view === 'inspect' ? html`<${InspectPane} open=${open} local=${local} query=${route.query} go=${go} />` : null;
   return html`<${OpenWorkflow} open=${open} source=${source} view=${route.view} dirty=${dirty[key]} shownNow=${shownNow}
-    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} />`;
+    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} inspect=${inspect} />`;
 }
 
 function App() {
@@ -227,7 +229,7 @@ function App() {
       </aside>
       <main class="main" id="main">
         <${MainPane} mode=${mode} route=${route} local=${local} server=${server} source=${source} key=${key}
-          preview=${preview} now=${now} dirty=${dirty} setDirty=${setDirty} overview=${overview} />
+          preview=${preview} now=${now} dirty=${dirty} setDirty=${setDirty} overview=${overview} go=${go} />
       </main>
     </div>
   </div>`;

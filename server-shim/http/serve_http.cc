@@ -30,6 +30,7 @@
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
+#include "server-shim/http/snapshot_route.h"
 #include "server-shim/turns/sandbox.h"
 #include "server-shim/turns/prerun.h"
 #include "server-shim/serve.h"
@@ -314,7 +315,7 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
     static const std::set<std::string> kWasmFiles = {
         "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs",   "sqljs-guard.mjs"};
     root = options_.wasm_root;
     rel = path.substr(6);
     if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
@@ -322,6 +323,11 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
     rel = path.size() > 1 ? path.substr(1) : "";
   }
   if (rel.empty() || rel.back() == '/') rel += "index.html";
+  // Cross-origin isolated: the tab then has SharedArrayBuffer, which
+  // Inspect's Cancel uses to stop a query in its worker (web/inspect/
+  // client.mjs). Everything the tab loads is from this origin.
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);
@@ -366,6 +372,13 @@ void App::InstallService(HttpServer& s) {
 }
 
 void App::InstallReads(HttpServer& s) {
+  // The owner's consistent copy of the database, for the tab's Inspect.
+  s.Get(kWorkflow + "/snapshot", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!RequireOwner(req, res)) return;
+    auto oc = Open(req.matches[1], res);
+    if (!oc) return;
+    ReplySnapshot(options_.workspace, req.matches[1], *oc->ctx.db, res);
+  });
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb != "GET") continue;
     s.Get(r.Pattern(), [this, &r](const httplib::Request& req, httplib::Response& res) {

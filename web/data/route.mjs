@@ -8,9 +8,10 @@
 //   #/w/<slug>[/<view>]      a workflow on the server (mode Server)
 //   #/copy/<name>[/<view>]   a copy in this browser (mode Local copy)
 //
-// <view> is a card's id (needs-you, agent-log, …): the page scrolls to it.
-// The mode is read from the address, never kept beside it, so the mode bar
-// and what the pane shows cannot disagree.
+// <view> is a card's id (needs-you, agent-log, …): the page scrolls to it;
+// or `inspect` (web/inspect/), whose own state follows a `?` (the table,
+// filters, query: `query` below). The mode is read from the address, never
+// kept beside it, so the mode bar and what the pane shows cannot disagree.
 
 export const VIEWS = ['goal-status', 'readings', 'routes', 'needs-you', 'decision-log', 'messages', 'memory', 'agent-log'];
 
@@ -20,18 +21,19 @@ const part = (s) => {
 
 // '#/w/substack/agent-log' → {mode: 'server', open: {kind: 'server', name: 'substack'}, view: 'agent-log'}
 export function parseRoute(hash) {
-  const path = String(hash || '').replace(/^#/, '').replace(/^\/+/, '').split('/').filter(Boolean).map(part);
-  if (path[0] === 'w' && path[1]) return { mode: 'server', open: { kind: 'server', name: path[1] }, view: path[2] || '' };
-  if (path[0] === 'copy' && path[1]) return { mode: 'local', open: { kind: 'local', name: path[1] }, view: path[2] || '' };
+  const [where, query = ''] = String(hash || '').replace(/^#/, '').split(/\?(.*)/s);
+  const path = where.replace(/^\/+/, '').split('/').filter(Boolean).map(part);
+  if (path[0] === 'w' && path[1]) return { mode: 'server', open: { kind: 'server', name: path[1] }, view: path[2] || '', query };
+  if (path[0] === 'copy' && path[1]) return { mode: 'local', open: { kind: 'local', name: path[1] }, view: path[2] || '', query };
   if (path[0] === 'local') return { mode: 'local', open: null, view: '' };
   if (path[0] === 'server') return { mode: 'server', open: null, view: '' };
   return { mode: null, open: null, view: '' };
 }
 
-export function routeHash({ mode, open, view }) {
+export function routeHash({ mode, open, view, query }) {
   if (open) {
     const base = `#/${open.kind === 'server' ? 'w' : 'copy'}/${encodeURIComponent(open.name)}`;
-    return view ? `${base}/${encodeURIComponent(view)}` : base;
+    return view ? `${base}/${encodeURIComponent(view)}${query ? `?${query}` : ''}` : base;
   }
   return mode ? `#/${mode}` : '#/';
 }

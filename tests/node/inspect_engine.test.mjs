@@ -1,0 +1,248 @@
+// Inspect's engine (web/inspect/engine.mjs) on the real WASM module: the
+// read-only guard (wasm/sqljs-guard.mjs) refuses every write in one line and
+// leaves the bytes as they were; the progress handler stops a runaway query;
+// keyset pages walk a table exactly once in both directions, NULLs and ties
+// included; the b-tree estimate; errors with their position; CSV a real
+// CSV reader (Python's) reads back.
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { WASM_DIR, ROOT } from './helpers.mjs';
+import { skipUnless, fileNeed, missingOf } from '../strict.mjs';
+
+const skip = skipUnless(import.meta.url, missingOf([fileNeed(join(WASM_DIR, 'pulse.wasm'), 'run scripts/setup.sh')]));
+const web = (p) => import(pathToFileURL(join(ROOT, 'web', 'inspect', p)).href);
+
+let SQL;
+let engineMod;
+let sqlMod;
+let btree;
+
+before(async () => {
+  if (skip) return;
+  const { bindApi } = await import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href);
+  const create = (await import(pathToFileURL(join(WASM_DIR, 'pulse.mjs')).href)).default;
+  SQL = bindApi(await create({ wasmBinary: readFileSync(join(WASM_DIR, 'pulse.wasm')) }));
+  engineMod = await web('engine.mjs');
+  sqlMod = await web('sql.mjs');
+  btree = await web('btree.mjs');
+});
+
+// An engine over `bytes` (a database image) opened in memory, as the
+// worker opens a File: the same guard, the same progress handler.
+function engineOver(bytes, isCancelled = () => false) {
+  const openFile = () => {
+    const db = new SQL.Database(bytes);
+    return { db, handle: { readAt: (offset, n) => bytes.slice(offset, offset + n) } };
+  };
+  const e = new engineMod.InspectEngine(SQL, openFile, isCancelled);
+  e.open({ size: bytes.length }, {});
+  return e;
+}
+
+function makeDb(sql) {
+  const db = new SQL.Database();
+  db.run(sql);
+  const bytes = db.export();
+  db.close();
+  return bytes;
+}
+
+const LOG = `CREATE TABLE log(id TEXT PRIMARY KEY, kind TEXT, status TEXT, note TEXT, n INTEGER);
+  CREATE INDEX log_status ON log(status);
+  WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000)
+  INSERT INTO log SELECT printf('a%04d', i), CASE i % 3 WHEN 0 THEN 'gate' WHEN 1 THEN 'fixer' ELSE 'reviewer' END,
+    CASE WHEN i % 10 = 0 THEN 'running' ELSE 'completed' END,
+    CASE WHEN i % 7 = 0 THEN NULL ELSE 'note ' || (i % 13) END, i % 50 FROM s;`;
+
+test('a write of any kind is refused in one line and the bytes stay as they were', { skip }, () => {
+  const bytes = makeDb(LOG);
+  const e = engineOver(bytes);
+  const writes = {
+    'DELETE FROM log': /^Refused: DELETE from log;/,
+    "UPDATE log SET status = 'x'": /^Refused: UPDATE of log\.status;/,
+    "INSERT INTO log(id) VALUES('z')": /^Refused: INSERT into log;/,
+    "ATTACH DATABASE ':memory:' AS other": /^Refused: ATTACH of ":memory:";/,
+    'PRAGMA journal_mode = WAL': /^Refused: PRAGMA journal_mode = WAL;/,
+    'PRAGMA journal_mode': /^Refused: PRAGMA journal_mode;/,
+    'PRAGMA user_version = 7': /^Refused: PRAGMA user_version = 7;/,
+    'CREATE TEMP TABLE t(a)': /^Refused: CREATE TEMP TABLE t\(a\) would change the temporary schema;/,
+    'DROP TABLE log': /^Refused: DROP TABLE log would change the schema;/,
+    'BEGIN': /^Refused: BEGIN \(a transaction\);/,
+    'SAVEPOINT s1': /^Refused: SAVEPOINT s1;/,
+    'ANALYZE': /^Refused: ANALYZE would change the schema;/,
+    "VACUUM INTO 'x.db'": /^Refused: VACUUM would write;/,
+  };
+  for (const [sql, re] of Object.entries(writes)) {
+    assert.throws(() => e.query(sql), (err) => {
+      assert.match(err.message, re, sql);
+      assert.ok(!err.message.includes('\n'), `${sql}: one line`);
+      assert.equal(err.refused, true, sql);
+      return true;
+    });
+  }
+  // What only reads goes through.
+  assert.equal(e.query('SELECT count(*) FROM log').rows[0][0], 1000);
+  assert.ok(e.query('PRAGMA table_info(log)').rows.length === 5);
+  assert.equal(e.query('PRAGMA user_version').rows[0][0], 0);
+  assert.ok(e.query('WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 5) SELECT sum(i) FROM c').rows[0][0] === 15);
+  // The connection's own copy of the bytes is what it was.
+  assert.deepEqual(e.db.export(), bytes);
+  assert.equal(e.query('SELECT count(*) FROM log').rows[0][0], 1000);
+});
+
+test('a runaway recursive query is stopped by the progress handler', { skip }, () => {
+  let stopAt = Infinity;
+  const e = engineOver(makeDb(LOG), () => Date.now() > stopAt);
+  stopAt = Date.now() + 150;
+  const t0 = Date.now();
+  assert.throws(() => e.query('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r'),
+    (err) => err.cancelled === true && err.message === 'Cancelled');
+  assert.ok(Date.now() - t0 < 1000, `stopped after ${Date.now() - t0} ms`);
+  // The connection is usable at once.
+  stopAt = Infinity;
+  assert.equal(e.query('SELECT count(*) FROM log').rows[0][0], 1000);
+});
+
+// Every page forward, then every page backward from the end: the rows of
+// ORDER BY sort, id exactly once each way.
+function walk(e, view, total) {
+  const seen = [];
+  let page = e.page({ ...view, table: 'log' });
+  assert.equal(page.hasPrev, false);
+  for (;;) {
+    seen.push(...page.rows.map((r) => r[0]));
+    if (!page.hasNext) break;
+    page = e.page({ ...view, table: 'log', after: page.last });
+  }
+  assert.equal(seen.length, total);
+  const back = [];
+  page = e.page({ ...view, table: 'log', last: true });
+  assert.equal(page.hasNext, false);
+  for (;;) {
+    back.unshift(...page.rows.map((r) => r[0]));
+    if (!page.hasPrev) break;
+    page = e.page({ ...view, table: 'log', before: page.first });
+  }
+  assert.deepEqual(back, seen);
+  return seen;
+}
+
+test('keyset pages walk a table exactly once both ways: any sort, NULLs, ties, filters', { skip }, () => {
+  const e = engineOver(makeDb(LOG));
+  const ids = (sql) => e.query(sql).rows.map((r) => r[0]);
+  assert.deepEqual(walk(e, { filters: [] }, 1000), ids('SELECT id FROM log ORDER BY rowid'));
+  // note has NULLs (first going up, last going down) and many ties.
+  assert.deepEqual(walk(e, { sort: 'note', dir: 'asc', filters: [] }, 1000), ids('SELECT id FROM log ORDER BY note, rowid'));
+  assert.deepEqual(walk(e, { sort: 'note', dir: 'desc', filters: [] }, 1000), ids('SELECT id FROM log ORDER BY note DESC, rowid DESC'));
+  assert.deepEqual(walk(e, { sort: 'n', dir: 'desc', filters: [{ col: 'status', op: 'eq', value: 'running' }] }, 100),
+    ids("SELECT id FROM log WHERE status = 'running' ORDER BY n DESC, rowid DESC"));
+  assert.deepEqual(walk(e, { sort: 'note', dir: 'asc', filters: [{ col: 'note', op: 'null' }] }, 142),
+    ids('SELECT id FROM log WHERE note IS NULL ORDER BY rowid'));
+  // Page 10 is a seek, not a skip: its plan reads the key's index.
+  const p = e.page({ table: 'log', sort: 'status', dir: 'asc', filters: [], after: ['completed', 500] });
+  assert.equal(p.rows[0][0], 'a0501');
+  assert.equal(p.scan, false);
+});
+
+test('filters: = contains (LIKE wildcards taken literally) < > is null; a filter no index serves says it scans', { skip }, () => {
+  const e = engineOver(makeDb(`${LOG} INSERT INTO log VALUES('x1', 'gate', 'completed', '50%_off', 1);`));
+  const count = (filters) => e.count('log', filters).count;
+  assert.equal(count([{ col: 'status', op: 'eq', value: 'running' }]), 100);
+  assert.equal(count([{ col: 'note', op: 'contains', value: '%_' }]), 1);
+  assert.equal(count([{ col: 'note', op: 'contains', value: 'NOTE 1' }]), count([{ col: 'note', op: 'contains', value: 'note 1' }]));
+  assert.equal(count([{ col: 'n', op: 'lt', value: '10' }, { col: 'n', op: 'gt', value: '4' }]), e.query('SELECT count(*) FROM log WHERE n < 10 AND n > 4').rows[0][0]);
+  assert.equal(count([{ col: 'note', op: 'null' }]), 142);
+  assert.equal(count([{ col: 'note', op: 'notnull' }]), 859);
+  assert.equal(e.page({ table: 'log', filters: [{ col: 'kind', op: 'eq', value: 'gate' }] }).scan, true);
+  assert.equal(e.page({ table: 'log', filters: [{ col: 'status', op: 'eq', value: 'running' }] }).scan, false);
+  assert.throws(() => e.page({ table: 'log', filters: [{ col: 'nope', op: 'eq', value: 'x' }] }), /filter: no column "nope"/);
+  const facet = e.facet('log', 'kind', [{ col: 'status', op: 'eq', value: 'running' }]);
+  assert.deepEqual(facet.values.map((v) => v.value).sort(), ['fixer', 'gate', 'reviewer']);
+  assert.equal(facet.values.reduce((s, v) => s + v.n, 0), 100);
+});
+
+test('the table list: columns, types, indexes, row identity; exact counts, estimates past a million', { skip }, () => {
+  const e = engineOver(makeDb(`${LOG} CREATE TABLE kv(k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO kv VALUES('a', 1);
+    CREATE VIEW running AS SELECT * FROM log WHERE status = 'running';`));
+  const { objects } = e.listObjects();
+  const log = objects.find((o) => o.name === 'log');
+  assert.equal(log.rows, 1000);
+  assert.equal(log.estimated, false);
+  assert.deepEqual(log.ids, ['rowid']);
+  assert.deepEqual(log.columnInfo.map((c) => [c.name, c.type, c.indexed]),
+    [['id', 'TEXT', true], ['kind', 'TEXT', false], ['status', 'TEXT', true], ['note', 'TEXT', false], ['n', 'INTEGER', false]]);
+  assert.deepEqual(objects.find((o) => o.name === 'kv').ids, ['k']);
+  const view = objects.find((o) => o.name === 'running');
+  assert.equal(view.type, 'view');
+  const vp = e.page({ table: 'running', filters: [] });
+  assert.equal(vp.keyset, false);
+  assert.equal(vp.rows.length, 100);
+  assert.equal(e.count('running', []).count, 100);
+});
+
+test('the b-tree estimate is exact for a one-page tree and within 10% on a 200,000-row table', { skip }, () => {
+  const db = new SQL.Database();
+  db.run(`CREATE TABLE big(a INTEGER, b TEXT); CREATE TABLE small(a);  INSERT INTO small VALUES (1), (2), (3);
+    WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 200000)
+    INSERT INTO big SELECT i, printf('%.*c', 20 + i % 60, 'x') FROM s;`);
+  const roots = Object.fromEntries(db.exec("SELECT name, rootpage FROM sqlite_schema WHERE type = 'table'")[0].values);
+  const bytes = db.export();
+  db.close();
+  const pageSize = (bytes[16] << 8) | bytes[17];
+  const readPage = (n) => bytes.subarray((n - 1) * pageSize, n * pageSize);
+  assert.deepEqual(btree.estimateRows(readPage, roots.small), { rows: 3, exact: true, pagesRead: 1 });
+  const big = btree.estimateRows(readPage, roots.big);
+  assert.equal(big.exact, false);
+  assert.ok(Math.abs(big.rows - 200000) / 200000 < 0.1, `estimated ${big.rows}`);
+  assert.ok(big.pagesRead < 120, `${big.pagesRead} pages read`);
+  assert.throws(() => btree.readBtreePage(new Uint8Array(pageSize), 3), /page 3 is not a b-tree page/);
+});
+
+test('an error is one line with its position; a second statement is refused with its position', { skip }, () => {
+  const e = engineOver(makeDb(LOG));
+  assert.throws(() => e.query('SELECT id,\n  kind\nFROM log\nWHERE nope = 1'), (err) => {
+    assert.equal(err.message, 'no such column: nope');
+    assert.deepEqual([err.line, err.column], [4, 7]);
+    return true;
+  });
+  // The position counts characters, not UTF-8 bytes.
+  assert.throws(() => e.query('SELECT é FROM log WHER id = 1'), (err) => err.line === 1 && err.column === 24 && /syntax error/.test(err.message));
+  assert.throws(() => e.query('SELECT 1;\n SELECT 2'), (err) => /^One statement at a time/.test(err.message) && err.line === 2 && err.column === 2);
+  assert.equal(e.query('SELECT 1; -- done\n').rows[0][0], 1);
+  assert.throws(() => e.query('-- nothing'), { message: /^Nothing to run: write a SELECT first$/ });
+  // 10,000 rows shown, all counted.
+  const r = e.query('WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 12345) SELECT i FROM s');
+  assert.equal(r.rows.length, 10000);
+  assert.equal(r.total, 12345);
+  assert.equal(r.truncated, true);
+});
+
+test('CSV is RFC 4180: a real CSV reader gets every cell back (commas, quotes, newlines, non-ASCII, NULL)', { skip }, async () => {
+  const cells = ['plain', 'a, b', 'say "hi"', 'line 1\nline 2', 'crlf\r\nend', ' padded ', 'naïve café – 東京 🐎', '', null, 42, 1.5];
+  const text = sqlMod.csvLines(['c'], cells.map((c) => [c]));
+  assert.ok(text.endsWith('\r\n'));
+  const py = spawnSync('python3', ['-c', 'import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin, strict=True))))'],
+    { input: text, encoding: 'utf8' });
+  assert.equal(py.status, 0, py.stderr);
+  const back = JSON.parse(py.stdout).map((r) => r[0]);
+  assert.deepEqual(back, ['c', ...cells.map((c) => (c === null ? '' : String(c)))]);
+  // The engine's export writes the same, header first.
+  const e = engineOver(makeDb("CREATE TABLE t(a, b); INSERT INTO t VALUES ('x,y', 'q\"z'), (NULL, 'é\nè');"));
+  const out = e.exportRows({ table: 't', view: { filters: [] }, format: 'csv' });
+  assert.equal(out.rows, 2);
+  assert.equal(await out.blob.text(), 'a,b\r\n"x,y","q""z"\r\n,"é\nè"\r\n');
+  const json = e.exportRows({ sql: 'SELECT a, b FROM t ORDER BY rowid', format: 'json' });
+  assert.deepEqual(JSON.parse(await json.blob.text()), [{ a: 'x,y', b: 'q"z' }, { a: null, b: 'é\nè' }]);
+  assert.throws(() => e.exportRows({ sql: 'DELETE FROM t', format: 'csv' }), { message: /^Refused: DELETE from t;/ });
+});
+
+test('the view in the address survives a round trip', { skip }, () => {
+  const v = { table: 'background_agent_log', sort: 'started_at', dir: 'desc', filters: [{ col: 'status', op: 'eq', value: 'run~ning & co' }, { col: 'error', op: 'null', value: '' }],
+    after: ['2026-10-07T09:00:00Z', 12], before: null, offset: 0, last: false, facet: 'kind', sql: "SELECT 1 -- 'x'", tab: 'sql' };
+  assert.deepEqual(sqlMod.viewFromQuery(sqlMod.queryFromView(v)), v);
+  assert.deepEqual(sqlMod.viewFromQuery('f=nope~bad~1&a=notjson').filters, []);
+});
