@@ -250,50 +250,64 @@ export function charIndexOfByte(text, offset) {
 // page, l '1' for the last page, x the facet column, q the SQL, v 'sql' when
 // the SQL console is the view shown.
 
+// Percent-encoding that also escapes "~" (the filters' separator).
+const enc = (s) => encodeURIComponent(String(s)).replace(/~/g, '%7E');
+const dec = (s) => {
+  try { return decodeURIComponent(s); } catch { return s; }
+};
+
 export function viewFromQuery(query) {
-  const p = new URLSearchParams(String(query || '').replace(/^\?/, ''));
-  const filters = p.getAll('f').map((f) => {
+  const p = new Map();
+  for (const part of String(query || '').replace(/^\?/, '').split('&')) {
+    if (!part) continue;
+    const at = part.indexOf('=');
+    const k = dec(at < 0 ? part : part.slice(0, at));
+    const v = at < 0 ? '' : part.slice(at + 1);
+    if (!p.has(k)) p.set(k, []);
+    p.get(k).push(v);
+  }
+  const get = (k) => (p.has(k) ? dec(p.get(k)[0]) : null);
+  const filters = (p.get('f') || []).map((f) => {
     const [col, op, ...rest] = f.split('~');
-    return { col: decodeURIComponent(col || ''), op: op || 'eq', value: decodeURIComponent(rest.join('~')) };
+    return { col: dec(col || ''), op: op || 'eq', value: dec(rest.join('~')) };
   }).filter((f) => f.col && OPS.has(f.op));
   const json = (k) => {
-    if (!p.has(k)) return null;
+    if (get(k) === null) return null;
     try {
-      const v = JSON.parse(p.get(k));
+      const v = JSON.parse(get(k));
       return Array.isArray(v) ? v : null;
     } catch {
       return null;
     }
   };
   return {
-    table: p.get('t') || '',
-    sort: p.get('s') || '',
-    dir: p.get('d') === 'desc' ? 'desc' : 'asc',
+    table: get('t') || '',
+    sort: get('s') || '',
+    dir: get('d') === 'desc' ? 'desc' : 'asc',
     filters,
     after: json('a'),
     before: json('b'),
-    offset: Number(p.get('o')) || 0,
-    last: p.get('l') === '1',
-    facet: p.get('x') || '',
-    sql: p.get('q') || '',
-    tab: p.get('v') === 'sql' ? 'sql' : 'table',
+    offset: Number(get('o')) || 0,
+    last: get('l') === '1',
+    facet: get('x') || '',
+    sql: get('q') || '',
+    tab: get('v') === 'sql' ? 'sql' : 'table',
   };
 }
 
 export function queryFromView(v) {
-  const p = new URLSearchParams();
-  if (v.table) p.set('t', v.table);
-  if (v.sort) p.set('s', v.sort);
-  if (v.sort && v.dir === 'desc') p.set('d', 'desc');
-  for (const f of v.filters || []) {
-    p.append('f', `${encodeURIComponent(f.col)}~${f.op}~${encodeURIComponent(OPS.get(f.op)?.value ? f.value ?? '' : '')}`);
-  }
-  if (v.after) p.set('a', JSON.stringify(v.after));
-  if (v.before) p.set('b', JSON.stringify(v.before));
-  if (v.offset) p.set('o', String(v.offset));
-  if (v.last) p.set('l', '1');
-  if (v.facet) p.set('x', v.facet);
-  if (v.sql) p.set('q', v.sql);
-  if (v.tab === 'sql') p.set('v', 'sql');
-  return p.toString();
+  const out = [];
+  const put = (k, value) => out.push(`${k}=${enc(value)}`);
+  if (v.table) put('t', v.table);
+  if (v.sort) put('s', v.sort);
+  if (v.sort && v.dir === 'desc') put('d', 'desc');
+  for (const f of v.filters || []) out.push(`f=${enc(f.col)}~${f.op}~${enc(OPS.get(f.op)?.value ? f.value ?? '' : '')}`);
+  if (v.after) put('a', JSON.stringify(v.after));
+  if (v.before) put('b', JSON.stringify(v.before));
+  if (v.offset) put('o', String(v.offset));
+  if (v.last) put('l', '1');
+  if (v.facet) put('x', v.facet);
+  if (v.sql) put('q', v.sql);
+  if (v.tab === 'sql') put('v', 'sql');
+  return out.join('&');
 }
