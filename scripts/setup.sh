@@ -11,7 +11,7 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config git ca-certificates
   libcpp-httplib-dev libspdlog-dev libcli11-dev chromium
   clang libfuzzer-14-dev libclang-rt-14-dev  # the fuzz build (scripts/fuzz.sh): libFuzzer, ASan, UBSan
   etcd-server  # pulse serve --etcd: tests/server/etcd.test.mjs runs a real etcd on loopback
-  python3)  # an outside SQLite reader (its sqlite3 module) in tests/server/db_integrity.test.mjs
+  curl python3)  # tests: an outside SQLite reader (db_integrity), curl -H @FILE (serve_owner_token), the sandbox attacks and kernel probe (serve_sandbox)
 command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 

@@ -30,8 +30,10 @@
 #include "core/base/env.h"
 #include "core/base/status.h"
 #include "core/store/workspace.h"
+#include "server-shim/cluster/etcd_client.h"
 #include "server-shim/tick/tick_due.h"
 #include "server-shim/tick/workflow_count.h"
+#include "server-shim/turns/sandbox.h"
 
 namespace pulse::serve {
 
@@ -66,12 +68,12 @@ struct ServeOptions {
   int max_connections = 2048;                    // connections open at once, all clients
   int max_connections_per_client = 512;          // connections open at once from one address
   double header_timeout = 10;                    // seconds for a request header to arrive in full
-  std::vector<std::string> sandbox_allow_write;  // --sandbox-allow-write: more paths runners may write
-  std::vector<std::string> sandbox_allow_read;   // --sandbox-allow-read: more paths runners may read
+  SandboxOptions sandbox;                        // --sandbox-allow-write/-read, --runner-user, --runner-tracking
   std::string etcd;              // --etcd URL: tick only the workflows this instance claims there (claims.h)
   std::string etcd_prefix;       // keys under it; empty: /pulse/<workspace id>/
   std::string instance;          // this instance's name in claims and tick rows; empty: <host>-<pid>
   int etcd_ttl = 10;             // lease seconds: how soon a dead instance's workflows move
+  EtcdAuth etcd_auth;            // etcd's user and password (--etcd-auth-file or the environment) and TLS files
 };
 
 // One workflow opened for one request or turn: its own connection.
@@ -96,21 +98,25 @@ struct ProcessResult {
   std::string spawn_error;
 };
 
-// Where a runner runs: its workflow folder (the working directory) and the
-// operator's additions to the sandbox (sandbox.h).
+// Where a runner runs: its workflow folder (the working directory) in its
+// workspace, and the operator's say over the sandbox (sandbox.h).
 struct ProcessSandbox {
+  std::string workspace;
   std::string workflow_dir;
-  std::vector<std::string> extra_write;
-  std::vector<std::string> extra_read;
+  SandboxOptions options;
 };
 ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir);
 
 // Runs `command` with /bin/sh -c in its own process group, feeding `input` on
 // stdin, with `extra_env` added to the environment (the server's own PULSE_*
-// and MCP_* variables are not passed on). Kills the group (SIGTERM, then
-// SIGKILL) after `timeout_s`, or `grace_s` after `*stopping` becomes true.
-// With `sandbox`: runs in the workflow folder with its own temp dir ($TMPDIR,
-// removed afterwards) under Landlock where the kernel has it.
+// and MCP_* variables are not passed on). Ends the group (SIGTERM, then
+// everything it started) after `timeout_s`, or `grace_s` after `*stopping`
+// becomes true; whatever it started is killed when it ends, however it
+// detached (runner_tree.h). With `sandbox`: runs in the workflow folder as
+// the runner user with its own temp dir ($TMPDIR, removed afterwards
+// without following links) under Landlock where the kernel has it, and a
+// program, interpreter or script the sandbox would deny is named (with the
+// flag that allows it) before it starts.
 ProcessResult RunProcess(const std::string& command, const std::string& input,
                          const std::map<std::string, std::string>& extra_env, double timeout_s,
                          const std::atomic<bool>* stopping, double grace_s,

@@ -111,7 +111,10 @@ Result<json> TurnContextMethod(ApiContext& ctx, const Args& a) {
   bool report_only = false;
   PULSE_RETURN_IF_ERROR(a.OptBool("report_only", &report_only));
   const json* message = a.Find("message");
-  return TurnContext(ctx, kind, report_only, message ? *message : json());
+  std::string caller, account;
+  PULSE_RETURN_IF_ERROR(a.OptString("caller", &caller));
+  PULSE_RETURN_IF_ERROR(a.OptString("account", &account));
+  return TurnContext(ctx, kind, report_only, message ? *message : json(), caller, account);
 }
 
 Result<json> TurnRulesMethod(ApiContext& ctx, const Args& a) {
@@ -144,6 +147,7 @@ const ApiRegistry& ServerApi() {
   static const ApiRegistry registry = [] {
     ApiRegistry r;
     r.AddAll(CoreApi());
+    AddGuardApi(r);
     r.Add("outbox.add", OutboxAdd, Access::kOwner,
           "stores a message from Pulse to the owner (pulse_summary, pulse_reply) in the outbox");
     r.Add("outbox.list", OutboxList, Access::kRead, "the outbox, oldest first (undelivered only on request)");

@@ -111,7 +111,7 @@ const char kPulseTools[] = R"JSON([
      "required": ["kind", "message"], "additionalProperties": false}},
   {"name": "record_workflow_review",
    "title": "Workflow Review: the receipt",
-   "description": "The Workflow Review turn's one receipt for the plan revision it reviewed. result=clean: nothing is broken, runs go. result=broken: list every broken step with its reason; only runs that touch a broken step are stopped, with that reason. Only a workflow_review turn records it.",
+   "description": "The Workflow Review turn's one receipt for the plan revision it reviewed. result=clean: nothing is broken, runs go. result=broken: list every broken step with its reason, however many (the record keeps the first 50 and counts the rest, and so many stop every run); only runs that touch a broken step are stopped, with that reason. A receipt that is refused and not followed by one that is recorded stops every run. Only a workflow_review turn records it.",
    "inputSchema": {"type": "object",
      "properties": {
        "result": {"type": "string", "enum": ["clean", "broken"]},

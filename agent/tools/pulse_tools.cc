@@ -38,14 +38,18 @@ json JGet(const json& doc, const char* key, const json& fallback) {
   return it != doc.end() && !it->is_null() ? *it : fallback;
 }
 
+bool IsPulseToolName(const std::string& normalized, const std::string& name_space) {
+  if (!name_space.empty()) return false;
+  for (const json& t : PulseToolDefinitions()) {
+    if (t["name"] == normalized) return true;
+  }
+  return false;
+}
+
 bool IsPulseTool(std::string_view name) {
   std::string name_space;
   std::string n = NormalizeToolName(name, &name_space);
-  if (!name_space.empty()) return false;
-  for (const json& t : PulseToolDefinitions()) {
-    if (t["name"] == n) return true;
-  }
-  return false;
+  return IsPulseToolName(n, name_space);
 }
 
 namespace {
@@ -132,7 +136,11 @@ Status ReadRecommendation(const Args& a, const std::string& session, Recommendat
   PULSE_RETURN_IF_ERROR(a.OptString("text", &in->text));
   PULSE_RETURN_IF_ERROR(a.Text("why", &in->why));
   PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in->evidence));
-  PULSE_RETURN_IF_ERROR(a.Text("confidence", &in->confidence));
+  std::string confidence;
+  PULSE_RETURN_IF_ERROR(a.Text("confidence", &confidence));
+  Result<Confidence> parsed = ParseConfidence(confidence, a.where());
+  if (!parsed.ok()) return a.Error("confidence", "must be low, medium or high");
+  in->confidence = *parsed;
   PULSE_RETURN_IF_ERROR(a.OptTime("safe_default_by", &in->safe_default_by));
   in->session = session;
   return Status::OK();
@@ -142,9 +150,6 @@ Status ReadRecommendation(const Args& a, const std::string& session, Recommendat
 // nothing behind.
 Status ReadNewDecision(const Args& a, const RecommendationInput& in, DecisionRequest* req) {
   PULSE_RETURN_IF_ERROR(a.Text("question", &req->question));
-  if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
-    return a.Error("confidence", "must be low, medium or high");
-  }
   PULSE_RETURN_IF_ERROR(a.OptStringList("options", &req->options));
   if (in.option && !in.option->empty() && a.Has("options") &&
       std::find(req->options.begin(), req->options.end(), *in.option) == req->options.end()) {
@@ -184,19 +189,29 @@ Result<json> RecordOutcomeTool(ApiContext& ctx, const Args& a) {
 
 }  // namespace
 
-Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const std::string& tool,
-                              const json& args) {
-  std::string name = NormalizeToolName(tool);
+namespace {
+
+// One of Pulse's tools by its normalised name (REQUIRES: IsPulseToolName).
+Result<json> RunPulseTool(ApiContext& ctx, const std::string& session, const std::string& name, const json& args) {
   if (!args.is_object()) return Status::InvalidArgument(name + ": arguments must be a JSON object");
   if (!ctx.db || !ctx.env) return Status::InvalidArgument(name + ": needs a workflow database");
   Args a(name, args);
-  if (!IsPulseTool(tool)) return Status::NotFound("\"" + tool + "\" is not one of Pulse's own tools");
   if (name == "get_pulse_state") return GetPulseState(ctx, a);
   if (name == "record_pulse_goal_check") return RecordGoalCheck(ctx, a);
   if (name == "record_pulse_recommendation") return RecordRecommendation(ctx, session, a);
   if (name == "record_pulse_decision_outcome") return RecordOutcomeTool(ctx, a);
   if (name == "record_workflow_review" || name == "record_housekeeping") return ExecuteReviewTool(ctx, session, name, a);
   return ExecuteRecordTool(ctx, session, name, a);
+}
+
+}  // namespace
+
+Result<json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const std::string& tool,
+                              const json& args) {
+  std::string name_space;
+  const std::string name = NormalizeToolName(tool, &name_space);
+  if (!IsPulseToolName(name, name_space)) return Status::NotFound("\"" + tool + "\" is not one of Pulse's own tools");
+  return RunPulseTool(ctx, session, name, args);
 }
 
 json RecommendationOutcome::ToJson() const {
@@ -264,19 +279,13 @@ json ToolCallOutcome::ToJson() const {
     return out;
   }
   out["executed"] = true;
-  out["tool"] = NormalizeToolName(tool);
+  out["tool"] = guard.tool;
   out["result"] = result;
   return out;
 }
 
 Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,
                                        const json& args) {
-  if (!session.open()) {
-    GuardDecision refused;
-    refused.rule = GuardRule::kSessionClosed;
-    refused.reason = "session " + session.id + " is closed; its tools are no longer available";
-    return refused;
-  }
   return GuardSessionCall(*ctx.db, ctx.config, session, tool, args, ctx.env->NowSeconds());
 }
 
@@ -299,16 +308,18 @@ Result<ToolCallOutcome> DispatchToolCall(ApiContext& ctx, const ToolSession& ses
     out.executed = true;
     return out;
   }
-  if (!IsPulseTool(tool)) {
+  // The name as the guard read it: normalised once, on the way to the rule.
+  const std::string& name = out.guard.tool;
+  if (!IsPulseToolName(name, out.guard.tool_namespace)) {
     if (platform && *platform) {
-      PULSE_ASSIGN_OR_RETURN(PlatformResult done, (*platform)(session, NormalizeToolName(tool), args));
+      PULSE_ASSIGN_OR_RETURN(PlatformResult done, (*platform)(session, name, args));
       out.forwarded = true;
       out.platform_done = done.done;
       out.result = std::move(done.result);
     }
     return out;
   }
-  PULSE_ASSIGN_OR_RETURN(out.result, ExecutePulseTool(ctx, session.id, tool, args));
+  PULSE_ASSIGN_OR_RETURN(out.result, RunPulseTool(ctx, session.id, name, args));
   out.executed = true;
   return out;
 }

@@ -68,16 +68,17 @@ using PlatformForwarder =
 // "mcp__pulse__record_pulse_goal_check". A name in another MCP server's
 // namespace is not Pulse's.
 bool IsPulseTool(std::string_view name);
+// The same for a name NormalizeToolName has already read (the guard's).
+bool IsPulseToolName(const std::string& normalized, const std::string& name_space);
 
 // Runs one of Pulse's own tools (no guard: callers go through DispatchToolCall).
 // `session` is recorded on what the tool writes (a recommendation's session).
 Result<nlohmann::json> ExecutePulseTool(ApiContext& ctx, const std::string& session, const std::string& tool,
                                         const nlohmann::json& args);
 
-// The guard's decision on one call of a session already resolved: a closed
-// session is refused (rule session_closed) without a record; otherwise the
-// autonomy guard decides on the typed session (GuardSessionCall: a helper
-// under a closed root is refused there) and records its decision.
+// The guard's decision on one call of a session already resolved
+// (GuardSessionCall: a closed session, or a helper under a closed root, is
+// refused with rule session_closed), recorded like every other decision.
 Result<GuardDecision> GuardSessionTool(ApiContext& ctx, const ToolSession& session, const std::string& tool,
                                        const nlohmann::json& args);
 

@@ -104,7 +104,7 @@ Result<json> FixDecision(ApiContext& ctx, const std::string& session, const Buil
   in.option = "Make this fix";
   in.why = b.why.empty() ? b.message : b.why;
   in.evidence = b.evidence;
-  in.confidence = "medium";
+  in.confidence = Confidence::kMedium;
   in.session = session;
   PULSE_ASSIGN_OR_RETURN(RecommendationOutcome made, RaiseRecommendation(ctx, req, in));
   Asks asks(*ctx.db, ctx.workflow);
@@ -278,8 +278,9 @@ Result<ApplyOutcome> SendApplyMessage(ApiContext& ctx, int64_t decision_id) {
   std::optional<std::string> text = ApplyMessageFor(d, fix);
   ApplyOutcome out;
   if (!text) {
-    out.reason = d.status == "answered" ? "nothing to apply: the owner chose \"" + d.Chosen() + "\""
-                                        : "nothing to apply: the decision is " + d.status;
+    out.reason = d.status == DecisionStatus::kAnswered
+                     ? "nothing to apply: the owner chose \"" + d.Chosen() + "\""
+                     : std::string("nothing to apply: the decision is ") + DecisionStatusName(d.status);
     return out;
   }
   OutboxMessage m;

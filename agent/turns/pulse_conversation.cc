@@ -82,11 +82,17 @@ Status EndConversationTurn(ApiContext& ctx, int64_t turn_id, TurnState state, co
   return conversation.FinishTurn(turn_id, end, ctx.env->NowSeconds());
 }
 
-std::string ConversationTurnText(TurnKind kind, const std::string& message, const std::string& trigger) {
+std::string ConversationTurnText(TurnKind kind, const std::string& message, const std::string& trigger,
+                                 const std::string& caller, const std::string& account) {
+  const bool owner = caller == "owner";
   std::string head = std::string("PULSE TURN ") + TurnKindName(kind) + (trigger.empty() ? "" : " (" + trigger + ")");
-  Result<std::string> part = TurnInstruction(kind, false);
+  Result<std::string> part = TurnInstruction(kind, false, owner);
   std::string text = head + (part.ok() ? "\n" + *part : "");
-  if (!message.empty()) text += "\n\nThe owner wrote:\n" + message;
+  if (!message.empty()) {
+    std::string who = account.empty() ? "Someone" : account;
+    text += owner ? "\n\nThe owner wrote:\n" + message
+                  : "\n\n" + who + " (not the owner" + (caller.empty() ? "" : "; caller " + caller) + ") wrote:\n" + message;
+  }
   return std::string(Utf8Prefix(text, kMaxTurnTextBytes));
 }
 

@@ -50,7 +50,10 @@ Status EndConversationTurn(ApiContext& ctx, int64_t turn_id, TurnState state, co
                            const std::string& error);
 
 // The text a turn of `kind` carries into the conversation: its instruction,
-// and the owner's words for a relay.
-std::string ConversationTurnText(TurnKind kind, const std::string& message, const std::string& trigger);
+// and the message with who wrote it: "The owner wrote:" only when `caller`
+// is "owner"; anyone else's words are headed with their account and "not the
+// owner".
+std::string ConversationTurnText(TurnKind kind, const std::string& message, const std::string& trigger,
+                                 const std::string& caller = "", const std::string& account = "");
 
 }  // namespace pulse

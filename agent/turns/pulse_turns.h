@@ -20,10 +20,13 @@
 namespace pulse {
 
 // The charter an agent gets for a turn kind (goal_check, goal_work,
-// ask_pulse, run_failed, qa_fix); NotFound for other kinds.
-Result<std::string> TurnCharter(TurnKind kind, bool report_only);
+// ask_pulse, run_failed, qa_fix); NotFound for other kinds. An ask_pulse
+// turn is an owner relay only `from_owner` (the Pulse tab, `pulse talk`, the
+// owner's own Slack message); anyone else's message (an editor on Slack) is
+// asked for a recommendation and never recorded as the owner's direction.
+Result<std::string> TurnCharter(TurnKind kind, bool report_only, bool from_owner = false);
 // The kind's own part of it (what the turn says in the conversation).
-Result<std::string> TurnInstruction(TurnKind kind, bool report_only);
+Result<std::string> TurnInstruction(TurnKind kind, bool report_only, bool from_owner = false);
 // The part every turn shares (the conversation's charter opens with it).
 std::string CharterCommon(const std::string& workflow);
 
@@ -35,7 +38,10 @@ std::string CharterCommon(const std::string& workflow);
 Result<CheckDue> TurnCheckDue(ApiContext& ctx, const CheckLoad& load);
 
 // What an external runner reads on stdin: {charter, context, tools}.
-Result<nlohmann::json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const nlohmann::json& message);
+// `caller`: who wrote `message` (CallerName: "owner", "bot", ...; "" when
+// unknown, which is not the owner); the context carries it and `account`.
+Result<nlohmann::json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const nlohmann::json& message,
+                                   const std::string& caller = "", const std::string& account = "");
 
 // One turn of the built-in rules runner.
 struct RulesTurn {

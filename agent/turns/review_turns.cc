@@ -113,6 +113,8 @@ Result<std::string> RunRulesReview(ApiContext& ctx, const std::string& session) 
   std::string summary = broken.empty()
                             ? "The plan's " + std::to_string(plan.steps.size()) + " steps and their references hold."
                             : std::to_string(broken.size()) + " broken: " + broken.front().step + " — " + broken.front().reason;
+  // The receipt carries what the record keeps (the record summarises too).
+  broken = SummariseBreaks(broken);
   json args = {{"result", broken.empty() ? "clean" : "broken"}, {"summary", summary}};
   if (!broken.empty()) args["broken"] = list;
   PULSE_RETURN_IF_ERROR(Call(ctx, session, "record_workflow_review", args).status());
@@ -177,6 +179,8 @@ std::string EndReviewTurn(ApiContext& ctx, const std::string& session, const std
     m.title = ctx.workflow + " Workflow Review: " + r->outcome;
     m.text = r->outcome == "broken"
                  ? "The Workflow Review found a break (" + r->summary + "); runs that touch it stay stopped."
+             : r->outcome == "unrecorded"
+                 ? "The Workflow Review could not record its result (" + r->summary + "); runs stay stopped."
                  : "The Workflow Review finished (" + r->outcome + "). Run again.";
     m.payload = {{"chat_session", chat}, {"review", r->ToJson()}};
     m.pulse_run_id = r->pulse_run_id;

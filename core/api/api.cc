@@ -31,6 +31,12 @@ Access ApiMethod::AccessFor(const json& args) const {
 
 void ApiRegistry::Add(const char* name, ApiHandler handler, Access access, const char* summary,
                       const char* writes_with) {
+  for (ApiMethod& m : methods_) {
+    if (std::string_view(m.name) == name) {
+      m = ApiMethod{name, handler, access, summary, writes_with};
+      return;
+    }
+  }
   methods_.push_back(ApiMethod{name, handler, access, summary, writes_with});
 }
 

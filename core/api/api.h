@@ -68,6 +68,7 @@ struct ApiMethod {
 
 class ApiRegistry {
  public:
+  // A method registered under a name already taken replaces it.
   void Add(const char* name, ApiHandler handler, Access access, const char* summary,
            const char* writes_with = nullptr);
   // Every method of `other`, after this registry's own.
@@ -82,7 +83,8 @@ class ApiRegistry {
   std::vector<ApiMethod> methods_;
 };
 
-// The core's methods, registered once (the WASM module's whole table).
+// The core's methods, registered once (the WASM module's whole table;
+// the server's and the CLI's add theirs to it: agent/tools/agent_api.h).
 const ApiRegistry& CoreApi();
 
 // NotFound for an unknown method; InvalidArgument when `args` is not an
@@ -106,6 +108,10 @@ Status NeedDb(const ApiContext& ctx, const Args& args);
 void AddCoreApi(ApiRegistry& registry);
 void AddDecisionsApi(ApiRegistry& registry);
 void AddAutonomyApi(ApiRegistry& registry);
+// autonomy.guard itself: in the server's and the CLI's table (ServerApi),
+// not the core's, so the WebAssembly module leaves the guard's scanners out
+// (about 23 KB gzip); the core's table answers it with where it runs.
+void AddGuardApi(ApiRegistry& registry);
 void AddAgentLogApi(ApiRegistry& registry);
 void AddGoalApi(ApiRegistry& registry);
 void AddConversationApi(ApiRegistry& registry);

@@ -130,6 +130,14 @@ Result<json> SessionClose(ApiContext& ctx, const Args& a) {
   return out;
 }
 
+// The core's registry (the WebAssembly module's) answers autonomy.guard
+// with where the guard runs; ServerApi replaces it with AddGuardApi's.
+Result<json> GuardNotHere(ApiContext&, const Args&) {
+  return Status::NotFound(
+      "autonomy.guard: the autonomy guard decides tool calls in `pulse serve` and `pulse guard`, not in the "
+      "WebAssembly module (nothing in the browser makes tool calls); its recorded decisions are autonomy.decisions");
+}
+
 }  // namespace
 
 json AutonomyLevelsJson(const WorkflowConfig& config) {
@@ -142,8 +150,13 @@ json AutonomyLevelsJson(const WorkflowConfig& config) {
               {"schedules_paused", config.AllSchedulesPaused()}};
 }
 
-void AddAutonomyApi(ApiRegistry& r) {
+void AddGuardApi(ApiRegistry& r) {
   r.Add("autonomy.guard", Guard, Access::kOwner, "the autonomy decision for one tool call: {turn|session, tool, args?} -> {allowed, reason, rule}");
+}
+
+void AddAutonomyApi(ApiRegistry& r) {
+  r.Add("autonomy.guard", GuardNotHere, Access::kOwner,
+        "the autonomy decision for one tool call (in the server and the CLI: ServerApi)");
   r.Add("autonomy.catalog", Catalog, Access::kRead, "every tool the guard knows, with its class");
   r.Add("autonomy.levels", Levels, Access::kRead, "pulse.autonomy as the guard reads it");
   r.Add("autonomy.decisions", Decisions, Access::kRead, "recorded guard decisions, oldest first: {session?}");

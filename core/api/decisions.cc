@@ -103,7 +103,7 @@ json RecommendationJson(const Recommendation& r) {
               {"text", OptJson(r.text)},
               {"why", r.why},
               {"evidence", r.evidence},
-              {"confidence", r.confidence},
+              {"confidence", ConfidenceName(r.confidence)},
               {"blocks", r.blocks},
               {"safe_default_by", OptTimeJson(r.safe_default_by)},
               {"needs", r.needs},
@@ -141,7 +141,7 @@ json DecisionViewJson(const DecisionView& v) {
            {"options", d.options},
            {"blocks", d.blocks},
            {"raised_by", d.raised_by},
-           {"status", d.status},
+           {"status", DecisionStatusName(d.status)},
            {"created_at", FormatTime(d.created_at)},
            {"recommendation", v.recommendation ? RecommendationJson(*v.recommendation) : json(nullptr)},
            {"answer", d.answered_at ? AnswerJson(d) : json(nullptr)},
@@ -211,7 +211,9 @@ Result<json> DoRecommend(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptString("text", &in.text));
   PULSE_RETURN_IF_ERROR(a.String("why", &in.why));
   PULSE_RETURN_IF_ERROR(a.OptString("evidence", &in.evidence));
-  PULSE_RETURN_IF_ERROR(a.String("confidence", &in.confidence));
+  std::string confidence;
+  PULSE_RETURN_IF_ERROR(a.String("confidence", &confidence));
+  PULSE_ASSIGN_OR_RETURN(in.confidence, ParseConfidence(confidence, "decision " + std::to_string(in.decision_id)));
   PULSE_RETURN_IF_ERROR(a.OptString("blocks", &in.blocks));
   PULSE_RETURN_IF_ERROR(a.OptTime("safe_default_by", &in.safe_default_by));
   PULSE_RETURN_IF_ERROR(a.OptString("needs", &in.needs));

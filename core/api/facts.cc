@@ -109,7 +109,7 @@ json RunHealthJson(const RunHealth& h) {
 
 Result<json> Facts(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
   json out = ContextFactsJson(facts);
   out["workflow"] = ctx.workflow;
   return out;
@@ -163,14 +163,8 @@ json ContextFactsJson(const ContextFacts& f) {
           {"unreadable", unreadable}};
 }
 
-Result<ContextFacts> ContextFactsNow(ApiContext& ctx) {
-  int64_t now = ctx.env->NowSeconds();
-  if (!ctx.workflow_dir.empty()) (void)SnapshotOutsideFiles(*ctx.env, *ctx.db, ctx.workflow_dir, now);
-  return GatherContextFacts(*ctx.db, ctx.config, now);
-}
-
 Result<json> GoalStatusDocument(ApiContext& ctx, bool record) {
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(ctx));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, facts.now, record));
   json out = check.ToJson();
   out["facts"] = ContextFactsJson(facts);

@@ -13,11 +13,6 @@ namespace pulse {
 
 nlohmann::json ContextFactsJson(const ContextFacts& facts);
 
-// Where the workflow's folder is at hand (ctx.workflow_dir: the command line
-// and the server), its outside files are snapshotted into the database
-// first; the browser computes from the database alone.
-Result<ContextFacts> ContextFactsNow(ApiContext& ctx);
-
 // The goal check document (docs/goal.md) with `facts` and `needs_reauth`:
 // the same for `pulse check --json`, the goal-status route, get_pulse_state
 // and a turn's context. Facts are gathered before a recorded check is

@@ -174,7 +174,7 @@ Result<json> RecommendationMethod(ApiContext& ctx, const Args& a) {
   GoalRecommendation rec = BuildGoalRecommendation(check, ctx.config, ctx.workflow);
   return json{{"recommendation",
                {{"question", rec.question}, {"options", rec.options}, {"option", rec.option}, {"why", rec.why},
-                {"evidence", rec.evidence}, {"confidence", rec.confidence}, {"blocks", rec.blocks}}}};
+                {"evidence", rec.evidence}, {"confidence", ConfidenceName(rec.confidence)}, {"blocks", rec.blocks}}}};
 }
 
 void AddGoalApi(ApiRegistry& r) {

@@ -113,7 +113,7 @@ Result<std::string> AskBuilderChainRefusal(Db& db, const std::string& pulse_sess
 }
 
 std::optional<std::string> ApplyMessageFor(const Decision& d, const json& fix) {
-  if (d.status != "answered") return std::nullopt;
+  if (d.status != DecisionStatus::kAnswered) return std::nullopt;
   const std::string chosen = d.Chosen();
   const std::string lower = Lower(chosen);
   if (chosen.empty() || lower.rfind("not now", 0) == 0 || lower.rfind("leave it", 0) == 0) return std::nullopt;

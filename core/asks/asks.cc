@@ -451,4 +451,8 @@ Result<std::vector<AskRecord>> Asks::BuilderAnswersSince(int64_t since, int limi
   return out;
 }
 
+Result<int64_t> QueuedAskCount(Db& db) {
+  return db.QueryInt64("SELECT COUNT(*) FROM pulse_asks WHERE status = 'queued'");
+}
+
 }  // namespace pulse

@@ -107,6 +107,10 @@ struct AskThread {
 
 Status EnsureAsksSchema(Db& db);
 
+// Asks queued past the hourly cap, waiting for their slot (the tick visits
+// a workflow with any every tick).
+Result<int64_t> QueuedAskCount(Db& db);
+
 // A new ask_pulse call. `thread_id` empty opens a new thread.
 struct NewAskPulse {
   std::string caller;  // builder, run, step, bot

@@ -276,20 +276,53 @@ std::optional<GuardDecision> CommandChecks(const Ctx& c, const json& args) {
 
 GuardDecision Decide(const Ctx& c, const ToolEntry* entry, const json& args);
 
+std::string LookalikeDisplay(const ToolEntry* entry) {
+  return std::string(entry->name) + " (spelled with look-alike characters)";
+}
+
+// A name not in the catalog that may stand for catalogued ones: decided as
+// each of them, the first refusal kept (a look-alike never allows a call).
+// `*which`: the catalogued tool whose rule refused.
+std::optional<GuardDecision> LookalikeChecks(const Ctx& c, const std::vector<const ToolEntry*>& lookalikes,
+                                             const json& args, const ToolEntry** which) {
+  for (const ToolEntry* entry : lookalikes) {
+    Ctx lc = c;
+    lc.tool_display = LookalikeDisplay(entry);
+    GuardDecision d = Decide(lc, entry, args);
+    if (!d.allowed) {
+      *which = entry;
+      return d;
+    }
+  }
+  return std::nullopt;
+}
+
 // A wrapper ("call_tool", "invoke", anything unknown) carrying calls of
 // catalogued tools, at any depth, is held as each of them: a refusal of any
 // refuses the wrapper.
 std::optional<GuardDecision> DispatchChecks(const Ctx& c, const json& args) {
   for (const DispatchedCall& call : DispatchedCalls(args)) {
+    if (!call.name_type.empty()) {
+      // {"name": ["delete_step"]}: a dispatcher may read any of these as a
+      // name (JavaScript makes "delete_step" of that array); the guard does not guess.
+      return Make(false, GuardRule::kUnclassified,
+                  "refused: " + c.tool_display + " names the tool it dispatches with " + call.name_type + " under \"" +
+                      JoinSegments({call.name}) + "\", not a string, so the guard cannot tell which tool it runs" +
+                      kInstead,
+                  GuardLevel::kUnclassified);
+    }
     ToolLookup inner = LookupTool(call.name);
-    if (!inner.entry) continue;
-    Ctx ic = c;
-    ic.tool_display = inner.normalized;
-    ic.nested = true;
-    GuardDecision d = Decide(ic, inner.entry, call.args);
-    if (!d.allowed) {
-      d.reason = "refused: " + c.tool_display + " dispatches " + d.reason.substr(std::strlen("refused: "));
-      return d;
+    std::vector<const ToolEntry*> entries = inner.lookalikes;
+    if (inner.entry) entries.insert(entries.begin(), inner.entry);
+    for (const ToolEntry* entry : entries) {
+      Ctx ic = c;
+      ic.tool_display = entry == inner.entry ? inner.normalized : LookalikeDisplay(entry);
+      ic.nested = true;
+      GuardDecision d = Decide(ic, entry, call.args);
+      if (!d.allowed) {
+        d.reason = "refused: " + c.tool_display + " dispatches " + d.reason.substr(std::strlen("refused: "));
+        return d;
+      }
     }
   }
   return std::nullopt;
@@ -306,10 +339,17 @@ GuardDecision DecideOutward(const Ctx& c, const ToolEntry& entry, const json& ar
   }
   if (entry.check == ArgCheck::kRecipients) {
     std::string key = FindRecipientKey(args);
+    std::string what = " reaches someone other than the owner (Outward)";
+    if (key.empty()) {
+      // Any other key may name where the message goes ("dm", "distribution"):
+      // only the message's own keys leave it with the owner.
+      key = FindNonMessageKey(args);
+      what = " may name someone other than the owner (every key but the message's own counts; Outward)";
+    }
     if (key.empty()) {
       return Make(true, GuardRule::kNotifyOwner, "allowed: " + t + " without recipients notifies the owner in the app");
     }
-    return ByLevel(c, GuardLevel::kOutward, t + " with " + key + " reaches someone other than the owner (Outward)");
+    return ByLevel(c, GuardLevel::kOutward, t + " with " + JoinSegments({key}) + what);
   }
   return ByLevel(c, GuardLevel::kOutward, t + " is an Outward tool");
 }
@@ -444,9 +484,15 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
   ToolLookup lk = LookupTool(tool);
   Ctx c{turn, LevelsForTurn(turn, levels, schedules_paused), lk.normalized.empty() ? std::string("(no name)") : lk.normalized};
   GuardDecision d;
+  const ToolEntry* lookalike = nullptr;
+  std::optional<GuardDecision> refused;
+  // An unknown name is read as what it may imitate first; a catalogued one as itself (below).
+  if (IsGuardedTurn(turn) && !lk.entry) refused = LookalikeChecks(c, lk.lookalikes, args, &lookalike);
   if (!IsGuardedTurn(turn)) {
     d = Make(true, GuardRule::kWorkflowStep,
              "allowed: a workflow_step session is not a Pulse turn; it keeps the platform's normal tools");
+  } else if (refused) {
+    d = *refused;
   } else {
     d = Decide(c, lk.entry, args);
     const bool reads = d.rule == GuardRule::kReadOnly || d.rule == GuardRule::kPulseRecord;
@@ -463,9 +509,15 @@ GuardDecision DecideToolCall(TurnKind turn, const AutonomyLevels& levels, bool s
       GuardDecision u = Unclassified(c, lk.normalized + " from the " + lk.name_space + " namespace is not the platform's own tool");
       if (!u.allowed) d = u;
     }
+    if (lk.entry && d.allowed) {
+      // Unknown characters may stand for letters: "ꪀꪀmove_step" may be remove_step too.
+      if (auto other = LookalikeChecks(c, lk.lookalikes, args, &lookalike)) d = *other;
+    }
   }
-  d.tool = lk.normalized;
-  d.tool_class = lk.entry ? ToolClassName(lk.entry->cls) : "unclassified";
+  const ToolEntry* entry = lookalike ? lookalike : lk.entry;
+  d.tool = lookalike ? lookalike->name : lk.normalized;
+  d.tool_namespace = lk.name_space;
+  d.tool_class = entry ? ToolClassName(entry->cls) : "unclassified";
   return d;
 }
 

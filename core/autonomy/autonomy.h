@@ -80,6 +80,7 @@ struct GuardDecision {
   GuardLevel level = GuardLevel::kNone;
   std::string reason;      // one line; a refusal ends with the decision-request instruction
   std::string tool;        // the normalised tool name
+  std::string tool_namespace;  // the MCP server or namespace it was called under, when not the platform's
   std::string tool_class;  // ToolClassName, or "unclassified"
 };
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/autonomy/shell_expand.h"
 #include "core/autonomy/tool_args.h"
 
 namespace pulse {
@@ -37,12 +38,27 @@ std::vector<std::string> ShellWords(std::string_view s) {
       if (c == quote) {
         quote = 0;
       } else if (c == '\\' && quote == '"' && i + 1 < s.size()) {
-        cur.push_back(s[++i]);
+        // Inside double quotes a backslash escapes only $ ` " \ and a line
+        // break; before anything else it stays ("\163" is four characters).
+        char n = s[i + 1];
+        if (n == '$' || n == '`' || n == '"' || n == '\\') cur.push_back(s[++i]);
+        else if (n == '\n') ++i;
+        else cur.push_back(c);
       } else {
         cur.push_back(c);
       }
       continue;
     }
+    if (c == '$' && i + 1 < s.size() && s[i + 1] == '\'') {
+      // ANSI-C quoting: $'\x73oul.md', $'\163oul.md', $'\u0073oul.md'.
+      have = true;
+      for (i += 2; i < s.size() && s[i] != '\'';) {
+        if (s[i] == '\\') i = DecodeCEscape(s, i, &cur);
+        else cur.push_back(s[i++]);
+      }
+      continue;
+    }
+    if (c == '$' && i + 1 < s.size() && s[i + 1] == '"') continue;  // $"...": a translated string, read as "..."
     if (c == '\'' || c == '"') {
       quote = c;
       have = true;
@@ -322,8 +338,13 @@ std::vector<std::string> PathTokens(std::string_view word) {
 }
 
 bool WordNames(std::string_view word, bool (*test)(const std::vector<std::string>&)) {
-  for (const std::string& t : PathTokens(word)) {
-    if (test(ExpandSegments(PathSegments(t)))) return true;
+  bool complete = true;
+  std::vector<std::string> variants = WordVariants(std::string(word), &complete);
+  if (!complete) return true;
+  for (const std::string& variant : variants) {
+    for (const std::string& t : PathTokens(variant)) {
+      if (test(ExpandSegments(PathSegments(t)))) return true;
+    }
   }
   return false;
 }
@@ -360,12 +381,59 @@ namespace {
 // "ssh h \"...\""): read again as shell text, a few levels deep.
 bool MayBeScript(const std::string& w) { return w.find_first_of(" \t'\"><;|&") != std::string::npos; }
 
-// cp reads its sources and writes only its last argument (or the folder
-// after -t).
-bool CopyWritesOnly(const std::vector<std::string>& cmd, size_t i) {
-  bool last = i + 1 == cmd.size();
-  bool target_flag = i > 0 && (cmd[i - 1] == "-t" || cmd[i - 1] == "--target-directory");
-  return !last && !target_flag && cmd[i].rfind("--target-directory=", 0) != 0;
+// cp's destination: the folder after -t (--target-directory), else its last
+// operand (options, redirections and their targets aside); "" when none.
+std::string CopyDestination(const std::vector<std::string>& cmd) {
+  std::string last;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    const std::string& w = cmd[i];
+    if (w == "-t" || w == "--target-directory") return i + 1 < cmd.size() ? cmd[i + 1] : "";
+    if (w.rfind("--target-directory=", 0) == 0) return w.substr(19);
+    if (w.size() > 2 && w[0] == '-' && w[1] == 't') return w.substr(2);
+    if (IsRedirectOut(w) || w == "<" || w == "<<" || w == "<<<" || w == "<>") {
+      ++i;
+      continue;
+    }
+    if (!w.empty() && w[0] == '-') continue;
+    last = w;
+  }
+  return last;
+}
+
+// A destination that may be the folder soul.md lives in (the working
+// folder, where a turn runs): ".", "./", "x/..", anything above it or
+// elsewhere ("..", "/abs", "~", "$VAR", a glob, a brace). Only a path that
+// stays strictly below the working folder cannot be.
+bool MayBeWorkflowFolder(const std::string& dest) {
+  if (dest.empty() || dest.find_first_of("$~`*?[{") != std::string::npos) return true;
+  std::string d = dest;
+  std::replace(d.begin(), d.end(), '\\', '/');
+  if (d[0] == '/') return true;
+  int depth = 0;
+  size_t start = 0;
+  while (start <= d.size()) {
+    size_t end = std::min(d.find('/', start), d.size());
+    std::string seg = d.substr(start, end - start);
+    start = end + 1;
+    if (seg.empty() || seg == ".") continue;
+    if (seg == "..") {
+      if (--depth < 0) return true;
+    } else {
+      ++depth;
+    }
+  }
+  return depth <= 0;
+}
+
+// A copy that takes folders along (cp -r/-R/-a, rsync): one of them may
+// hold a soul.md of its own.
+bool CopiesFolders(const std::string& program, const std::vector<std::string>& cmd) {
+  if (program == "rsync") return true;
+  for (const std::string& w : cmd) {
+    if (w == "--recursive" || w == "--archive") return true;
+    if (w.size() > 1 && w[0] == '-' && w[1] != '-' && w.find_first_of("rRa") != std::string::npos) return true;
+  }
+  return false;
 }
 
 bool SoulWrite(std::string_view text, int depth) {
@@ -376,15 +444,21 @@ bool SoulWrite(std::string_view text, int depth) {
     else commands.back().push_back(std::move(w));
   }
   for (const std::vector<std::string>& cmd : commands) {
-    std::string program = ProgramOf(cmd);
+    std::string program = Basename(Lower(ProgramOf(cmd)));
     bool reader = IsReader(program);
-    bool copy = Basename(Lower(program)) == "cp";
+    bool copy = program == "cp" || program == "rsync";
+    // cp's (and rsync's) destination is the one thing it writes: soul.md
+    // itself, or the folder holding it ("cp pulse/work/soul.md .").
+    std::string dest = copy ? CopyDestination(cmd) : "";
+    bool into_workflow_folder = copy && MayBeWorkflowFolder(dest);
+    if (into_workflow_folder && CopiesFolders(program, cmd)) return true;
     for (size_t i = 0; i < cmd.size(); ++i) {
       if (depth < 3 && MayBeScript(cmd[i]) && SoulWrite(cmd[i], depth + 1)) return true;
       if (!WordNames(cmd[i], IsSoulPath)) continue;
       bool redirected = (i > 0 && IsRedirectOut(cmd[i - 1])) || IsRedirectOut(cmd[i]);
       if (redirected) return true;
-      if (reader || (copy && CopyWritesOnly(cmd, i))) continue;
+      if (reader) continue;
+      if (copy && cmd[i] != dest && !into_workflow_folder) continue;  // a source, copied somewhere else
       return true;
     }
   }

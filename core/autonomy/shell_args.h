@@ -14,10 +14,11 @@
 
 namespace pulse {
 
-// Shell-like words: quotes and backslashes honoured; ; | & ( ) ` and line
-// breaks become separator words; redirections become their own words
-// (">", ">>", ">|", "&>", "<", "<<", "<>"), a file-descriptor number in front
-// of one dropped ("2>x" -> ">", "x").
+// Shell-like words: quotes and backslashes honoured as bash does (inside
+// double quotes a backslash escapes only $ ` " \; $'...' decodes its C
+// escapes); ; | & ( ) ` and line breaks become separator words;
+// redirections become their own words (">", ">>", ">|", "&>", "<", "<<",
+// "<>"), a file-descriptor number in front of one dropped ("2>x" -> ">", "x").
 std::vector<std::string> ShellWords(std::string_view s);
 bool IsSeparatorWord(const std::string& w);
 
@@ -48,8 +49,14 @@ bool CallsToolRoute(std::string_view text);
 
 // Shell text that may write soul.md: a command mentioning it (any spelling
 // PathSegments reads as soul.md, a glob that matches it, inside quotes or
-// an interpreter's code) is a write unless its program only reads (cat,
-// head, grep, ...) and soul.md is not a redirection's target.
+// an interpreter's code; bash's $'\x73oul.md', brace expansion
+// "{soul,x}.md" and parameter defaults "${X:-soul.md}" read as what they
+// may become, and C escapes "\163oul.md" decoded) is a write unless its
+// program only reads (cat, head, grep, ...) and soul.md is not a
+// redirection's target. cp (and rsync) write only their destination: a
+// source named soul.md is a write when the destination may be the folder
+// soul.md is in ("cp pulse/work/soul.md ." replaces it), and copying folders
+// there is one (a folder may hold a soul.md).
 bool WritesSoulFromShell(std::string_view text);
 
 // Shell text naming a protected path (IsProtectedPath) anywhere, read or

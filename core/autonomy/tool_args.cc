@@ -79,6 +79,90 @@ bool IsPathKey(const std::string& key) {
 
 }  // namespace
 
+void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | ((cp >> 18) & 0x07)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+size_t DecodeCEscape(std::string_view s, size_t i, std::string* out) {
+  if (i + 1 >= s.size()) {
+    out->push_back('\\');
+    return i + 1;
+  }
+  char c = s[i + 1];
+  // Digits of a number escape: at most `max` of them in base `base`.
+  auto number = [&](size_t from, int base, size_t max, uint32_t* value) {
+    size_t k = from;
+    *value = 0;
+    while (k < s.size() && k - from < max) {
+      int d = HexValue(s[k]);
+      if (d < 0 || d >= base) break;
+      *value = *value * static_cast<uint32_t>(base) + static_cast<uint32_t>(d);
+      ++k;
+    }
+    return k;
+  };
+  static const char kSimple[][2] = {{'a', '\a'}, {'b', '\b'}, {'e', 0x1b}, {'E', 0x1b}, {'f', '\f'},
+                                     {'n', '\n'}, {'r', '\r'}, {'t', '\t'}, {'v', '\v'}};
+  for (const auto& e : kSimple) {
+    if (e[0] == c) {
+      out->push_back(e[1]);
+      return i + 2;
+    }
+  }
+  uint32_t v = 0;
+  if (c >= '0' && c <= '7') {
+    size_t end = number(i + 1, 8, 3, &v);
+    out->push_back(static_cast<char>(v & 0xFF));
+    return end;
+  }
+  if (c == 'x' || c == 'u' || c == 'U') {
+    size_t end = number(i + 2, 16, c == 'x' ? 2 : c == 'u' ? 4 : 8, &v);
+    if (end == i + 2) {  // no digits: the backslash and the letter stay
+      out->append(s.substr(i, 2));
+      return i + 2;
+    }
+    if (c == 'x') out->push_back(static_cast<char>(v));
+    else AppendUtf8(v > 0x10FFFF ? 0xFFFD : v, out);
+    return end;
+  }
+  if (c == 'c' && i + 2 < s.size()) {
+    out->push_back(static_cast<char>(s[i + 2] & 0x1F));
+    return i + 3;
+  }
+  if (c == '\\' || c == '\'' || c == '"' || c == '?') {
+    out->push_back(c);
+    return i + 2;
+  }
+  out->append(s.substr(i, 2));  // an escape C does not know: kept as written
+  return i + 2;
+}
+
+std::string DecodeCEscapes(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] == '\\') {
+      i = DecodeCEscape(s, i, &out);
+    } else {
+      out.push_back(s[i++]);
+    }
+  }
+  return out;
+}
+
 std::string AsciiLower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -231,9 +315,17 @@ std::vector<std::string> PatchPaths(std::string_view text) {
         while (i < rest.size() && (rest[i] == ' ' || rest[i] == '\t')) ++i;
         size_t j = i;
         if (j < rest.size() && rest[j] == '"') {
-          j = rest.find('"', i + 1);
-          if (j == std::string_view::npos) j = rest.size();
-          paths.emplace_back(rest.substr(i + 1, j - i - 1));
+          // Git's C-quoted name ("b/\163oul.md", "a/\"x\""): read as git
+          // apply reads it, escapes decoded, up to the closing quote.
+          std::string name;
+          for (j = i + 1; j < rest.size() && rest[j] != '"'; ++j) {
+            if (rest[j] == '\\' && j + 1 < rest.size()) {
+              j = DecodeCEscape(rest, j, &name) - 1;
+            } else {
+              name.push_back(rest[j]);
+            }
+          }
+          paths.push_back(std::move(name));
           i = j + 1;
           continue;
         }
@@ -283,29 +375,34 @@ bool IsRecipientKey(std::string_view key) {
 
 namespace {
 
-std::string FindRecipient(const json& v, int depth) {
+// The first key anywhere in `v` (breadth first within an object) that
+// `match` takes, as spelled; "" when none.
+template <typename Match>
+std::string FindKey(const json& v, int depth, const Match& match) {
   if (depth > kMaxDepth) return "";
   json holder;
   const json* p = ParsedIfEncoded(v, &holder);
   if (p->is_object()) {
     for (auto it = p->begin(); it != p->end(); ++it) {
-      if (IsRecipientKey(it.key()) && NonEmpty(it.value())) return it.key();
-      // "ccEmailAddresses", "x_mailbox": a key about mail holding an address.
-      if (KeyCanon(it.key()).find("mail") != std::string::npos && it.value().dump().find('@') != std::string::npos) {
-        return it.key();
-      }
+      if (match(it.key(), it.value())) return it.key();
     }
     for (auto it = p->begin(); it != p->end(); ++it) {
-      std::string k = FindRecipient(it.value(), depth + 1);
+      std::string k = FindKey(it.value(), depth + 1, match);
       if (!k.empty()) return k;
     }
   } else if (p->is_array()) {
     for (const json& item : *p) {
-      std::string k = FindRecipient(item, depth + 1);
+      std::string k = FindKey(item, depth + 1, match);
       if (!k.empty()) return k;
     }
   }
   return "";
+}
+
+bool RecipientSet(const std::string& key, const json& value) {
+  if (IsRecipientKey(key) && NonEmpty(value)) return true;
+  // "ccEmailAddresses", "x_mailbox": a key about mail holding an address.
+  return KeyCanon(key).find("mail") != std::string::npos && value.dump().find('@') != std::string::npos;
 }
 
 bool IsToolNameKey(const std::string& k) {
@@ -316,36 +413,85 @@ bool IsToolNameKey(const std::string& k) {
   return keys.count(k) > 0;
 }
 
+// Keys that hold nothing but a tool's name: a value there that is not a
+// string (and not a nested call description, an object) names a tool the
+// guard cannot read, whatever a dispatcher would make of it (JavaScript reads
+// ["delete_step"] as "delete_step").
+bool IsNameOnlyKey(const std::string& k) {
+  return k == "tool" || k == "toolname" || k == "name" || k == "functionname" || k == "methodname" ||
+         k == "method" || k == "fn" || k == "toolid" || k == "callname" || k == "function" || k == "toolcall";
+}
+
+const char* JsonTypeName(const json& v) {
+  if (v.is_array()) return "an array";
+  if (v.is_number()) return "a number";
+  if (v.is_boolean()) return "a boolean";
+  if (v.is_object()) return "an object";
+  return "null";
+}
+
+// The object under an arguments key of `p`, or `fallback`.
+json ArgumentsOf(const json& p, const json& fallback) {
+  json out = fallback;
+  if (!p.is_object()) return out;
+  for (auto a = p.begin(); a != p.end(); ++a) {
+    std::string k = KeyCanon(a.key());
+    if (k != "arguments" && k != "args" && k != "input" && k != "parameters" && k != "params" && k != "kwargs" &&
+        k != "payload" && k != "body" && k != "data") {
+      continue;
+    }
+    json inner_holder;
+    const json* inner = ParsedIfEncoded(a.value(), &inner_holder);
+    if (inner->is_object()) out = *inner;
+  }
+  return out;
+}
+
 void FindCalls(const json& v, int depth, std::vector<DispatchedCall>* out) {
   if (depth > kMaxDepth) return;
   json holder;
   const json* p = ParsedIfEncoded(v, &holder);
   if (p->is_array()) {
+    // A positional call: ["delete_step", {...}].
+    if (!p->empty() && (*p)[0].is_string()) {
+      out->push_back(DispatchedCall{(*p)[0].get<std::string>(), p->size() > 1 && (*p)[1].is_object() ? (*p)[1] : json::object(), ""});
+    }
     for (const json& item : *p) FindCalls(item, depth + 1, out);
     return;
   }
   if (!p->is_object()) return;
   for (auto it = p->begin(); it != p->end(); ++it) {
-    if (!it.value().is_string() || !IsToolNameKey(KeyCanon(it.key()))) continue;
-    DispatchedCall call{it.value().get<std::string>(), *p};
-    for (auto a = p->begin(); a != p->end(); ++a) {
-      std::string k = KeyCanon(a.key());
-      if (k != "arguments" && k != "args" && k != "input" && k != "parameters" && k != "params" && k != "kwargs" &&
-          k != "payload" && k != "body" && k != "data") {
-        continue;
-      }
-      json inner_holder;
-      const json* inner = ParsedIfEncoded(a.value(), &inner_holder);
-      if (inner->is_object()) call.args = *inner;
+    const std::string key = KeyCanon(it.key());
+    if (!IsToolNameKey(key)) continue;
+    json name_holder;
+    const json* name = ParsedIfEncoded(it.value(), &name_holder);  // "[\"delete_step\"]" is an array too
+    if (name->is_string()) {
+      out->push_back(DispatchedCall{name->get<std::string>(), ArgumentsOf(*p, *p), ""});
+    } else if (IsNameOnlyKey(key) && !name->is_object() && !name->is_null()) {
+      out->push_back(DispatchedCall{it.key(), ArgumentsOf(*p, *p), JsonTypeName(*name)});
     }
-    out->push_back(std::move(call));
   }
   for (auto it = p->begin(); it != p->end(); ++it) FindCalls(it.value(), depth + 1, out);
 }
 
+// What a notification says, not where it goes.
+bool IsMessageKey(const std::string& canon) {
+  static const std::set<std::string> keys = {"message", "msg",      "text",     "title",    "subject",
+                                             "body",    "summary",  "content",  "details",  "detail",
+                                             "description", "priority", "severity", "urgency", "level",
+                                             "importance",  "kind",     "type",     "category"};
+  return keys.count(canon) > 0;
+}
+
 }  // namespace
 
-std::string FindRecipientKey(const json& args) { return FindRecipient(args, 0); }
+std::string FindRecipientKey(const json& args) { return FindKey(args, 0, RecipientSet); }
+
+std::string FindNonMessageKey(const json& args) {
+  return FindKey(args, 0, [](const std::string& key, const json& value) {
+    return !IsMessageKey(KeyCanon(key)) && NonEmpty(value);
+  });
+}
 
 std::vector<DispatchedCall> DispatchedCalls(const json& args) {
   std::vector<DispatchedCall> out;

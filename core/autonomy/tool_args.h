@@ -6,6 +6,7 @@
 // and never opened). Shell text has its own scanner (shell_args.h).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,16 @@
 namespace pulse {
 
 std::string AsciiLower(std::string_view s);
+
+// One C escape at s[i] ('\\'), as C, git's quoted names and bash's $'...'
+// read it: \a \b \e \f \n \r \t \v \\ \' \" \?, \ooo (up to three octal
+// digits), \xHH, \uHHHH, \UHHHHHHHH (UTF-8), \cX; an unknown escape is kept
+// as written. Appends the bytes to `out`; returns the index after it.
+size_t DecodeCEscape(std::string_view s, size_t i, std::string* out);
+// Every escape of `s` decoded.
+std::string DecodeCEscapes(std::string_view s);
+// A code point as UTF-8.
+void AppendUtf8(uint32_t cp, std::string* out);
 
 // "email_cc", "Email-CC", "emailCc", "ｅmail_cc" -> "emailcc": look-alikes
 // folded, then letters and digits only, lowercased.
@@ -90,19 +101,33 @@ bool IsRecipientKey(std::string_view key);
 // The first recipient-like key set anywhere in `args` (as spelled), also a
 // key mentioning mail that holds an address; "" when none.
 std::string FindRecipientKey(const nlohmann::json& args);
+// The first key set anywhere in `args` (as spelled) that is not one of a
+// notification's own: message, msg, text, title, subject, body, summary,
+// content, detail(s), description, priority, severity, urgency, level,
+// importance, kind, type, category (look-alikes folded, any case or
+// separators). Any other key may say where a message goes ("dm",
+// "distribution", "options": {...}); "" when none.
+std::string FindNonMessageKey(const nlohmann::json& args);
 
 // ---- dispatch wrappers ----
 
 struct DispatchedCall {
-  std::string name;      // as written
-  nlohmann::json args;   // its arguments object (parsed when pre-encoded)
+  std::string name;       // as written; the key when name_type is set
+  nlohmann::json args;    // its arguments object (parsed when pre-encoded)
+  // "" when the name is a string; else what a name-only key (tool, name,
+  // function, method, ...) holds instead ("an array", "a number", "a
+  // boolean"): a name the guard cannot read, which it refuses.
+  std::string name_type;
 };
 // Calls a wrapper carries anywhere in its arguments: an object with a
 // tool-naming key (tool, tool_name, name, function, method, action, call, op,
 // command, ...) holding a string, with its arguments under a sibling
 // (arguments, args, input, parameters, params, kwargs, payload, body, data)
-// or, when there is none, the object itself. Every such object is returned
-// (the caller decides which names matter).
+// or, when there is none, the object itself; a name-only key holding anything
+// but a string, an object (a nested call description) or null, pre-encoded
+// or not; and every array whose first item is a string, read as a positional
+// call (["delete_step", {...}]). Every such call is returned (the caller
+// decides which names matter).
 std::vector<DispatchedCall> DispatchedCalls(const nlohmann::json& args);
 
 }  // namespace pulse

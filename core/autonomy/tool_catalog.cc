@@ -1,5 +1,8 @@
 #include "core/autonomy/tool_catalog.h"
 
+#include <atomic>
+
+#include <algorithm>
 #include <cctype>
 #include <iterator>
 
@@ -231,7 +234,14 @@ std::string Canonical(std::string_view raw) {
 
 }  // namespace
 
+namespace {
+std::atomic<uint64_t> g_names_normalized{0};
+}  // namespace
+
+uint64_t ToolNamesNormalized() { return g_names_normalized.load(std::memory_order_relaxed); }
+
 std::string NormalizeToolName(std::string_view raw, std::string* name_space) {
+  g_names_normalized.fetch_add(1, std::memory_order_relaxed);
   std::string s = Trim(FoldConfusables(raw));
   std::string ns;
   // "mcp__<server>__<tool>" (coding CLIs' MCP bridge).
@@ -273,6 +283,110 @@ ToolLookup LookupTool(std::string_view raw) {
       break;
     }
   }
+  // A character no table knows is a separator to NormalizeToolName, so
+  // "ꪀꪀmove_step" names move_step; it may as well stand for letters
+  // ("remove_step"): then the look-alikes are read too.
+  const std::string folded = FoldConfusables(raw);
+  const bool unknown = std::any_of(folded.begin(), folded.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+  if (!out.entry || unknown) {
+    out.lookalikes = LookalikeTools(raw);
+    out.lookalikes.erase(std::remove(out.lookalikes.begin(), out.lookalikes.end(), out.entry), out.lookalikes.end());
+  }
+  return out;
+}
+
+namespace {
+
+// Stands for one character or none in a loose name.
+constexpr char kAnyChar = '\x01';
+
+// The folded name with every character the fold left outside ASCII (and
+// every byte that is not UTF-8) as kAnyChar.
+std::string MarkUnknown(std::string_view folded) {
+  std::string out;
+  for (size_t i = 0; i < folded.size();) {
+    unsigned char c = static_cast<unsigned char>(folded[i++]);
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c));
+      continue;
+    }
+    if (c >= 0xC0) {
+      while (i < folded.size() && (static_cast<unsigned char>(folded[i]) & 0xC0) == 0x80) ++i;
+    }
+    out.push_back(kAnyChar);
+  }
+  return out;
+}
+
+// One letter for each ASCII look-alike class (the name already lowercased):
+// 1 i | -> l, 0 -> o, rn -> m; and no word breaks ("deLete" folds to
+// "de_lete": a capital look-alike inside a word reads as a camelCase break).
+std::string LooseLetters(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (c == '_') continue;
+    if (c == '1' || c == 'i' || c == '|') c = 'l';
+    else if (c == '0') c = 'o';
+    else if (c == 'r' && i + 1 < s.size() && s[i + 1] == 'n') c = 'm', ++i;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// `p` matches `n`, kAnyChar in `p` standing for one character of `n` or none.
+bool LooseMatch(const std::string& p, const std::string& n) {
+  std::vector<char> row(n.size() + 1, 0), next(n.size() + 1, 0);
+  row[0] = 1;
+  for (char pc : p) {
+    std::fill(next.begin(), next.end(), 0);
+    for (size_t j = 0; j <= n.size(); ++j) {
+      if (!row[j]) continue;
+      if (pc == kAnyChar) {
+        next[j] = 1;
+        if (j < n.size()) next[j + 1] = 1;
+      } else if (j < n.size() && n[j] == pc) {
+        next[j + 1] = 1;
+      }
+    }
+    row.swap(next);
+  }
+  return row[n.size()] != 0;
+}
+
+int Severity(ToolClass c) {
+  switch (c) {
+    case ToolClass::kAlwaysRefused: return 0;
+    case ToolClass::kOwnerAnswer: return 1;
+    case ToolClass::kRun: return 2;
+    case ToolClass::kChange: return 3;
+    case ToolClass::kOutward: return 4;
+    default: return 5;
+  }
+}
+
+}  // namespace
+
+std::vector<const ToolEntry*> LookalikeTools(std::string_view raw) {
+  std::vector<const ToolEntry*> out;
+  if (raw.size() > 512) return out;  // far longer than any catalog name
+  std::string pattern = LooseLetters(NormalizeToolName(MarkUnknown(FoldConfusables(raw))));
+  size_t unknown = static_cast<size_t>(std::count(pattern.begin(), pattern.end(), kAnyChar));
+  if (pattern.size() < 3 || unknown * 3 > pattern.size()) return out;
+  auto add = [&](const char* name) {
+    for (const ToolEntry& e : ToolCatalog()) {
+      if (std::string(e.name) != name) continue;
+      if (std::find(out.begin(), out.end(), &e) == out.end()) out.push_back(&e);
+    }
+  };
+  for (const ToolEntry& e : ToolCatalog()) {
+    if (LooseMatch(pattern, LooseLetters(e.name))) add(e.name);
+  }
+  for (const ToolAlias& a : ToolAliases()) {
+    if (LooseMatch(pattern, LooseLetters(a.alias))) add(a.name);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const ToolEntry* a, const ToolEntry* b) { return Severity(a->cls) < Severity(b->cls); });
   return out;
 }
 

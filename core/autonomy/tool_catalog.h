@@ -11,6 +11,8 @@
 // names the same tool when it runs.
 #pragma once
 
+#include <cstdint>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +61,12 @@ struct ToolLookup {
   std::string normalized;  // the name after normalisation and alias resolution
   std::string name_space;  // an MCP server or namespace prefix that is not the platform's ("" when none)
   const ToolEntry* entry = nullptr;  // null: not in the catalog (unclassified)
+  // When `entry` is null, or the name holds a character no table knows (a
+  // separator to NormalizeToolName, which may stand for letters): the other
+  // catalogued tools the name may imitate, the most restrictive class first
+  // (LookalikeTools). The guard decides the call as each of them too and
+  // keeps a refusal; they never allow a call.
+  std::vector<const ToolEntry*> lookalikes;
 };
 
 // "  Update-Step " -> "update_step"; "updateStep" -> "update_step";
@@ -66,7 +74,20 @@ struct ToolLookup {
 // platform's own); "mcp__github__create_issue" -> "create_issue" with
 // namespace "github".
 std::string NormalizeToolName(std::string_view raw, std::string* name_space = nullptr);
+// How many names NormalizeToolName has read in this process (a test shows a
+// tool call's name is read once on its way to the rule and the tool).
+uint64_t ToolNamesNormalized();
 
 ToolLookup LookupTool(std::string_view raw);
+
+// Catalogued tools a name not in the catalog may stand for, by a looser
+// reading than NormalizeToolName's: after folding, a character the fold
+// does not know stands for any one character or none (at most a third of
+// the name's characters, so a name in another script is not read as a
+// short catalog name), and the ASCII look-alikes 1 l I i |, 0 O and rn m
+// are one letter each. "ᴅelete_step" with a letter no table knows, and
+// "de1ete_step", stand for delete_step. Most restrictive class first
+// (always refused, owner answer, Run, Change, Outward, then the rest).
+std::vector<const ToolEntry*> LookalikeTools(std::string_view raw);
 
 }  // namespace pulse

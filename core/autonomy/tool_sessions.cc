@@ -1,5 +1,7 @@
 #include "core/autonomy/tool_sessions.h"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -158,7 +160,10 @@ Result<std::string> NewSessionToken() {
 
 namespace {
 
+std::atomic<uint64_t> g_sessions_loaded{0};
+
 Result<ToolSession> ReadSession(Statement& st) {
+  g_sessions_loaded.fetch_add(1, std::memory_order_relaxed);
   ToolSession s;
   s.id = st.Text(0);
   PULSE_ASSIGN_OR_RETURN(s.turn, ParseTurnKind(st.Text(1)));
@@ -190,6 +195,8 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
   return false;
 }
 
+uint64_t ToolSessionsLoaded() { return g_sessions_loaded.load(std::memory_order_relaxed); }
+
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.session_id = ?"));
   st.Bind(1, session_id);
@@ -200,11 +207,29 @@ Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id) {
 
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token) {
   if (token.empty()) return Status::InvalidArgument("token: missing");
+  return ResolveSessionTokenHash(db, Sha256Hex(token));
+}
+
+Result<ToolSession> ResolveSessionTokenHash(Db& db, const std::string& token_sha256) {
   PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(std::string(kSessionSelect) + " WHERE s.token_sha256 = ?"));
-  st.Bind(1, Sha256Hex(token));
+  st.Bind(1, token_sha256);
   PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return Status::NotFound("token: no session has this token");
   return ReadSession(st);
+}
+
+Result<std::vector<std::string>> ListSessionTokenHashes(Db& db) {
+  std::vector<std::string> out;
+  PULSE_ASSIGN_OR_RETURN(int64_t tables, db.QueryInt64(
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'pulse_tool_sessions'"));
+  if (tables == 0) return out;
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare("SELECT token_sha256 FROM pulse_tool_sessions"));
+  for (;;) {
+    PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(st.Text(0));
+  }
+  return out;
 }
 
 Result<ToolSession> AuthenticateSession(Db& db, const std::string& session_id, const std::string& token) {

@@ -93,6 +93,13 @@ bool SessionBelongsToWorkflow(const std::string& session_id, const std::string& 
 
 // NotFound when no session has this token.
 Result<ToolSession> ResolveSessionToken(Db& db, const std::string& token);
+// The same for a token's SHA-256 (hex) a caller has already taken.
+Result<ToolSession> ResolveSessionTokenHash(Db& db, const std::string& token_sha256);
+// Every session token's SHA-256 in the database (none when it has no
+// session table yet: a database no Pulse opened).
+Result<std::vector<std::string>> ListSessionTokenHashes(Db& db);
+// How many sessions have been read from a database in this process.
+uint64_t ToolSessionsLoaded();
 Result<ToolSession> LoadToolSession(Db& db, const std::string& session_id);
 // The session `session_id` if `token` is its token; Unauthenticated with one
 // message for every failure (missing token, unknown session, another

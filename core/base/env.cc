@@ -2,6 +2,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace pulse {
@@ -74,6 +77,113 @@ Status WriteTemp(const std::string& path, const std::string& content, mode_t mod
   *tmp_out = tmp;
   return Status::OK();
 }
+
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+std::string DirOf(const std::string& path) {
+  size_t cut = path.find_last_of('/');
+  return cut == std::string::npos ? "." : cut == 0 ? "/" : path.substr(0, cut);
+}
+
+// Holds an exclusive flock(2) on a directory while alive: Pulse's writers of
+// the files in it (processes or threads) take turns. Best effort: where the
+// directory cannot be locked the swap still compares what it replaces.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) : fd_(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~DirLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing drops the lock
+  }
+  void SyncDir() const {
+    if (fd_ >= 0) (void)::fsync(fd_);
+  }
+
+ private:
+  int fd_;
+};
+
+// What a writer killed mid-swap left beside `path` ("<name>.tmp-<pid>-<n>",
+// "<name>.pulse-old-<pid>-<n>"): removed once that process is gone.
+void RemoveLeftovers(const std::string& path) {
+  const std::string dir = DirOf(path);
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    for (const char* tag : {".tmp-", ".pulse-old-"}) {
+      std::string prefix = base + tag;
+      if (name.compare(0, prefix.size(), prefix) != 0) continue;
+      long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+      if (pid > 0 && pid != ::getpid() && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+        ::unlink((dir + "/" + name).c_str());
+      }
+    }
+  }
+  ::closedir(d);
+}
+
+// SwapFile on Linux: the new text is written beside the file, then swapped
+// in with renameat2(RENAME_EXCHANGE), so the name always holds a whole file
+// (the old or the new: it is never missing, even when the writer is killed
+// mid-swap) and what it held comes back to be compared. When that is not
+// what was read, another writer got there first: the exchange is undone and
+// the caller re-reads. Where the file system cannot exchange, the compare
+// and a plain rename(2) happen under the directory lock.
+// The whole file, false when it cannot be opened.
+bool ReadWhole(const std::string& path, std::string* out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out->append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return true;
+}
+
+Status ExchangeFile(const std::string& path, const std::string& expected, const std::string& content, mode_t mode) {
+  DirLock lock(DirOf(path));
+  RemoveLeftovers(path);
+  std::string tmp;
+  PULSE_RETURN_IF_ERROR(WriteTemp(path, content, mode, &tmp));
+  struct Unlink {
+    const std::string& p;
+    ~Unlink() { ::unlink(p.c_str()); }
+  } cleanup{tmp};
+  if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    std::string was;
+    if (ReadWhole(tmp, &was) && was == expected) {
+      lock.SyncDir();
+      return Status::OK();
+    }
+    // Theirs goes back the same way (the name still never empty).
+    if (::renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0) {
+      return Status::IoError(path + ": cannot put back another writer's text: " + std::strerror(errno));
+    }
+    return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  }
+  const int e = errno;
+  if (e == ENOENT) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  if (e != EINVAL && e != ENOSYS && e != ENOTSUP && e != EOPNOTSUPP) {
+    return Status::IoError(path + ": cannot swap: " + std::strerror(e));
+  }
+  // No exchange here: compare, then rename(2), under the directory lock.
+  std::string now;
+  if (!ReadWhole(path, &now)) return Status::Conflict(path + ": taken away by another writer while Pulse was writing");
+  if (now != expected) return Status::Conflict(path + ": changed by another writer since Pulse read it");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Status::IoError(path + ": rename failed: " + std::strerror(errno));
+  lock.SyncDir();
+  return Status::OK();
+}
+#endif
 
 class PosixEnv : public Env {
  public:
@@ -147,6 +257,9 @@ class PosixEnv : public Env {
   Status SwapFile(const std::string& path, const std::string& expected, const std::string& content) override {
     struct stat st;
     mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+    return ExchangeFile(path, expected, content, mode);
+#else
     std::string tmp;
     PULSE_RETURN_IF_ERROR(WriteTemp(path, content, mode, &tmp));
     std::string aside = UniqueSibling(path, ".pulse-old-");
@@ -174,6 +287,7 @@ class PosixEnv : public Env {
       return Status::IoError(path + ": cannot swap: " + std::strerror(e));
     }
     return Status::OK();
+#endif
   }
 
   bool FileExists(const std::string& path) override {

@@ -37,11 +37,15 @@ class Env {
   virtual Status WriteFileAtomic(const std::string& path, const std::string& content) = 0;
   // Compare-and-swap of a whole file: replaces `path` with `content` only
   // while it still holds exactly `expected`, else Conflict and the file is
-  // left as the other writer made it. Natively the current file is taken
-  // aside with rename(2) (so a writer racing us either lands before, and is
-  // seen, or after, and finds no file to replace but ours via link(2), which
-  // refuses to overwrite); no window loses a write made the same way. The
-  // default (a check, then WriteFileAtomic) is for single-writer Envs.
+  // left as the other writer made it. On Linux the new text (written and
+  // fsynced beside it) is exchanged in with renameat2(RENAME_EXCHANGE), so
+  // the name always holds a whole file, even when the writer is killed
+  // mid-swap, and what it held comes back to be compared (a mismatch is
+  // exchanged back); Pulse's writers of one folder take turns under a
+  // flock(2) on it, and what a killed writer left beside the file is
+  // removed. Elsewhere the current file is taken aside with rename(2) and the
+  // new one linked in. The default (a check, then WriteFileAtomic) is for
+  // single-writer Envs.
   virtual Status SwapFile(const std::string& path, const std::string& expected, const std::string& content);
   virtual bool FileExists(const std::string& path) = 0;
   virtual bool IsDirectory(const std::string& path) = 0;

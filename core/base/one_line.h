@@ -13,7 +13,19 @@ namespace pulse {
 // (U+2029). Any of them would let a text start a line of its own
 // ("- 2026-01-01 [owner answer] ...").
 bool HasLineBreak(std::string_view text);
-// Each of those breaks (and a tab) as one space.
+
+// The byte offset of the first control character a reader may take for
+// structure: every C0 control (U+0000..U+001F, tab included), DEL, every C1
+// control (U+0080..U+009F) and U+2028/U+2029. Python's splitlines() alone
+// breaks lines at \x1c, \x1d and \x1e as well as at the breaks above.
+// npos when there is none. `*code_point` (when given) is the character.
+size_t FirstControl(std::string_view text, unsigned* code_point = nullptr);
+
+// "U+001C".
+std::string CodePointName(unsigned code_point);
+
+// Each of those characters (line breaks, tabs and every other control
+// FirstControl finds) as one space.
 std::string FlattenLineBreaks(std::string_view text);
 
 // A refusal's reason as a reply or an error line carries it: a reason names

@@ -259,6 +259,10 @@ Result<int> FailAbandonedQaRequests(Db& db, const std::string& why, int64_t now)
   return n;
 }
 
+Result<int64_t> PendingQaRequestCount(Db& db) {
+  return db.QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status = 'pending'");
+}
+
 Result<int64_t> OpenQaRequestCount(Db& db) {
   return db.QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status IN ('pending', 'taken')");
 }

@@ -99,5 +99,7 @@ Status FinishQaRequest(Db& db, int64_t id, const QaResult& result);
 Result<int> FailAbandonedQaRequests(Db& db, const std::string& why, int64_t now);
 // Open QA requests (pending or taken): run_health's open issue count.
 Result<int64_t> OpenQaRequestCount(Db& db);
+// QA requests no fix run has taken yet (the tick starts one when any waits).
+Result<int64_t> PendingQaRequestCount(Db& db);
 
 }  // namespace pulse

@@ -36,7 +36,10 @@ Decision ReadDecision(const Statement& q) {
   }
   d.blocks = q.Text(3);
   d.raised_by = q.Text(4);
-  d.status = q.Text(5);
+  // The column's CHECK allows only these.
+  const std::string status = q.Text(5);
+  d.status = status == "answered" ? DecisionStatus::kAnswered
+             : status == "dismissed" ? DecisionStatus::kDismissed : DecisionStatus::kPending;
   d.created_at = q.Time(6).value_or(0);
   d.answer_option = OptText(q, 7);
   d.answer_text = OptText(q, 8);
@@ -87,7 +90,8 @@ Result<std::optional<Recommendation>> CurrentRecommendation(Db& db, int64_t deci
   r.text = OptText(q, 2);
   r.why = q.Text(3);
   r.evidence = q.Text(4);
-  r.confidence = q.Text(5);
+  Result<Confidence> confidence = ParseConfidence(q.Text(5), "");  // CHECKed on write
+  r.confidence = confidence.ok() ? *confidence : Confidence::kMedium;
   r.blocks = q.Text(6);
   r.safe_default_by = q.Time(7);
   r.needs = q.Text(8);
@@ -102,7 +106,7 @@ Result<DecisionView> ViewDecision(Db& db, const Decision& d, int64_t now) {
   DecisionView v;
   v.decision = d;
   PULSE_ASSIGN_OR_RETURN(v.recommendation, CurrentRecommendation(db, d.id));
-  if (d.status == "pending") v.waited_seconds = std::max<int64_t>(0, now - d.created_at);
+  if (d.status == DecisionStatus::kPending) v.waited_seconds = std::max<int64_t>(0, now - d.created_at);
   PULSE_ASSIGN_OR_RETURN(Statement ev, db.Prepare(
       "SELECT at, kind, actor, detail FROM pulse_decision_events WHERE decision_id = ? ORDER BY id"));
   ev.Bind(1, d.id);

@@ -231,11 +231,33 @@ Result<int64_t> CreateDecision(DecisionContext& ctx, const DecisionRequest& req)
   return id;
 }
 
+const char* DecisionStatusName(DecisionStatus status) {
+  switch (status) {
+    case DecisionStatus::kPending: return "pending";
+    case DecisionStatus::kAnswered: return "answered";
+    case DecisionStatus::kDismissed: return "dismissed";
+  }
+  return "pending";
+}
+
+const char* ConfidenceName(Confidence confidence) {
+  switch (confidence) {
+    case Confidence::kLow: return "low";
+    case Confidence::kMedium: return "medium";
+    case Confidence::kHigh: return "high";
+  }
+  return "medium";
+}
+
+Result<Confidence> ParseConfidence(std::string_view text, const std::string& what) {
+  for (Confidence c : {Confidence::kLow, Confidence::kMedium, Confidence::kHigh}) {
+    if (text == ConfidenceName(c)) return c;
+  }
+  return Status::InvalidArgument(what + ": confidence \"" + std::string(text) + "\" is not low, medium or high");
+}
+
 Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& in) {
   const std::string what = "decision " + std::to_string(in.decision_id);
-  if (in.confidence != "low" && in.confidence != "medium" && in.confidence != "high") {
-    return Status::InvalidArgument(what + ": confidence \"" + in.confidence + "\" is not low, medium or high");
-  }
   std::string needs = in.needs.empty() ? "change" : in.needs;
   if (needs != "none" && needs != "run" && needs != "outward" && needs != "change") {
     return Status::InvalidArgument(what + ": needs \"" + in.needs + "\" is not none, run, outward or change");
@@ -253,8 +275,8 @@ Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& 
   Transaction tx(ctx.db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, in.decision_id));
-  if (d.status != "pending") {
-    return Status::Conflict(what + " is already " + d.status + (d.answered_at ? " (" + FormatTime(*d.answered_at) + ")" : "") +
+  if (d.status != DecisionStatus::kPending) {
+    return Status::Conflict(what + " is already " + DecisionStatusName(d.status) + (d.answered_at ? " (" + FormatTime(*d.answered_at) + ")" : "") +
                             "; a recommendation is only for a pending decision");
   }
   if (in.option) {
@@ -269,9 +291,9 @@ Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& 
     }
   }
   if (safe_by) {
-    if (in.confidence != "high") {
+    if (in.confidence != Confidence::kHigh) {
       return Status::Refused(what + ": safe_default_by refused: a safe default needs high confidence (this is " +
-                             in.confidence + "); recommend without it");
+                             ConfidenceName(in.confidence) + "); recommend without it");
     }
     Status level = CheckNeedsLevel(needs, ctx.levels);
     if (!level.ok()) {
@@ -288,7 +310,7 @@ Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& 
   put.Bind(1, d.id);
   if (in.option) put.Bind(2, *in.option); else put.BindNull(2);
   if (in.text) put.Bind(3, *in.text); else put.BindNull(3);
-  put.Bind(4, in.why).Bind(5, in.evidence).Bind(6, in.confidence).Bind(7, in.blocks.empty() ? d.blocks : in.blocks);
+  put.Bind(4, in.why).Bind(5, in.evidence).Bind(6, ConfidenceName(in.confidence)).Bind(7, in.blocks.empty() ? d.blocks : in.blocks);
   if (safe_by) put.BindTime(8, *safe_by); else put.BindNull(8);
   put.Bind(9, needs).Bind(10, in.session).BindTime(11, now);
   PULSE_RETURN_IF_ERROR(put.Run());
@@ -297,7 +319,7 @@ Result<DecisionView> Recommend(DecisionContext& ctx, const RecommendationInput& 
                                  {{"recommendation_id", rec_id},
                                   {"option", in.option ? json(*in.option) : json(nullptr)},
                                   {"text", in.text ? json(*in.text) : json(nullptr)},
-                                  {"confidence", in.confidence},
+                                  {"confidence", ConfidenceName(in.confidence)},
                                   {"safe_default_by", safe_by ? json(FormatTime(*safe_by)) : json(nullptr)}}));
   PULSE_RETURN_IF_ERROR(tx.Commit());
   PULSE_ASSIGN_OR_RETURN(Decision after, LoadDecision(ctx.db, d.id));
@@ -321,12 +343,12 @@ Result<DecisionView> Answer(DecisionContext& ctx, const AnswerInput& in) {
                                    {{"reason", "unattended session"}, {"leg", UnattendedByName(by)}}));
     PULSE_RETURN_IF_ERROR(tx.Commit());
     return Status::Refused(what + ": session \"" + in.session + "\" is " + UnattendedWhat(by) +
-                           "; only the owner answers (it may recommend instead); the decision stays " + d.status);
+                           "; only the owner answers (it may recommend instead); the decision stays " + DecisionStatusName(d.status));
   }
-  bool over_pulse_default = d.status == "answered" && d.answered_by && *d.answered_by == "pulse";
+  bool over_pulse_default = d.status == DecisionStatus::kAnswered && d.answered_by && *d.answered_by == "pulse";
   const std::string answered_at = d.answered_at ? FormatTime(*d.answered_at) : "?";
-  if (d.status == "dismissed") return Status::Conflict(what + " was dismissed at " + answered_at + "; nothing changed");
-  if (d.status == "answered" && !over_pulse_default) {
+  if (d.status == DecisionStatus::kDismissed) return Status::Conflict(what + " was dismissed at " + answered_at + "; nothing changed");
+  if (d.status == DecisionStatus::kAnswered && !over_pulse_default) {
     return Status::Conflict(what + " was already answered by the owner at " + answered_at + "; nothing changed");
   }
   PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, d.id));
@@ -382,8 +404,8 @@ Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decisio
   Transaction tx(ctx.db);
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, decision_id));
-  if (d.status != "answered") {
-    return Status::Conflict(what + " is " + d.status + "; an outcome is recorded for an answered decision");
+  if (d.status != DecisionStatus::kAnswered) {
+    return Status::Conflict(what + " is " + DecisionStatusName(d.status) + "; an outcome is recorded for an answered decision");
   }
   PULSE_ASSIGN_OR_RETURN(Statement upd, ctx.db.Prepare(
       "UPDATE pulse_decisions SET outcome = ?, outcome_at = ? WHERE id = ?"));
@@ -408,10 +430,10 @@ Result<DefaultOutcome> ApplyDueDefault(DecisionContext& ctx, int64_t id, int64_t
   PULSE_RETURN_IF_ERROR(tx.Begin());
   PULSE_ASSIGN_OR_RETURN(Decision d, LoadDecision(ctx.db, id));
   PULSE_ASSIGN_OR_RETURN(std::optional<Recommendation> rec, CurrentRecommendation(ctx.db, id));
-  if (d.status != "pending" || !rec || rec->status != "open" || !rec->safe_default_by) return DefaultOutcome::kRaced;
+  if (d.status != DecisionStatus::kPending || !rec || rec->status != "open" || !rec->safe_default_by) return DefaultOutcome::kRaced;
   // The levels may have changed since the recommendation was accepted.
   Status level = CheckNeedsLevel(rec->needs, ctx.levels);
-  if (rec->confidence != "high") level = Status::Refused("confidence is " + rec->confidence);
+  if (rec->confidence != Confidence::kHigh) level = Status::Refused(std::string("confidence is ") + ConfidenceName(rec->confidence));
   if (!level.ok()) {
     *reason = "not within Pulse's levels now: " + level.message();
     return DefaultOutcome::kSkipped;
@@ -472,6 +494,18 @@ Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx) {
     out.applied.push_back(std::move(v));
   }
   return out;
+}
+
+Result<std::optional<int64_t>> NextSafeDefault(Db& db, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(Statement st, db.Prepare(
+      "SELECT MIN(r.safe_default_by) FROM pulse_recommendations r JOIN pulse_decisions d ON d.id = r.decision_id"
+      " WHERE d.status = 'pending' AND r.status = 'open' AND r.safe_default_by > :now"));
+  st.Bind(":now", FormatTime(now));
+  PULSE_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row || st.IsNull(0)) return std::optional<int64_t>();
+  std::optional<int64_t> at = st.Time(0);
+  if (!at) return Status::Corruption("pulse_recommendations: a safe_default_by that is not a time");
+  return at;
 }
 
 }  // namespace pulse

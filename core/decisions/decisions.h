@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/store/db.h"
@@ -57,13 +58,24 @@ Result<UnattendedBy> WhyUnattended(Db& db, const std::string& session);
 const char* UnattendedByName(UnattendedBy by);
 Result<bool> IsUnattendedSession(Db& db, const std::string& session);
 
+// Where a decision stands (the stored column's CHECK holds exactly these).
+enum class DecisionStatus { kPending, kAnswered, kDismissed };
+const char* DecisionStatusName(DecisionStatus status);  // pending | answered | dismissed
+
+// How sure Pulse is of a recommendation.
+enum class Confidence { kLow, kMedium, kHigh };
+const char* ConfidenceName(Confidence confidence);  // low | medium | high
+// InvalidArgument "<what>: confidence "x" is not low, medium or high".
+Result<Confidence> ParseConfidence(std::string_view text, const std::string& what);
+
 // A question for the owner, as stored, with the answer and the outcome when
 // there are any. Times are seconds since the epoch (time_util.h).
 struct Decision {
   int64_t id = 0;
   std::string question;
   std::vector<std::string> options;
-  std::string blocks, raised_by, status;  // status: pending | answered | dismissed
+  std::string blocks, raised_by;
+  DecisionStatus status = DecisionStatus::kPending;
   int64_t created_at = 0;
   std::optional<std::string> answer_option, answer_text, answered_by, answer_kind, outcome;
   std::optional<int64_t> answered_at, outcome_at;
@@ -76,7 +88,8 @@ struct Decision {
 struct Recommendation {
   int64_t id = 0;
   std::optional<std::string> option, text;
-  std::string why, evidence, confidence, blocks, needs, session;
+  std::string why, evidence, blocks, needs, session;
+  Confidence confidence = Confidence::kMedium;
   int64_t recommended_at = 0;
   std::string status;  // open | accepted | changed | dismissed | overruled | superseded
   std::optional<int64_t> safe_default_by, resolved_at;
@@ -128,7 +141,7 @@ struct RecommendationInput {
   std::optional<std::string> text;
   std::string why;
   std::string evidence;
-  std::string confidence;  // low | medium | high
+  Confidence confidence = Confidence::kMedium;
   std::string blocks;      // default: the decision's
   std::optional<int64_t> safe_default_by;
   std::string needs;       // none | run | outward | change (default change)
@@ -179,5 +192,8 @@ Result<DecisionView> RecordDecisionOutcome(DecisionContext& ctx, int64_t decisio
 // status: pending | answered | dismissed | all (empty: all).
 Result<DecisionList> ListDecisions(DecisionContext& ctx, const std::string& status);
 Result<DefaultsApplied> ApplyDueDefaults(DecisionContext& ctx);
+// The first safe default still ahead of `now` on a pending decision (the
+// tick's next wake-up for it); nullopt when none is.
+Result<std::optional<int64_t>> NextSafeDefault(Db& db, int64_t now);
 
 }  // namespace pulse

@@ -64,7 +64,7 @@ GoalRecommendation BuildGoalRecommendation(const GoalCheck& check, const Workflo
   rec.option = rec.options[0];
   // A paused workflow's check is report-only: Pulse is less sure the owner
   // wants anything running.
-  rec.confidence = !check.alarms.empty() && !config.AllSchedulesPaused() ? "high" : "medium";
+  rec.confidence = !check.alarms.empty() && !config.AllSchedulesPaused() ? Confidence::kHigh : Confidence::kMedium;
   rec.blocks = "the goal: " + metric;
   return rec;
 }

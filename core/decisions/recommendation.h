@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/decisions/decisions.h"
 #include "core/goal/goal_check.h"
 #include "core/workflow/workflow_config.h"
 
@@ -20,7 +21,7 @@ struct GoalRecommendation {
   std::string option;  // the recommended one: options[0]
   std::string why;
   std::string evidence;
-  std::string confidence;  // high with alarms and schedules running, else medium
+  Confidence confidence = Confidence::kMedium;  // high with alarms and schedules running, else medium
   std::string blocks;
 };
 // Pure: depends only on the check and the workflow's configuration.

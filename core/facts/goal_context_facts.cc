@@ -1,5 +1,7 @@
 #include "core/facts/goal_context_facts.h"
 
+#include "core/facts/fact_snapshot.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -308,6 +310,12 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
     f.builder_asks.push_back(b);
   }
   return f;
+}
+
+Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir) {
+  const int64_t now = env.NowSeconds();
+  if (!workflow_dir.empty()) (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
+  return GatherContextFacts(db, config, now);
 }
 
 }  // namespace pulse

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/env.h"
 #include "core/store/db.h"
 #include "core/base/status.h"
 #include "core/workflow/workflow_config.h"
@@ -167,6 +168,11 @@ struct ContextFacts {
 };
 
 Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now);
+
+// The facts now: where the workflow's folder is at hand (`workflow_dir`: the
+// command line and the server), its outside files are snapshotted into the
+// database first; the browser (no folder) computes from the database alone.
+Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir);
 
 // The Pulse summary's one line when login hints were found: "Needs re-auth:
 // re-connect what run r-9 uses (invalid_grant in its error: "...")".

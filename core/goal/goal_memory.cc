@@ -188,12 +188,19 @@ Result<MemoryWrite> GoalMemory::Rewrite(Change change, const std::string& by) {
 }
 
 Result<MemoryWrite> GoalMemory::Add(MemorySection section, MemorySource source, const std::string& text) {
-  std::string body = Trim(text, kLineBlanks);
+  // A tab is a space here; every other control (line breaks of any reader,
+  // \x1c..\x1e that Python reads as breaks, C1, U+2028/U+2029) is refused:
+  // an entry is one line for every reader, or a text could forge one.
+  std::string body = text;
+  std::replace(body.begin(), body.end(), '\t', ' ');
+  body = Trim(body, kLineBlanks);
   if (body.empty()) return Status::InvalidArgument("memory text is empty");
-  if (HasLineBreak(body)) {
-    return Status::InvalidArgument("memory text must be one line (it holds a line break)");
-  }
   PULSE_RETURN_IF_ERROR(CheckUtf8(body, "memory text"));
+  unsigned cp = 0;
+  if (size_t at = FirstControl(body, &cp); at != std::string::npos) {
+    return Status::InvalidArgument("memory text must be one line of text: it holds the control character " +
+                                   CodePointName(cp) + " at byte " + std::to_string(at) + " (nothing was written)");
+  }
   std::string line = "- " + FormatDate(env_.NowSeconds()) + " [" + MemorySourceLabel(source) + "] " + body;
   const std::string title = MemorySectionTitle(section);
   auto change = [&](const std::string& current) -> Result<std::string> {
@@ -279,6 +286,21 @@ Result<MemoryWrite> GoalMemory::Save(const std::string& text, const std::string&
   }
   if (text.size() > kMaxMemoryBytes) return Status::InvalidArgument("memory.save: text is larger than 1 MiB");
   PULSE_RETURN_IF_ERROR(CheckUtf8(text, "memory.save: text"));
+  // Lines end at LF (or CRLF); any other control would start a line for
+  // some reader and not for others.
+  for (size_t i = 0, line = 1; i < text.size(); ++i) {
+    unsigned cp = 0;
+    if (text[i] == '\n') {
+      ++line;
+      continue;
+    }
+    if (text[i] == '\t' || (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) continue;
+    if (FirstControl(std::string_view(text).substr(i, 3), &cp) == 0) {
+      return Status::InvalidArgument("memory.save: text holds the control character " + CodePointName(cp) +
+                                     " on line " + std::to_string(line) +
+                                     " (lines end at a line feed; nothing was changed)");
+    }
+  }
   PULSE_ASSIGN_OR_RETURN(Current cur, LoadCurrent(/*tolerate_split=*/true));
   std::string current_hash = MemoryHash(cur.text);
   // Split copies: the owner resolves it by saving over either one they saw.

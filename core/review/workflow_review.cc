@@ -6,6 +6,7 @@
 #include "core/base/json_limits.h"
 #include "core/base/sha256.h"
 #include "core/base/time_util.h"
+#include "core/base/utf8.h"
 
 namespace pulse {
 
@@ -36,7 +37,7 @@ std::string Str(const json& o, const char* key) {
 // One record from the file; false when it is not a record (the file is then
 // rebuilt: a record Pulse cannot read is not trusted).
 bool ParseRecord(const json& o, ReviewRecord* r, std::string* why) {
-  static const std::set<std::string> kOutcomes = {"running", "clean", "broken", "unfinished"};
+  static const std::set<std::string> kOutcomes = {"running", "clean", "broken", "unfinished", "unrecorded"};
   if (!o.is_object()) return *why = "a review record is not an object", false;
   r->revision = Str(o, "revision");
   r->outcome = Str(o, "outcome");
@@ -54,6 +55,7 @@ bool ParseRecord(const json& o, ReviewRecord* r, std::string* why) {
   r->session = Str(o, "session");
   r->pulse_run_id = Str(o, "pulse_run_id");
   r->summary = Str(o, "summary");
+  r->receipt_error = Str(o, "receipt_error");
   if (o.contains("notify") && o["notify"].is_array()) {
     for (const json& n : o["notify"]) if (n.is_string()) r->notify.push_back(n.get<std::string>());
   }
@@ -69,11 +71,33 @@ bool ParseRecord(const json& o, ReviewRecord* r, std::string* why) {
 }  // namespace
 
 json ReviewRecord::ToJson() const {
-  return json{{"revision", revision},         {"outcome", outcome},   {"broken", List(broken)},
-              {"due", List(due)},             {"trigger", trigger},   {"session", session},
-              {"pulse_run_id", pulse_run_id}, {"summary", summary},   {"notify", notify},
-              {"started_at", FormatTime(started_at)},
-              {"finished_at", finished_at ? FormatTime(*finished_at) : std::string()}};
+  json out{{"revision", revision},         {"outcome", outcome},   {"broken", List(broken)},
+           {"due", List(due)},             {"trigger", trigger},   {"session", session},
+           {"pulse_run_id", pulse_run_id}, {"summary", summary},   {"notify", notify},
+           {"started_at", FormatTime(started_at)},
+           {"finished_at", finished_at ? FormatTime(*finished_at) : std::string()}};
+  if (!receipt_error.empty()) out["receipt_error"] = receipt_error;
+  return out;
+}
+
+std::vector<BrokenStep> SummariseBreaks(const std::vector<BrokenStep>& broken) {
+  std::vector<BrokenStep> out;
+  auto cut = [](const std::string& s, size_t max) {
+    if (s.size() <= max) return s;
+    return std::string(Utf8Prefix(s, max - 3)) + "\xe2\x80\xa6";  // "…"
+  };
+  for (size_t i = 0; i < broken.size() && i < kMaxListedBreaks; ++i) {
+    out.push_back({cut(broken[i].step, kMaxBreakStepBytes), cut(broken[i].reason, kMaxBreakReasonBytes)});
+  }
+  if (broken.size() > kMaxListedBreaks) {
+    std::set<std::string> steps;
+    for (const BrokenStep& b : broken) steps.insert(b.step);
+    out.push_back({"plan.json", std::to_string(broken.size()) + " breaks in " + std::to_string(steps.size()) +
+                                    (steps.size() == 1 ? " step" : " steps") + "; the first " +
+                                    std::to_string(kMaxListedBreaks) +
+                                    " are listed, and so many stop every run until the plan is fixed"});
+  }
+  return out;
 }
 
 json PreRunVerdict::ToJson() const {
@@ -291,6 +315,17 @@ PreRunVerdict DecidePreRun(const PlanState& plan, const std::string& step, int64
     v.reason = "the Workflow Review of this plan revision did not finish (" + r->summary + "); the run goes";
     return v;
   }
+  if (r->outcome == "unrecorded") {
+    // It reached a result and could not record it: not a pass.
+    v.go = false;
+    const bool retry = r->finished_at && now - *r->finished_at >= kReviewLeaseSeconds;
+    v.review_needed = retry;
+    v.reason = "the Workflow Review of this plan revision could not record its result (" + r->summary +
+               "); runs stop until a review is recorded" +
+               (retry ? " (reviewing again)" : " (it is tried again " + std::to_string(kReviewLeaseSeconds / 60) +
+                                                   " minutes after the last try)");
+    return v;
+  }
   for (const BrokenStep& b : r->broken) {
     // A break in the plan as a whole ("plan.json") stops every run.
     bool whole = std::find(plan.steps.begin(), plan.steps.end(), b.step) == plan.steps.end();
@@ -333,8 +368,14 @@ Result<ReviewRecord> ClaimReview(Env& env, const std::string& dir, const std::st
     if (const ReviewRecord* running = RunningReview(f, now)) {
       return Status::Busy("a Workflow Review is already running (" + running->pulse_run_id + ")");
     }
-    for (const ReviewRecord& r : f.reviews) {
-      if (r.revision == revision) return Status::Refused("this plan revision was already reviewed (" + r.outcome + ")");
+    for (auto it = f.reviews.begin(); it != f.reviews.end(); ++it) {
+      if (it->revision != revision) continue;
+      // An unrecorded review is tried again once its lease has passed.
+      if (it->outcome == "unrecorded" && it->finished_at && now - *it->finished_at >= kReviewLeaseSeconds) {
+        f.reviews.erase(it);
+        break;
+      }
+      return Status::Refused("this plan revision was already reviewed (" + it->outcome + ")");
     }
     ReviewRecord r;
     r.revision = revision;
@@ -375,11 +416,25 @@ Result<ReviewRecord> RecordReviewReceipt(Env& env, const std::string& dir, const
     ReviewRecord* r = RunningOf(f, session);
     if (!r) return Status::Refused("no Workflow Review is running in session " + session + "; nothing recorded");
     r->outcome = outcome;
-    r->broken = broken;
-    r->summary = summary;
+    r->broken = SummariseBreaks(broken);
+    r->summary = std::string(Utf8Prefix(summary, 4000));
+    r->receipt_error.clear();
     r->finished_at = now;
     return *r;
   });
+}
+
+Status NoteReceiptError(Env& env, const std::string& dir, const std::string& session, const std::string& why,
+                        int64_t now) {
+  (void)now;
+  return EditReviewFile(env, dir, [&](ReviewFile& f) -> Result<ReviewRecord> {
+    ReviewRecord* r = RunningOf(f, session);
+    if (!r) return ReviewRecord{};
+    std::string line = why;
+    for (char& c : line) if (c == '\n' || c == '\r') c = ' ';
+    r->receipt_error = std::string(Utf8Prefix(line, 1000));
+    return *r;
+  }).status();
 }
 
 Status FinishUnreceipted(Env& env, const std::string& dir, const std::string& session, const std::string& why,
@@ -387,8 +442,13 @@ Status FinishUnreceipted(Env& env, const std::string& dir, const std::string& se
   Result<ReviewRecord> r = EditReviewFile(env, dir, [&](ReviewFile& f) -> Result<ReviewRecord> {
     ReviewRecord* running = RunningOf(f, session);
     if (!running) return ReviewRecord{};
-    running->outcome = "unfinished";
-    running->summary = why;
+    if (!running->receipt_error.empty()) {
+      running->outcome = "unrecorded";
+      running->summary = "its receipt was not recorded: " + running->receipt_error;
+    } else {
+      running->outcome = "unfinished";
+      running->summary = why;
+    }
     running->finished_at = now;
     return *running;
   });

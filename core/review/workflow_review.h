@@ -14,7 +14,12 @@
 // corrupt record file is rebuilt, never trusted.
 //
 // A break the review leaves stops only runs that touch a broken step; a
-// review that did not finish (timed out, failed) lets the run go.
+// review that did not finish (timed out, failed) lets the run go. A review
+// that reached its result and could not record it (its receipt refused or
+// not written) stops every run with the reason ("unrecorded"), and is
+// tried again after kReviewLeaseSeconds. However many breaks a review
+// finds, its record is bounded by summarising: the first kMaxListedBreaks
+// and a whole-plan entry with the count, never by giving up.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +44,11 @@ constexpr int64_t kPlanQuietSeconds = 600;
 constexpr int64_t kReviewLeaseSeconds = 900;
 // Records kept in workflow_review.json (oldest dropped first).
 constexpr size_t kMaxReviewRecords = 50;
+// Breaks a record lists one by one; the rest are counted in one entry.
+constexpr size_t kMaxListedBreaks = 50;
+// The longest step id and reason a listed break keeps (cut on a character).
+constexpr size_t kMaxBreakStepBytes = 200;
+constexpr size_t kMaxBreakReasonBytes = 500;
 constexpr const char* kReviewingMessage = "Reviewing the workflow before running…";
 
 struct DueItem {
@@ -56,7 +66,7 @@ struct BrokenStep {
 // One review of one revision, as workflow_review.json keeps it.
 struct ReviewRecord {
   std::string revision;
-  std::string outcome;  // running, clean, broken, unfinished
+  std::string outcome;  // running, clean, broken, unfinished, unrecorded
   std::vector<BrokenStep> broken;
   std::vector<DueItem> due;
   std::string trigger;  // schedule, chat, tick, cli
@@ -64,6 +74,7 @@ struct ReviewRecord {
   std::string pulse_run_id;
   std::string summary;
   std::vector<std::string> notify;  // chat sessions told when the review ends
+  std::string receipt_error;        // why the last receipt the review tried was not recorded
   int64_t started_at = 0;
   std::optional<int64_t> finished_at;
   nlohmann::json ToJson() const;
@@ -137,10 +148,20 @@ Result<ReviewRecord> RecordReviewReceipt(Env& env, const std::string& workflow_d
                                          const std::string& outcome, const std::vector<BrokenStep>& broken,
                                          const std::string& summary, int64_t now);
 
-// Ends a running review that left no receipt (timed out, failed): outcome
-// unfinished with `why`. Does nothing when the receipt was recorded.
+// Ends a running review that left no receipt: outcome unfinished with `why`
+// (timed out, failed: the run goes), or unrecorded when the review tried a
+// receipt that was not recorded (NoteReceiptError: runs stop with that
+// reason). Does nothing when the receipt was recorded.
 Status FinishUnreceipted(Env& env, const std::string& workflow_dir, const std::string& session,
                          const std::string& why, int64_t now);
+// Notes on `session`'s running review why the receipt it tried was not
+// recorded (one line, bounded).
+Status NoteReceiptError(Env& env, const std::string& workflow_dir, const std::string& session,
+                        const std::string& why, int64_t now);
+// At most kMaxListedBreaks breaks, each step and reason cut to its bound;
+// past that, one more entry for the whole plan ("plan.json": which stops
+// every run) counting them all.
+std::vector<BrokenStep> SummariseBreaks(const std::vector<BrokenStep>& broken);
 
 // A chat whose run waits on the running review of `revision`: told when it
 // ends. Refused when no review of that revision is running.

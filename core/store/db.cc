@@ -4,12 +4,19 @@
 #include <sqlite3.h>
 
 #include <sys/stat.h>
+#if defined(__linux__) || defined(__APPLE__)
+#include <sys/statvfs.h>
+#endif
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <set>
 
+#include "core/base/env.h"
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 
@@ -32,6 +39,61 @@ Code CodeFor(int rc) {
     case SQLITE_MISMATCH:
     case SQLITE_RANGE: return Code::kInvalidArgument;
     default: return Code::kInternal;
+  }
+}
+
+// Databases whose last write found no room, by name: the one-line notice
+// goes out once per episode, and one more line when a write succeeds again.
+std::mutex g_full_mu;
+std::atomic<int> g_full_count{0};
+std::atomic<bool> g_full_notices{false};
+
+std::set<std::string>& FullDatabases() {
+  static std::set<std::string> names;
+  return names;
+}
+
+// "workflow substack" for ".../Workflow/substack/db/db.sqlite", else the name.
+std::string WhoseDatabase(const std::string& name) {
+  size_t at = name.rfind("/db/");
+  size_t wf = name.rfind("/Workflow/", at == std::string::npos ? std::string::npos : at);
+  if (at == std::string::npos || wf == std::string::npos) return name;
+  return "workflow " + name.substr(wf + 10, at - wf - 10);
+}
+
+std::string Bytes(uint64_t n) {
+  if (n >= (uint64_t{1} << 20)) return std::to_string((n + (1 << 19)) >> 20) + " MiB";
+  return std::to_string((n + 512) >> 10) + " KiB";
+}
+
+// Free bytes on the volume holding `path`; -1 when it cannot be told.
+int64_t FreeBytes(const std::string& path) {
+#if defined(__linux__) || defined(__APPLE__)
+  size_t cut = path.find_last_of('/');
+  std::string dir = cut == std::string::npos ? "." : cut == 0 ? "/" : path.substr(0, cut);
+  struct statvfs v;
+  if (::statvfs(dir.c_str(), &v) == 0) return static_cast<int64_t>(v.f_bavail) * static_cast<int64_t>(v.f_frsize);
+#else
+  (void)path;
+#endif
+  return -1;
+}
+
+void NoteFull(const std::string& name, const std::string& line) {
+  std::lock_guard<std::mutex> l(g_full_mu);
+  if (!FullDatabases().insert(name).second) return;
+  g_full_count.fetch_add(1);
+  if (g_full_notices.load()) DefaultEnv()->Log(LogLevel::kError, line);
+}
+
+void NoteWritten(const std::string& name) {
+  if (g_full_count.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard<std::mutex> l(g_full_mu);
+  if (FullDatabases().erase(name) == 0) return;
+  g_full_count.fetch_sub(1);
+  if (g_full_notices.load()) {
+    DefaultEnv()->Log(LogLevel::kInfo, WhoseDatabase(name) + ": writes go through again (" + name +
+                                           " has room on its disk)");
   }
 }
 
@@ -119,10 +181,16 @@ Result<bool> Statement::Step() {
 }
 
 Status Statement::Run() {
+  sqlite3* handle = sqlite3_db_handle(stmt_);
+  const int64_t before = sqlite3_total_changes64(handle);
   for (;;) {
     Result<bool> row = Step();
     if (!row.ok()) return row.status();
-    if (!*row) return Status::OK();
+    if (!*row) {
+      // A row written and committed (not inside a transaction still open).
+      if (sqlite3_total_changes64(handle) > before && sqlite3_get_autocommit(handle)) NoteWritten(db_->name());
+      return Status::OK();
+    }
   }
 }
 
@@ -236,6 +304,8 @@ std::unique_ptr<Db> Db::Borrow(sqlite3* handle, std::string name) {
   return std::unique_ptr<Db>(new Db(handle, std::move(name), false));
 }
 
+void ReportDiskFullOnce(bool on) { g_full_notices.store(on); }
+
 Db::~Db() {
   if (owned_ && db_) sqlite3_close_v2(db_);
 }
@@ -254,6 +324,37 @@ Status Db::Error(int rc, std::string_view what) const {
     msg += sqlite3_errstr(rc);
   }
   Code code = CodeFor(rc);
+  // No room: SQLITE_FULL, an I/O error whose system error is ENOSPC, or the
+  // shared-memory file that could not grow (SQLITE_IOERR_SHMSIZE) on a volume
+  // with less free than a write needs.
+  const int extended = db_ ? sqlite3_extended_errcode(db_) : rc;
+  const bool no_space = (rc & 0xff) == SQLITE_FULL || (extended & 0xff) == SQLITE_FULL ||
+                        (code == Code::kIoError && db_ && sqlite3_system_errno(db_) == ENOSPC) ||
+                        extended == SQLITE_IOERR_SHMSIZE;
+  if (no_space) {
+    // One line naming the workflow and the room a write needs: the WAL grows
+    // by up to one checkpoint's pages (wal_autocheckpoint) before it starts over.
+    int64_t page = 4096, pages = 256;
+    if (db_) {
+      sqlite3_stmt* q = nullptr;
+      if (sqlite3_prepare_v2(db_, "SELECT page_size, wal_autocheckpoint FROM pragma_page_size, pragma_wal_autocheckpoint",
+                             -1, &q, nullptr) == SQLITE_OK &&
+          sqlite3_step(q) == SQLITE_ROW) {
+        page = sqlite3_column_int64(q, 0);
+        pages = std::max<int64_t>(sqlite3_column_int64(q, 1), 16);
+      }
+      sqlite3_finalize(q);
+    }
+    const int64_t free_bytes = FreeBytes(name_);
+    const int64_t needed = page * pages + (64 << 10);
+    if (extended == SQLITE_IOERR_SHMSIZE && free_bytes >= needed) return MakeStatus(code, std::move(msg));
+    std::string line = WhoseDatabase(name_) + ": the disk holding " + name_ + " is full (" +
+                       (free_bytes >= 0 ? Bytes(static_cast<uint64_t>(free_bytes)) + " free" : "no room") +
+                       "; a write needs about " + Bytes(static_cast<uint64_t>(needed)) +
+                       "): nothing was written, and writes go through again by themselves once there is room";
+    NoteFull(name_, line);
+    return Status::IoError(std::move(line));
+  }
   // An I/O error's extended code says which call failed (read, lock, shm, ...).
   if (code == Code::kIoError && db_ && sqlite3_extended_errcode(db_) != (rc & 0xff)) {
     msg += " (extended code " + std::to_string(sqlite3_extended_errcode(db_)) + ")";
@@ -306,13 +407,17 @@ ReadSnapshot::~ReadSnapshot() {
 Status Transaction::Begin() {
   PULSE_RETURN_IF_ERROR(db_.Exec("BEGIN IMMEDIATE"));
   active_ = true;
+  changes_at_begin_ = sqlite3_total_changes64(db_.handle());
   return Status::OK();
 }
 
 Status Transaction::Commit() {
   if (!active_) return Status::Internal("commit without begin");
   Status s = db_.Exec("COMMIT");
-  if (s.ok()) active_ = false;
+  if (s.ok()) {
+    active_ = false;
+    if (sqlite3_total_changes64(db_.handle()) > changes_at_begin_) NoteWritten(db_.name());
+  }
   return s;
 }
 

@@ -145,6 +145,15 @@ class Transaction {
  private:
   Db& db_;
   bool active_ = false;
+  int64_t changes_at_begin_ = 0;
 };
+
+// A write that finds no room on its disk fails with one line naming the
+// workflow (or the database), the room free and the room a write needs
+// (SQLITE_FULL, ENOSPC, a shared-memory file that cannot grow). With `on`
+// (the server) that line also goes to the log once per database, until a
+// write to it goes through again, which is logged too; off (the default),
+// callers report the failures they see.
+void ReportDiskFullOnce(bool on);
 
 }  // namespace pulse

@@ -1,6 +1,7 @@
 #include "server-shim/cli/cli.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "core/api/api.h"
 #include "core/base/one_line.h"
 #include "core/base/time_util.h"
+#include "server-shim/turns/sandbox.h"
 
 namespace pulse::cli {
 
@@ -41,6 +43,45 @@ void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
   sub->add_option("--now-file", state.globals.now_file, "read that time from this file (as pulse serve --now-file)")
       ->excludes(now);
   sub->add_flag("--json", state.globals.json, "print one JSON document");
+}
+
+void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s) {
+  sub->add_option("--sandbox-allow-write", s.allow_write,
+                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--sandbox-allow-read", s.allow_read,
+                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
+      ->allow_extra_args(false);
+  sub->add_option("--runner-user", s.runner_user,
+                  "the user runners run as when pulse runs as root (default nobody; root keeps them root); "
+                  "otherwise runners run as pulse's own user");
+  sub->add_option("--runner-tracking", s.tracking,
+                  "how everything a runner starts is ended with its turn: auto (default: cgroup where pulse can make "
+                  "one, else subreaper), cgroup (a cgroup v2 per runner, cgroup.kill) or subreaper (a supervisor "
+                  "that kills what the runner leaves)")
+      ->check(CLI::IsMember({"auto", "cgroup", "subreaper"}));
+}
+
+void AddSessionTokenOptions(CLI::App* sub, SessionTokenFlags& t, const char* what) {
+  CLI::Option* token = sub->add_option("--token", t.token, std::string(what) +
+                                                         " (on a command line every local user can read it: prefer "
+                                                         "--token-file or $MCP_API_TOKEN)");
+  sub->add_option("--token-file", t.file, "read the session token from this file (its first line)")->excludes(token);
+}
+
+Result<std::string> SessionToken(const SessionTokenFlags& t, bool required, bool from_env) {
+  if (!t.token.empty()) return t.token;
+  if (!t.file.empty()) {
+    Result<std::string> text = DefaultEnv()->ReadFile(t.file);
+    if (!text.ok()) return Status::InvalidArgument("--token-file: " + text.status().message());
+    std::string line = text->substr(0, text->find('\n'));
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) return Status::InvalidArgument("--token-file " + t.file + ": empty");
+    return line;
+  }
+  if (const char* env = std::getenv("MCP_API_TOKEN"); from_env && env && *env) return std::string(env);
+  if (required) return Status::InvalidArgument("--token: missing (give --token-file FILE, or set MCP_API_TOKEN)");
+  return std::string();
 }
 
 Result<Env*> GetEnv(State& state) {

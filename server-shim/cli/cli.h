@@ -19,6 +19,10 @@
 #include "core/workflow/handle.h"
 #include "core/store/workspace.h"
 
+namespace pulse::serve {
+struct SandboxOptions;
+}
+
 namespace pulse::cli {
 
 // Options every subcommand shares, filled by CLI11.
@@ -47,6 +51,23 @@ struct CommandRegistrar {
 
 // Adds --workspace/--workflow/--now/--now-file/--json to a subcommand.
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow = true);
+
+// The runner sandbox's flags (--sandbox-allow-write/-read, --runner-user,
+// --runner-tracking), for every command that takes --runner or --builder;
+// check them with serve::CheckSandboxOptions before running anything.
+void AddSandboxOptions(CLI::App* sub, serve::SandboxOptions& s);
+
+// A session token from --token, --token-file FILE or $MCP_API_TOKEN (what
+// a runner has): the file and the environment keep it off the command line,
+// where every local user can read it (/proc/<pid>/cmdline).
+struct SessionTokenFlags {
+  std::string token;
+  std::string file;
+};
+void AddSessionTokenOptions(CLI::App* sub, SessionTokenFlags& t, const char* what);
+// The token given (or, `from_env`, $MCP_API_TOKEN), or InvalidArgument
+// naming the flag; "" when none was given and it is not `required`.
+Result<std::string> SessionToken(const SessionTokenFlags& t, bool required, bool from_env = true);
 
 // Env for this invocation; InvalidArgument when --now is not a time.
 Result<Env*> GetEnv(State& state);

@@ -21,6 +21,7 @@ struct AskFlags {
   std::string caller, session, account, message, thread, call_id, runner;
   int wait = kAskPulseWaitDefault;
   double timeout = 600;
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void PrintAsk(const json& a) {
@@ -50,7 +51,9 @@ void Setup(CLI::App& app, State& state) {
                                         "built-in rules runner");
   sub->add_option("--runner-timeout", f.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
+  AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] {
+    if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
     Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     json args = {{"caller", f.caller}, {"session", f.session}, {"wait_seconds", f.wait}};
@@ -67,6 +70,7 @@ void Setup(CLI::App& app, State& state) {
     opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
     opt.runner = f.runner;
     opt.runner_timeout = f.timeout;
+    opt.sandbox = f.sandbox;
     opt.max_turns = 1;
     serve::TurnManager turns(state.env.get(), opt);
     ApiContext ctx = ServerContext(**w);

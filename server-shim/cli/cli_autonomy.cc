@@ -14,6 +14,7 @@ using nlohmann::json;
 
 struct GuardFlags {
   std::string turn, tool, args, session, token;
+  SessionTokenFlags token_flags;
 };
 
 // Flags reach JSON documents; a value that is not UTF-8 is bad input, named.
@@ -42,8 +43,14 @@ void SetupGuard(CLI::App& app, State& state) {
   sub->add_option("--tool", flags->tool, "the tool's name")->required();
   sub->add_option("--args", flags->args, "the tool's arguments as a JSON object");
   sub->add_option("--session", flags->session, "decide for this session (its turn comes from its record)");
-  sub->add_option("--token", flags->token, "the session's token (checked as the HTTP tool route does)");
+  AddSessionTokenOptions(sub, flags->token_flags, "the session's token (checked as the HTTP tool route does)");
   sub->callback([&state, flags] {
+    Result<std::string> token = SessionToken(flags->token_flags, /*required=*/false, /*from_env=*/false);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
+    flags->token = *token;
     for (const auto& [flag, value] : {std::pair<const char*, const std::string*>{"--tool", &flags->tool},
                                       {"--turn", &flags->turn}, {"--session", &flags->session},
                                       {"--token", &flags->token}}) {
@@ -90,6 +97,28 @@ void SetupGuard(CLI::App& app, State& state) {
   });
 }
 
+// `pulse session resolve`: the session a token belongs to (the token from
+// --token, --token-file or $MCP_API_TOKEN).
+void SetupSessionResolve(CLI::App* sub, State& state) {
+  static SessionTokenFlags flags;
+  CLI::App* resolve = sub->add_subcommand("resolve", "the session a token belongs to");
+  AddCommonOptions(resolve, state);
+  AddSessionTokenOptions(resolve, flags, "the session token");
+  resolve->callback([&state] {
+    Result<std::string> token = SessionToken(flags, /*required=*/true);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
+    Result<json> out = Call(state, "session.resolve", {{"token", *token}});
+    if (!out.ok()) {
+      state.exit_code = Fail(out.status().WithContext("--token"));
+      return;
+    }
+    PrintJson(*out);
+  });
+}
+
 void SetupSession(CLI::App& app, State& state) {
   CLI::App* sub = app.add_subcommand("session", "guarded tool sessions for external agents");
   sub->require_subcommand(1);
@@ -132,18 +161,7 @@ void SetupSession(CLI::App& app, State& state) {
     else std::cout << "closed " << (*out)["closed"].size() << " session(s): " << (*out)["closed"].dump() << std::endl;
   });
 
-  auto resolve_flags = std::make_shared<GuardFlags>();
-  CLI::App* resolve = sub->add_subcommand("resolve", "the session a token belongs to");
-  AddCommonOptions(resolve, state);
-  resolve->add_option("--token", resolve_flags->token, "the session token")->required();
-  resolve->callback([&state, resolve_flags] {
-    Result<json> out = Call(state, "session.resolve", {{"token", resolve_flags->token}});
-    if (!out.ok()) {
-      state.exit_code = Fail(out.status().WithContext("--token"));
-      return;
-    }
-    PrintJson(*out);
-  });
+  SetupSessionResolve(sub, state);
 
   auto log_flags = std::make_shared<GuardFlags>();
   CLI::App* log = sub->add_subcommand("decisions", "the guard's recorded decisions, oldest first");

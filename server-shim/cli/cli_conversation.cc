@@ -71,10 +71,11 @@ void SetupShow(CLI::App* parent, State& state) {
 struct TurnFlags {
   std::string runner;
   double timeout = 600;
-  std::vector<std::string> allow_write, allow_read;  // as `pulse serve --sandbox-allow-*`
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
+  if (Status s = serve::CheckSandboxOptions(flags.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
   Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   // The turn machinery logs; stdout is for the command's own answer.
@@ -84,8 +85,7 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   opt.workspace = ::realpath(state.globals.workspace.c_str(), real) ? real : state.globals.workspace;
   opt.runner = flags.runner;
   opt.runner_timeout = flags.timeout;
-  opt.sandbox_allow_write = flags.allow_write;
-  opt.sandbox_allow_read = flags.allow_read;
+  opt.sandbox = flags.sandbox;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   request.workflow = state.globals.workflow;
@@ -134,8 +134,7 @@ void AddRunnerOptions(CLI::App* sub, TurnFlags& flags) {
   sub->add_option("--runner", flags.runner, "run the turn with this command (as `pulse serve --runner`); default: the built-in rules runner");
   sub->add_option("--runner-timeout", flags.timeout, "seconds before the runner is killed (default 600)")
       ->check(FiniteRange(0.1, 86400.0));
-  sub->add_option("--sandbox-allow-write", flags.allow_write, "another path the runner may write (as pulse serve)");
-  sub->add_option("--sandbox-allow-read", flags.allow_read, "another path the runner may read (as pulse serve)");
+  AddSandboxOptions(sub, flags.sandbox);
 }
 
 void Setup(CLI::App& app, State& state) {

@@ -156,14 +156,20 @@ void SetupRequests(CLI::App& app, State& state) {
 PULSE_REGISTER_COMMAND("requests", SetupRequests);
 
 void SetupTool(CLI::App& app, State& state) {
-  static std::string token, tool, args_text;
+  static SessionTokenFlags token_flags;
+  static std::string tool, args_text;
   auto* sub = app.add_subcommand("tool", "one tool call for a session token, held by the autonomy guard exactly as "
                                          "over HTTP or MCP (prints the outcome; exit 1 when refused)");
   AddCommonOptions(sub, state);
-  sub->add_option("--token", token, "the session's token (pulse session open)")->required();
+  AddSessionTokenOptions(sub, token_flags, "the session's token (pulse session open)");
   sub->add_option("--tool", tool, "the tool's name")->required();
   sub->add_option("--args", args_text, "the tool's arguments as a JSON object (default {})");
   sub->callback([&state] {
+    Result<std::string> token = SessionToken(token_flags, /*required=*/true);
+    if (!token.ok()) {
+      state.exit_code = Fail(token.status());
+      return;
+    }
     json arguments = json::object();
     if (!args_text.empty()) {
       Result<json> parsed = ParseJsonBounded(args_text, "--args");
@@ -173,7 +179,7 @@ void SetupTool(CLI::App& app, State& state) {
       }
       arguments = *parsed;
     }
-    auto out = CallOnWorkflow(state, "pulse.tool_call", json{{"token", token}, {"tool", tool}, {"arguments", arguments}});
+    auto out = CallOnWorkflow(state, "pulse.tool_call", json{{"token", *token}, {"tool", tool}, {"arguments", arguments}});
     if (!out) return;
     PrintJson(*out);
     if (out->value("refused", false)) {

@@ -32,7 +32,7 @@ const std::map<std::string, std::string>& Examples() {
       {"session", "pulse session open --workspace ws --workflow substack --turn goal_work"},
       {"session open", "pulse session open --workspace ws --workflow substack --turn goal_work"},
       {"session close", "pulse session close --workspace ws --workflow substack --session SESSION"},
-      {"session resolve", "pulse session resolve --workspace ws --workflow substack --token TOKEN"},
+      {"session resolve", "pulse session resolve --workspace ws --workflow substack --token-file token.txt"},
       {"session decisions", "pulse session decisions --workspace ws --workflow substack --json"},
       {"outbox", "pulse outbox list --workspace ws --workflow substack"},
       {"outbox list", "pulse outbox list --workspace ws --workflow substack --json"},
@@ -75,7 +75,7 @@ const std::map<std::string, std::string>& Examples() {
       {"ask", "pulse ask --workspace ws --workflow substack --caller builder --session b-1 --message \"Is the reading step safe to change?\""},
       {"pre-run", "pulse pre-run --workspace ws --workflow substack --step s1 --json"},
       {"migrate", "pulse migrate --workspace ws --workflow substack"},
-      {"tool", "pulse tool --workspace ws --workflow substack --token TOKEN --tool create_decision_request --args '{\"question\": \"Resume?\"}'"},
+      {"tool", "pulse tool --workspace ws --workflow substack --token-file token.txt --tool create_decision_request --args '{\"question\": \"Resume?\"}'"},
   };
   return kExamples;
 }

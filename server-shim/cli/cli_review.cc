@@ -23,9 +23,11 @@ struct PreRunFlags {
   std::string step, runner;
   double timeout = 300;
   double wait = -1;
+  serve::SandboxOptions sandbox;  // as `pulse serve`
 };
 
 void RunPreRun(State& state, const PreRunFlags& f) {
+  if (Status s = serve::CheckSandboxOptions(f.sandbox); !s.ok()) { state.exit_code = Fail(s); return; }
   Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
   if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
   spdlog::set_default_logger(spdlog::stderr_color_mt("pulse-pre-run"));
@@ -35,6 +37,7 @@ void RunPreRun(State& state, const PreRunFlags& f) {
   opt.runner = f.runner;
   opt.review_timeout = f.timeout;
   opt.review_wait = f.wait >= 0 ? f.wait : f.timeout + 30;
+  opt.sandbox = f.sandbox;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   serve::PreRunRequest req;
@@ -63,6 +66,7 @@ void SetupPreRun(CLI::App& app, State& state) {
       ->check(FiniteRange(0.1, 86400.0));
   sub->add_option("--wait-seconds", f.wait, "seconds to wait for a review (default: the timeout plus 30)")
       ->check(FiniteRange(0.0, 86400.0));
+  AddSandboxOptions(sub, f.sandbox);
   sub->callback([&state] { RunPreRun(state, f); });
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "server-shim/cli/cli.h"
+#include "core/store/db.h"
 #include "server-shim/cluster/etcd_client.h"
 #include "server-shim/serve.h"
 
@@ -26,26 +27,36 @@ std::string NextToExecutable(const std::string& rel) {
   return real;
 }
 
+std::string g_etcd_auth_file;
+
+// With --etcd: the user and password (the file or the environment) next
+// to the TLS files, and the URL checked with them.
+Status ReadEtcdAuth(serve::ServeOptions* o) {
+  if (o->etcd.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(serve::EtcdAuth auth, serve::EtcdAuth::Read(g_etcd_auth_file));
+  auth.ca_file = o->etcd_auth.ca_file;
+  auth.cert_file = o->etcd_auth.cert_file;
+  auth.key_file = o->etcd_auth.key_file;
+  o->etcd_auth = auth;
+  return serve::EtcdClient::ForUrl(o->etcd, o->etcd_auth).status();
+}
+
 // Several servers on one workspace: the claims in etcd (claims.h).
 void AddEtcdOptions(CLI::App* sub, serve::ServeOptions& opt) {
   sub->add_option("--etcd", opt.etcd,
-                  "etcd's client URL (http://HOST:PORT): tick only the workflows this instance claims there, so "
-                  "several servers can share one workspace; default: this server ticks every workflow");
+                  "etcd's client URL (http://HOST:PORT, or https:// for TLS): tick only the workflows this instance "
+                  "claims there, so several servers can share one workspace; default: this server ticks every workflow");
+  sub->add_option("--etcd-auth-file", g_etcd_auth_file,
+                  "a file holding one line \"user:password\" for etcd's auth (else PULSE_ETCD_USER and "
+                  "PULSE_ETCD_PASSWORD from the environment; never on the command line)");
+  sub->add_option("--etcd-ca", opt.etcd_auth.ca_file, "PEM file of the CA that signed etcd's certificate (https://)");
+  sub->add_option("--etcd-cert", opt.etcd_auth.cert_file, "PEM client certificate for etcd (https://, with --etcd-key)");
+  sub->add_option("--etcd-key", opt.etcd_auth.key_file, "PEM key of --etcd-cert");
   sub->add_option("--etcd-ttl", opt.etcd_ttl,
                   "seconds of this instance's etcd lease: how soon its workflows move when it dies (default 10)")
       ->check(CLI::Range(2, 3600));
   sub->add_option("--etcd-prefix", opt.etcd_prefix, "etcd key prefix (default /pulse/<workspace id>/)");
   sub->add_option("--instance", opt.instance, "this instance's name in etcd and in tick rows (default HOST-PID)");
-}
-
-// What a runner may reach besides its own folders (sandbox.h).
-void AddSandboxOptions(CLI::App* sub, serve::ServeOptions& opt) {
-  sub->add_option("--sandbox-allow-write", opt.sandbox_allow_write,
-                  "a path runners may write besides their workflow's pulse/work/ and their temp dir; repeatable")
-      ->allow_extra_args(false);
-  sub->add_option("--sandbox-allow-read", opt.sandbox_allow_read,
-                  "a path runners may read besides the system's and their workflow folder's (db/ excluded); repeatable")
-      ->allow_extra_args(false);
 }
 
 // The tick's and the turns' bounds.
@@ -119,19 +130,27 @@ void Setup(CLI::App& app, State& state) {
   sub->add_option("--header-timeout", opt.header_timeout,
                   "seconds a client has to send a request header in full (default 10; then 408)")
       ->check(FiniteRange(0.5, 3600.0));
-  AddSandboxOptions(sub, opt);
+  AddSandboxOptions(sub, opt.sandbox);
   AddEtcdOptions(sub, opt);
   sub->callback([&state] {
     serve::ServeOptions o = opt;
-    // A URL that cannot be etcd's is bad usage, before anything is served.
-    if (!o.etcd.empty() && !serve::EtcdClient::ForUrl(o.etcd).ok()) {
-      state.exit_code = Fail(serve::EtcdClient::ForUrl(o.etcd).status());
+    if (Status s = serve::CheckSandboxOptions(o.sandbox); !s.ok()) {
+      state.exit_code = Fail(s);
+      return;
+    }
+    // A URL that cannot be etcd's, or credentials that cannot be read, are
+    // bad usage, before anything is served.
+    if (Status etcd = ReadEtcdAuth(&o); !etcd.ok()) {
+      state.exit_code = Fail(etcd);
       return;
     }
     char real[PATH_MAX];
     if (::realpath(o.workspace.c_str(), real)) o.workspace = real;
     if (o.web_root.empty()) o.web_root = NextToExecutable("../../web");
     if (o.wasm_root.empty()) o.wasm_root = NextToExecutable("../wasm");
+    // A full disk: one line per workflow database when it fills, one when
+    // it takes writes again (core/store/db.h), not one per refused write.
+    ReportDiskFullOnce(true);
     state.exit_code = serve::Serve(o);
   });
 }

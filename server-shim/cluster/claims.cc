@@ -56,9 +56,9 @@ Result<std::string> WorkspaceClaimsPrefix(const std::string& workspace) {
 }
 
 Result<std::unique_ptr<Claims>> Claims::Make(const ClaimsOptions& options) {
-  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> etcd, EtcdClient::ForUrl(options.url));
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> etcd, EtcdClient::ForUrl(options.url, options.auth));
   // A connection of its own: the keep-alive never waits behind the tick's claims.
-  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> keepalive, EtcdClient::ForUrl(options.url));
+  PULSE_ASSIGN_OR_RETURN(std::unique_ptr<EtcdClient> keepalive, EtcdClient::ForUrl(options.url, options.auth));
   return std::unique_ptr<Claims>(new Claims(options, std::move(etcd), std::move(keepalive)));
 }
 
@@ -236,6 +236,7 @@ std::unique_ptr<Claims> StartClaims(const ServeOptions& options) {
   ClaimsOptions c;
   c.url = options.etcd;
   c.ttl = options.etcd_ttl;
+  c.auth = options.etcd_auth;
   c.instance = options.instance;
   if (c.instance.empty()) {
     char host[256] = {0};
@@ -258,7 +259,9 @@ std::unique_ptr<Claims> StartClaims(const ServeOptions& options) {
     return nullptr;
   }
   (*claims)->Start();
-  spdlog::info("etcd: instance {} claims workflows at {} under {}", c.instance, c.url, c.prefix);
+  spdlog::info("etcd: instance {} claims workflows at {} under {}{}", c.instance, c.url, c.prefix,
+               c.auth.user.empty() ? " (no etcd auth: any local process can take these claims)"
+                                   : " as etcd user " + c.auth.user);
   return std::move(claims).value();
 }
 

@@ -30,6 +30,7 @@ struct ClaimsOptions {
   std::string prefix;    // keys live under it; ends with "/"
   std::string instance;  // this instance's name in keys and tick rows
   int64_t ttl = 10;      // lease seconds
+  EtcdAuth auth;         // user and password, TLS files
 };
 
 class Claims {

@@ -32,10 +32,27 @@ struct EtcdKv {
   int64_t mod_revision = 0;
 };
 
+// How this instance proves itself to etcd: a user and password (etcd's
+// auth, `etcdctl auth enable`; read from a file or the environment, never
+// from the command line) and, with an https:// URL, TLS: the CA that signed
+// etcd's certificate and this client's certificate and key.
+struct EtcdAuth {
+  std::string user, password;  // both or neither
+  std::string ca_file;         // PEM; empty: the system's CAs
+  std::string cert_file, key_file;  // PEM client certificate and key: both or neither
+
+  // From `auth_file` (one line "user:password") or, when it is empty, the
+  // environment's PULSE_ETCD_USER and PULSE_ETCD_PASSWORD; neither: no auth.
+  // The password is never part of an error.
+  static Result<EtcdAuth> Read(const std::string& auth_file);
+};
+
 class EtcdClient {
  public:
-  // Checks the URL (http://HOST:PORT, nothing after it but "/"); no I/O.
-  static Result<std::unique_ptr<EtcdClient>> ForUrl(const std::string& url);
+  // Checks the URL (http://HOST:PORT or https://HOST:PORT, nothing after it
+  // but "/") and that TLS files come with an https:// URL and exist; no I/O
+  // to etcd.
+  static Result<std::unique_ptr<EtcdClient>> ForUrl(const std::string& url, const EtcdAuth& auth = EtcdAuth());
   ~EtcdClient();
 
   const std::string& url() const { return url_; }
@@ -59,10 +76,16 @@ class EtcdClient {
   Result<std::vector<EtcdKv>> RangePrefix(const std::string& prefix);
 
  private:
-  EtcdClient(std::string url, std::string host, int port);
+  EtcdClient(std::string url, const EtcdAuth& auth);
   Result<nlohmann::json> Post(const std::string& path, const nlohmann::json& body);
+  // One request as it is; `*unauthenticated` when etcd refused its token.
+  Result<nlohmann::json> PostOnce(const std::string& path, const nlohmann::json& body, bool* unauthenticated);
+  // A new token for auth_'s user (/v3/auth/authenticate).
+  Status Authenticate();
 
   std::string url_;
+  EtcdAuth auth_;
+  std::string token_;  // etcd's simple or JWT token, sent as Authorization
   std::unique_ptr<httplib::Client> http_;
   std::mutex mu_;  // one request at a time on the connection
 };

@@ -17,6 +17,10 @@ namespace {
 // Larger than any header a browser or curl sends; a request whose header
 // does not end within it gets 431.
 constexpr size_t kMaxHeaderBytes = 64 << 10;
+// The longest request line or header field (CRLF included) the HTTP parser
+// (cpp-httplib: CPPHTTPLIB_REQUEST_URI_MAX_LENGTH, CPPHTTPLIB_HEADER_MAX_LENGTH)
+// takes; a longer one is refused as soon as it is seen.
+constexpr size_t kMaxHeaderLineBytes = 8192;
 // An answer up to this size goes out in one send.
 constexpr size_t kGatherBytes = 64 << 10;
 
@@ -136,9 +140,33 @@ void GateStream::get_local_ip_and_port(std::string& ip, int& port) const {
 // streams use select(); this one uses poll(), so any descriptor is fine.
 socket_t GateStream::socket() const { return c_->fd < FD_SETSIZE ? c_->fd : INVALID_SOCKET; }
 
+namespace {
+
+// The first line of the header longer than the parser takes, if any: the
+// request line (index 0) or a field. Only the header is looked at, not a
+// pipelined request or body after it.
+HeaderState LongLine(const std::string& pending) {
+  size_t end = pending.find("\r\n\r\n");
+  if (end == std::string::npos) end = pending.find("\n\n");
+  if (end == std::string::npos) end = pending.size();
+  size_t start = 0;
+  for (int line = 0; start <= end; ++line) {
+    size_t nl = pending.find('\n', start);
+    size_t stop = nl == std::string::npos || nl > end ? end : nl + 1;
+    if (stop - start > kMaxHeaderLineBytes) return line == 0 ? HeaderState::kUriTooLong : HeaderState::kLineTooLong;
+    if (nl == std::string::npos || nl >= end) break;
+    start = nl + 1;
+  }
+  return HeaderState::kIncomplete;
+}
+
+}  // namespace
+
 HeaderState ReadHeader(Conn* c) {
   char buf[16 << 10];
   for (;;) {
+    HeaderState long_line = LongLine(c->pending);
+    if (long_line != HeaderState::kIncomplete) return long_line;
     if (c->pending.find("\r\n\r\n") != std::string::npos || c->pending.find("\n\n") != std::string::npos) {
       return HeaderState::kComplete;
     }

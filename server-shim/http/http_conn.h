@@ -67,10 +67,12 @@ class GateStream : public httplib::Stream {
   std::string out_;
 };
 
-enum class HeaderState { kComplete, kIncomplete, kClosed, kTooLarge };
+enum class HeaderState { kComplete, kIncomplete, kClosed, kTooLarge, kLineTooLong, kUriTooLong };
 
 // Reads what the socket has without waiting, until the request header is
-// complete (or too large: past 64 KiB).
+// complete (or too large: past 64 KiB). A line longer than the HTTP parser
+// takes (8 KiB, CRLF included) is refused as soon as it is seen, ended or
+// not: kUriTooLong for the request line, kLineTooLong for a header field.
 HeaderState ReadHeader(Conn* c);
 
 }  // namespace pulse::serve

@@ -383,6 +383,12 @@ bool HttpServer::process_and_close_socket(socket_t sock) {
       st = HeaderState::kClosed;
     }
     if (st == HeaderState::kTooLarge) SendBestEffort(sock, 431, "Request Header Fields Too Large", "request header too large");
+    if (st == HeaderState::kLineTooLong) {
+      SendBestEffort(sock, 431, "Request Header Fields Too Large", "a request header line is longer than 8192 bytes");
+    }
+    if (st == HeaderState::kUriTooLong) {
+      SendBestEffort(sock, 414, "URI Too Long", "the request line is longer than 8192 bytes");
+    }
     if (st != HeaderState::kComplete) {
       gate_->Close(sock);
       return false;

@@ -194,7 +194,8 @@ Result<FoundSession> App::FindSession(const std::string& token, const std::strin
   if (!holder) return Status::NotFound("unknown session token");
   Result<std::unique_ptr<OpenCtx>> oc = OpenForCall(*env_, options_.workspace, *holder);
   if (!oc.ok()) return Status::NotFound("unknown session token");
-  Result<ToolSession> session = ResolveSessionToken(*(*oc)->ctx.db, token);
+  // The token is hashed once, above; the session is read once, here.
+  Result<ToolSession> session = ResolveSessionTokenHash(*(*oc)->ctx.db, hash);
   if (!session.ok()) return Status::NotFound("unknown session token");
   tokens_.Remember(hash, *holder);
   return FoundSession{std::move(oc).value(), std::move(session).value()};
@@ -348,11 +349,11 @@ const std::string kWorkflow = R"(/api/workflows/([^/]+))";
 
 void App::InstallService(HttpServer& s) {
   s.Get("/api/health", [this, &s](const httplib::Request& req, httplib::Response& res) {
-    ReplyJson(res, 200, json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
+    ReplyJson(res, 200, WithSandboxLegs(json{{"ok", true}, {"version", PULSE_VERSION}, {"workflows", scheduler_->workflow_count()},
                              {"now", FormatTime(env_->NowSeconds())}, {"turns_active", turns_->Active()},
                              {"ticks", scheduler_->ticks()}, {"tick", TickStatsJson(scheduler_->last_stats())},
                              {"sandbox", SandboxDescription()}, {"connections", s.OpenConnections()},
-                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}});
+                             {"db_opens", DbOpenCount()}, {"reads", reads_.Health()}}, options_.sandbox));
   });
   s.Get("/api/auth", [this](const httplib::Request& req, httplib::Response& res) {
     if (!RequireOwner(req, res)) return;
@@ -594,7 +595,7 @@ int Serve(const ServeOptions& in) {
   // Shown; the server itself needs only the hash from here on.
   std::fill(owner->token.begin(), owner->token.end(), '\0');
   owner->token.clear();
-  SandboxProbeAndLog();
+  SandboxProbeAndLog(options.sandbox);
 
   deliverer.Start();
   slack.Start();

@@ -11,7 +11,9 @@
 
 #include "agent/outbox/outbox.h"
 #include "core/base/cron.h"
+#include "core/asks/asks.h"
 #include "core/base/time_util.h"
+#include "core/decisions/decisions.h"
 #include "core/review/workflow_review.h"
 #include "server-shim/serve.h"
 
@@ -60,26 +62,16 @@ bool LimitByCron(const WorkflowConfig& config, int64_t now, int64_t* until) {
 // The first safe default still ahead (one whose time has passed and was not
 // applied waits for the owner, not the clock).
 bool LimitBySafeDefaults(Db& db, int64_t now, int64_t* until) {
-  Result<Statement> st = db.Prepare(
-      "SELECT MIN(r.safe_default_by) FROM pulse_recommendations r JOIN pulse_decisions d ON d.id = r.decision_id"
-      " WHERE d.status = 'pending' AND r.status = 'open' AND r.safe_default_by > :now");
-  if (!st.ok()) return false;
-  st->Bind(":now", FormatTime(now));
-  Result<bool> row = st->Step();
-  if (!row.ok()) return false;
-  if (!*row || st->IsNull(0)) return true;
-  std::optional<int64_t> at = st->Time(0);
-  if (!at) return false;
-  *until = std::min(*until, *at);
+  Result<std::optional<int64_t>> at = NextSafeDefault(db, now);
+  if (!at.ok()) return false;
+  if (*at) *until = std::min(*until, **at);
   return true;
 }
 
 // A queued ask starts when its hourly slot frees: visited every tick.
 bool NoQueuedAsks(Db& db) {
-  Result<Statement> st = db.Prepare("SELECT COUNT(*) FROM pulse_asks WHERE status = 'queued'");
-  if (!st.ok()) return false;
-  Result<bool> row = st->Step();
-  return row.ok() && *row && st->Int64(0) == 0;
+  Result<int64_t> queued = QueuedAskCount(db);
+  return queued.ok() && *queued == 0;
 }
 
 // A Workflow Review ahead waits for the plan to be quiet; a running one

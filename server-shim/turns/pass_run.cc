@@ -55,7 +55,8 @@ Result<json> TurnManager::ConversationTurn(OpenCtx& oc, const TurnTicket& ticket
     start.thread_id = JStr(ask, "thread_id");
     start.round = ask.value("round", 0);
   } else {
-    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger);
+    start.text = ConversationTurnText(kind, JStr(request.input, "message"), request.trigger, CallerName(start.caller),
+                                      start.account);
     // What this turn is about beyond its kind's instruction (a failed run, the
     // pass's Gate note).
     const std::string note = JStr(request.input, "turn_note");

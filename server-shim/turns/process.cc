@@ -1,19 +1,24 @@
 // Runner processes: /bin/sh -c COMMAND in its own process group, stdin fed
-// from memory, stdout/stderr captured, a hard timeout, and (with a
-// ProcessSandbox) its own temp dir, the workflow folder as its working
-// directory and Landlock (sandbox.h).
+// from memory, stdout/stderr captured, a hard timeout, everything it starts
+// ended with it (runner_tree.h), and (with a ProcessSandbox) its own temp
+// dir, the workflow folder as its working directory, the runner user and
+// Landlock (sandbox.h).
 //
 // fork, not posix_spawn, because Landlock must be entered between fork and
 // exec; the child only makes raw system calls (safe in a multithreaded
 // parent). It gets a clean signal mask and default dispositions, since the
 // server blocks SIGTERM/SIGINT in every thread for its signal waiter.
 #include <fcntl.h>
-#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <spdlog/spdlog.h>
 
 #include <cerrno>
 #include <chrono>
@@ -22,6 +27,8 @@
 #include <vector>
 
 #include "server-shim/turns/sandbox.h"
+#include "core/base/remove_tree.h"
+#include "server-shim/turns/runner_tree.h"
 #include "server-shim/serve.h"
 
 extern char** environ;
@@ -57,7 +64,18 @@ std::vector<std::string> ChildEnvironment(const std::map<std::string, std::strin
   return out;
 }
 
-int RemoveEntry(const char* path, const struct stat*, int, struct FTW*) { return ::remove(path); }
+// What the child reports when it cannot exec: the stage, errno, and which
+// path (of `reads` or `writes`) was refused.
+enum Stage : int {
+  kPipes = 1,
+  kWorkDir = 2,
+  kSandbox = 3,
+  kExec = 4,
+  kCgroup = 5,
+  kRead = 6,
+  kWrite = 7,
+  kSupervisor = 8,
+};
 
 // Everything the child needs, prepared before fork.
 struct Launch {
@@ -66,7 +84,11 @@ struct Launch {
   std::string sh = "/bin/sh", dash_c = "-c", cmd;
   char* argv[4] = {nullptr, nullptr, nullptr, nullptr};
   std::string cwd;
-  int ruleset = -1;
+  std::string cgroup_procs;      // cgroup mode: the turn's cgroup.procs
+  bool subreaper = false;        // subreaper mode: a supervisor forks the runner
+  SandboxEntry sandbox;          // ruleset and runner user
+  std::vector<NeededPath> reads; // opened after the sandbox is entered
+  std::vector<std::string> writes;  // checked writable for the runner user
   int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
 };
 
@@ -77,8 +99,8 @@ void CloseAll(Launch& l) {
       p[i] = -1;
     }
   }
-  if (l.ruleset >= 0) ::close(l.ruleset);
-  l.ruleset = -1;
+  if (l.sandbox.ruleset >= 0) ::close(l.sandbox.ruleset);
+  l.sandbox.ruleset = -1;
 }
 
 // Nothing but 0/1/2 crosses exec: the server's listening socket and its
@@ -89,40 +111,189 @@ bool MarkInheritedCloseOnExec() {
   return true;
 }
 
-// The child: pipes onto 0/1/2, clean signals, own group, working directory,
-// sandbox, exec. On failure it writes {stage, errno} to the report pipe.
-[[noreturn]] void ChildMain(Launch& l) {
-  sigset_t empty;
-  sigemptyset(&empty);
-  for (int sig : {SIGTERM, SIGINT, SIGPIPE}) ::signal(sig, SIG_DFL);
-  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
-  ::setpgid(0, 0);
-  int stage = 0, err = 0;
-  if (::dup2(l.in[0], 0) < 0 || ::dup2(l.out[1], 1) < 0 || ::dup2(l.err[1], 2) < 0) {
-    stage = 1, err = errno;
-  } else if (!MarkInheritedCloseOnExec()) {
-    stage = 1, err = errno;
-  } else if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) {
-    stage = 2, err = errno;
-  } else if ((err = EnterSandbox(l.ruleset)) != 0) {
-    stage = 3;
-  } else {
-    ::execve(l.argv[0], l.argv, l.envp.data());
-    stage = 4, err = errno;
-  }
-  int msg[2] = {stage, err};
+[[noreturn]] void Report(const Launch& l, int stage, int err, int index = -1) {
+  int msg[3] = {stage, err, index};
   (void)!::write(l.report[1], msg, sizeof msg);
   ::_exit(127);
 }
 
-std::string SpawnError(int stage, int err) {
-  static const char* what[] = {"", "cannot set up its pipes", "cannot enter the workflow folder",
-                               "cannot enter the sandbox", "cannot execute /bin/sh"};
-  return std::string("cannot start the runner: ") + what[stage < 5 ? stage : 0] + ": " + std::strerror(err);
+// The child: clean signals, its cgroup, pipes onto 0/1/2, sandbox and
+// runner user, working directory, the paths it needs, exec. On failure it
+// writes {stage, errno, index} to the report pipe.
+[[noreturn]] void ChildMain(const Launch& l, bool own_group) {
+  sigset_t empty;
+  sigemptyset(&empty);
+  for (int sig : {SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGUSR1, SIGCHLD}) ::signal(sig, SIG_DFL);
+  ::sigprocmask(SIG_SETMASK, &empty, nullptr);
+  if (own_group) ::setpgid(0, 0);
+  if (!l.cgroup_procs.empty()) {
+    // Into the turn's cgroup while nothing else of the turn exists.
+    int fd = ::open(l.cgroup_procs.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || ::write(fd, "0", 1) != 1) Report(l, kCgroup, errno);
+    ::close(fd);
+  }
+  if (::dup2(l.in[0], 0) < 0 || ::dup2(l.out[1], 1) < 0 || ::dup2(l.err[1], 2) < 0) Report(l, kPipes, errno);
+  MarkInheritedCloseOnExec();
+  if (int err = EnterSandbox(l.sandbox)) Report(l, kSandbox, err);
+  // As the runner user, inside the sandbox: what fails here would fail the
+  // runner's first steps, with a message nobody can act on.
+  if (!l.cwd.empty() && ::chdir(l.cwd.c_str()) != 0) Report(l, kWorkDir, errno);
+  for (size_t i = 0; i < l.reads.size(); ++i) {
+    int fd = ::open(l.reads[i].path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0) {
+      ::close(fd);
+    } else if (errno == EACCES || errno == EPERM) {
+      Report(l, kRead, errno, static_cast<int>(i));
+    }
+  }
+  for (size_t i = 0; i < l.writes.size(); ++i) {
+    if (::access(l.writes[i].c_str(), W_OK) != 0 && errno == EACCES) Report(l, kWrite, errno, static_cast<int>(i));
+  }
+  ::execve(l.argv[0], l.argv, l.envp.data());
+  Report(l, kExec, errno);
 }
 
-// Forks the runner; returns its pid, or -1 with `*error` set.
-pid_t Spawn(Launch& l, std::string* error) {
+// pid -> its parent's pid, from /proc/<pid>/stat (raw calls only).
+pid_t ParentOf(const char* pid_name) {
+  char path[64] = "/proc/";
+  size_t n = 6;
+  for (const char* c = pid_name; *c && n < sizeof path - 6; ++c) path[n++] = *c;
+  std::memcpy(path + n, "/stat", 6);
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[512];
+  ssize_t got = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (got <= 0) return -1;
+  buf[got] = 0;
+  // "pid (comm) S ppid ...": comm may hold anything, so from the last ')'.
+  char* close_paren = nullptr;
+  for (char* c = buf; *c; ++c) {
+    if (*c == ')') close_paren = c;
+  }
+  if (!close_paren || close_paren[1] != ' ' || !close_paren[2] || close_paren[3] != ' ') return -1;
+  pid_t ppid = 0;
+  for (char* c = close_paren + 4; *c >= '0' && *c <= '9'; ++c) ppid = ppid * 10 + (*c - '0');
+  return ppid;
+}
+
+// SIGKILL to every child of this process (raw calls only).
+void KillChildren() {
+  const pid_t self = ::getpid();
+  int proc = ::open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return;
+  alignas(8) char buf[8192];
+  for (;;) {
+    long got = ::syscall(SYS_getdents64, proc, buf, sizeof buf);
+    if (got <= 0) break;
+    for (long off = 0; off < got;) {
+      // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
+      unsigned short reclen;
+      std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char* name = buf + off + 19;
+      off += reclen;
+      if (name[0] < '1' || name[0] > '9') continue;
+      if (ParentOf(name) != self) continue;
+      pid_t pid = 0;
+      for (const char* c = name; *c >= '0' && *c <= '9'; ++c) pid = pid * 10 + (*c - '0');
+      ::kill(pid, SIGKILL);
+    }
+  }
+  ::close(proc);
+}
+
+// Subreaper mode: this process (the supervisor) is a child subreaper, so
+// whatever the runner leaves is re-parented here. When the runner ends, or
+// the server sends SIGUSR1, it kills its children until none is left, then
+// ends as the runner ended. Raw calls only (a child of a threaded server).
+[[noreturn]] void SupervisorMain(const Launch& l) {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGPIPE}) ::signal(sig, SIG_IGN);  // the group's SIGTERM is the runner's
+  sigset_t wait_for;
+  sigemptyset(&wait_for);
+  sigaddset(&wait_for, SIGCHLD);
+  sigaddset(&wait_for, SIGUSR1);
+  ::sigprocmask(SIG_SETMASK, &wait_for, nullptr);
+  ::setpgid(0, 0);
+  if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) Report(l, kSupervisor, errno);
+  pid_t runner = ::fork();
+  if (runner == 0) ChildMain(l, /*own_group=*/false);
+  if (runner < 0) Report(l, kSupervisor, errno);
+  // The supervisor holds nothing open: the pipes' EOF is the runner's.
+  ::syscall(__NR_close_range, 3, ~0U, 0);
+  int status = 0;
+  bool runner_done = false;
+  auto reap = [&] {
+    int st;
+    pid_t w;
+    while ((w = ::waitpid(-1, &st, WNOHANG)) > 0) {
+      if (w == runner) status = st, runner_done = true;
+    }
+    return w;
+  };
+  for (;;) {
+    int sig = ::sigwaitinfo(&wait_for, nullptr);
+    if (sig == SIGUSR1) break;
+    reap();
+    if (runner_done) break;
+  }
+  for (;;) {
+    if (!runner_done) ::kill(runner, SIGKILL);
+    KillChildren();
+    if (reap() < 0 && errno == ECHILD) break;
+    struct timespec pause = {0, 2000000};
+    ::nanosleep(&pause, nullptr);
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    struct rlimit no_core = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    ::signal(sig, SIG_DFL);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    ::kill(::getpid(), sig);
+    ::_exit(128 + sig);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+std::string SpawnError(const Launch& l, const SandboxPolicy& policy, int stage, int err, int index) {
+  const RunnerUser& user = l.sandbox.user;
+  const std::string as_user = user.drop ? "user " + user.name + " (--runner-user) " : "";
+  std::string why;
+  switch (stage) {
+    case kPipes: why = std::string("cannot set up its pipes: ") + std::strerror(err); break;
+    case kWorkDir:
+      why = as_user + "cannot enter the workflow folder " + l.cwd + ": " + std::strerror(err);
+      if (user.drop && err == EACCES) {
+        why += "; every folder above it must be searchable by that user (chmod o+x), or name another --runner-user";
+      }
+      break;
+    case kSandbox: why = std::string("cannot enter the sandbox: ") + std::strerror(err); break;
+    case kExec: why = std::string("cannot execute /bin/sh: ") + std::strerror(err); break;
+    case kCgroup: why = "cannot join the turn's cgroup " + l.cgroup_procs + ": " + std::strerror(err); break;
+    case kRead:
+      if (index >= 0 && static_cast<size_t>(index) < l.reads.size()) {
+        why = DeniedPathMessage(l.reads[index], err, policy, user, l.sandbox.ruleset >= 0);
+      }
+      break;
+    case kWrite:
+      if (index >= 0 && static_cast<size_t>(index) < l.writes.size()) {
+        why = as_user + "cannot write " + l.writes[index] + " (--sandbox-allow-write): " + std::strerror(err) +
+              "; make it writable for that user or name another --runner-user";
+      }
+      break;
+    case kSupervisor: why = std::string("cannot start its supervisor (subreaper): ") + std::strerror(err); break;
+    default: break;
+  }
+  if (why.empty()) why = std::string("stage ") + std::to_string(stage) + ": " + std::strerror(err);
+  return "cannot start the runner: " + why;
+}
+
+// Forks the runner (or, in subreaper mode, its supervisor); returns its
+// pid, or -1 with `*error` set.
+pid_t Spawn(Launch& l, const SandboxPolicy& policy, std::string* error) {
   if (::pipe2(l.in, O_CLOEXEC) != 0 || ::pipe2(l.out, O_CLOEXEC) != 0 || ::pipe2(l.err, O_CLOEXEC) != 0 ||
       ::pipe2(l.report, O_CLOEXEC) != 0) {
     *error = std::string("cannot create pipes: ") + std::strerror(errno);
@@ -134,7 +305,10 @@ pid_t Spawn(Launch& l, std::string* error) {
   l.argv[1] = l.dash_c.data();
   l.argv[2] = l.cmd.data();
   pid_t pid = ::fork();
-  if (pid == 0) ChildMain(l);
+  if (pid == 0) {
+    if (l.subreaper) SupervisorMain(l);
+    ChildMain(l, /*own_group=*/true);
+  }
   if (pid < 0) {
     *error = std::string("cannot start the runner: ") + std::strerror(errno);
     return -1;
@@ -142,25 +316,42 @@ pid_t Spawn(Launch& l, std::string* error) {
   ::setpgid(pid, pid);  // also here, so a kill(-pid) right away finds the group
   ::close(l.report[1]);
   l.report[1] = -1;
-  int msg[2] = {0, 0};
+  int msg[3] = {0, 0, -1};
   ssize_t got;
   do {
     got = ::read(l.report[0], msg, sizeof msg);
   } while (got < 0 && errno == EINTR);
   if (got == static_cast<ssize_t>(sizeof msg)) {
     ::waitpid(pid, nullptr, 0);
-    *error = SpawnError(msg[0], msg[1]);
+    *error = SpawnError(l, policy, msg[0], msg[1], msg[2]);
     return -1;
   }
   return pid;
 }
 
+// How a turn's processes are ended: its cgroup, or its supervisor.
+struct Tree {
+  std::unique_ptr<TurnCgroup> cgroup;
+  bool subreaper = false;
+  pid_t pid = -1;
+
+  // Everything the turn started, now.
+  void KillAll() {
+    if (cgroup) cgroup->Kill();
+    if (pid > 0) ::kill(subreaper ? pid : -pid, subreaper ? SIGUSR1 : SIGKILL);
+  }
+  // After the runner (or its supervisor) was reaped.
+  void Finish() {
+    if (cgroup && !cgroup->KillAndWait(5)) spdlog::warn("runner cgroup: processes still there after 5 s");
+  }
+};
+
 // Moves stdin/stdout/stderr until the child exits, enforcing the timeout and
 // the shutdown grace.
 class Pump {
  public:
-  Pump(pid_t pid, const std::string& input, int in_fd, int out_fd, int err_fd, ProcessResult* r)
-      : pid_(pid), input_(input), in_(in_fd), out_(out_fd), err_(err_fd), r_(r) {
+  Pump(pid_t pid, Tree* tree, const std::string& input, int in_fd, int out_fd, int err_fd, ProcessResult* r)
+      : pid_(pid), tree_(tree), input_(input), in_(in_fd), out_(out_fd), err_(err_fd), r_(r) {
     for (int fd : {in_, out_, err_}) SetNonBlocking(fd);
     if (input_.empty()) CloseFd(in_);
   }
@@ -177,6 +368,7 @@ class Pump {
   }
 
   pid_t pid_;
+  Tree* tree_;
   const std::string& input_;
   int in_, out_, err_;
   ProcessResult* r_;
@@ -184,12 +376,16 @@ class Pump {
   Clock::time_point t0_ = Clock::now();
   Clock::time_point stop_seen_{};
   bool killed_ = false;
+  bool killed_all_ = false;
   double kill_at_ = -1;
 };
 
 void Pump::Deadlines(double timeout_s, const std::atomic<bool>* stopping, double grace_s) {
   if (killed_) {
-    if (Since(t0_) - kill_at_ > 2.0) ::kill(-pid_, SIGKILL);
+    if (!killed_all_ && Since(t0_) - kill_at_ > 2.0) {
+      tree_->KillAll();
+      killed_all_ = true;
+    }
     return;
   }
   bool stop_now = stopping && stopping->load();
@@ -238,10 +434,11 @@ int Pump::Run(double timeout_s, const std::atomic<bool>* stopping, double grace_
   return wstatus;
 }
 
-// The shell is gone; grandchildren that kept the pipes open are killed with
-// the group so nothing outlives the turn.
+// The runner is gone; whatever it started (that kept the pipes open, or
+// detached) is killed with its cgroup, or was by its supervisor, so nothing
+// outlives the turn.
 void Pump::Finish() {
-  ::kill(-pid_, SIGKILL);
+  tree_->Finish();
   if (out_ >= 0) {
     char buf[8192];
     ssize_t got;
@@ -254,11 +451,50 @@ void Pump::Finish() {
 
 ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir) {
   ProcessSandbox box;
+  box.workspace = options.workspace;
   box.workflow_dir = workflow_dir;
-  box.extra_write = options.sandbox_allow_write;
-  box.extra_read = options.sandbox_allow_read;
+  box.options = options.sandbox;
   return box;
 }
+
+namespace {
+
+// The sandbox around one runner, set up in the parent: its temp dir (made
+// the runner user's), $TMPDIR/$HOME/$USER, the Landlock ruleset, the runner
+// user, the paths the child checks before exec and the command (exec'd when
+// plain). "" or the reason it cannot start.
+std::string PrepareSandbox(const ProcessSandbox& box, const std::string& command, Launch& l,
+                           std::map<std::string, std::string>& env, std::string* tmp_dir, SandboxPolicy* policy) {
+  Result<RunnerUser> user = ResolveRunnerUser(box.options.runner_user);
+  if (!user.ok()) return user.status().message();
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/pulse-runner-XXXXXX";
+  if (::mkdtemp(tmpl.data())) *tmp_dir = tmpl;
+  int tmp_fd = tmp_dir->empty() ? -1 : ::open(tmp_dir->c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (!tmp_dir->empty()) env["TMPDIR"] = *tmp_dir;
+  if (user->drop) {
+    // Its own user's names; a home it cannot use is its temp dir.
+    struct stat st;
+    bool home_ok = !user->home.empty() && ::stat(user->home.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    env["HOME"] = home_ok ? user->home : *tmp_dir;
+    env["USER"] = env["LOGNAME"] = user->name;
+  }
+  l.cwd = box.workflow_dir;
+  *policy = RunnerPolicy(box.workflow_dir, *tmp_dir, box.options.allow_write, box.options.allow_read);
+  PrepareForRunnerUser(*user, box.workspace, box.workflow_dir, tmp_fd);
+  if (tmp_fd >= 0) ::close(tmp_fd);
+  Result<int> ruleset = BuildSandboxRuleset(*policy);
+  if (!ruleset.ok()) return ruleset.status().message();
+  l.sandbox = MakeSandboxEntry(*ruleset, *user);
+  const char* path_env = std::getenv("PATH");
+  const std::string path = path_env ? path_env : "/usr/bin:/bin";
+  l.reads = RunnerNeeds(command, l.cwd, path);
+  l.cmd = ExecIfSimple(command, l.cwd, path);
+  if (user->drop) l.writes = box.options.allow_write;
+  return "";
+}
+
+}  // namespace
 
 ProcessResult RunProcess(const std::string& command, const std::string& input,
                          const std::map<std::string, std::string>& extra_env, double timeout_s,
@@ -266,35 +502,48 @@ ProcessResult RunProcess(const std::string& command, const std::string& input,
   ProcessResult r;
   Launch l;
   l.cmd = command;
-  std::map<std::string, std::string> env = extra_env;
-  std::string tmp_dir;
-  if (sandbox) {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/pulse-runner-XXXXXX";
-    if (::mkdtemp(tmpl.data())) tmp_dir = tmpl;
-    if (!tmp_dir.empty()) env["TMPDIR"] = tmp_dir;
-    l.cwd = sandbox->workflow_dir;
-    Result<int> ruleset = BuildSandboxRuleset(
-        RunnerPolicy(sandbox->workflow_dir, tmp_dir, sandbox->extra_write, sandbox->extra_read));
-    if (!ruleset.ok()) {
-      r.spawn_error = ruleset.status().message();
+  Tree tree;
+  Result<TreeMode> mode = ResolveRunnerTracking(sandbox ? sandbox->options.tracking : "auto");
+  if (!mode.ok()) {
+    r.spawn_error = mode.status().message();
+    return r;
+  }
+  if (*mode == TreeMode::kCgroup) {
+    Result<std::unique_ptr<TurnCgroup>> cg = TurnCgroup::Create();
+    if (!cg.ok()) {
+      r.spawn_error = "cannot start the runner: " + cg.status().message();
       return r;
     }
-    l.ruleset = *ruleset;
+    tree.cgroup = std::move(cg).value();
+    l.cgroup_procs = tree.cgroup->procs_file();
+  } else {
+    tree.subreaper = l.subreaper = true;
   }
+  std::map<std::string, std::string> env = extra_env;
+  std::string tmp_dir;
+  SandboxPolicy policy;
+  if (sandbox) r.spawn_error = PrepareSandbox(*sandbox, command, l, env, &tmp_dir, &policy);
   l.env_strings = ChildEnvironment(env);
-  pid_t pid = Spawn(l, &r.spawn_error);
+  pid_t pid = r.spawn_error.empty() ? Spawn(l, policy, &r.spawn_error) : -1;
   if (pid > 0) {
+    tree.pid = pid;
     int in_fd = l.in[1], out_fd = l.out[0], err_fd = l.err[0];
     l.in[1] = l.out[0] = l.err[0] = -1;  // the pump owns these now
     CloseAll(l);
-    Pump pump(pid, input, in_fd, out_fd, err_fd, &r);
+    Pump pump(pid, &tree, input, in_fd, out_fd, err_fd, &r);
     int wstatus = pump.Run(timeout_s, stopping, grace_s);
     if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
+  } else {
+    tree.Finish();
   }
   CloseAll(l);
-  if (!tmp_dir.empty()) ::nftw(tmp_dir.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+  // Nothing of the turn is left to race the removal, and the removal
+  // follows no link anyway (core/base/remove_tree.h).
+  if (!tmp_dir.empty()) {
+    Status removed = RemoveTreeNoFollow(tmp_dir);
+    if (!removed.ok()) spdlog::warn("runner temp dir: {}", removed.message());
+  }
   return r;
 }
 

@@ -113,7 +113,7 @@ bool StartFailedRunTurn(Env& env, TurnManager& turns, OpenCtx& oc) {
 bool StartQaFixRun(Env& env, TurnManager& turns, OpenCtx& oc) {
   ApiContext& ctx = oc.ctx;
   if (!ctx.config.pulse_enabled || turns.ActiveOn(ctx.workflow)) return false;
-  Result<int64_t> waiting = ctx.db->QueryInt64("SELECT COUNT(*) FROM pulse_requests WHERE kind = 'qa' AND status = 'pending'");
+  Result<int64_t> waiting = PendingQaRequestCount(*ctx.db);
   if (!waiting.ok() || *waiting == 0) return false;
   Result<std::optional<PulseRequest>> next = TakeNextQaRequest(*ctx.db, env, "tick");
   if (!next.ok() || !*next) return false;

@@ -1,6 +1,7 @@
 #include "server-shim/turns/session_index.h"
 
 #include "core/store/db.h"
+#include "core/autonomy/tool_sessions.h"
 #include "core/store/workspace.h"
 
 namespace pulse::serve {
@@ -15,13 +16,8 @@ std::set<std::string> LoadHashes(const std::string& db_path) {
   open.read_only = true;
   Result<std::unique_ptr<Db>> db = Db::Open(db_path, open);
   if (!db.ok()) return out;
-  Result<Statement> st = (*db)->Prepare("SELECT token_sha256 FROM pulse_tool_sessions");
-  if (!st.ok()) return out;
-  for (;;) {
-    Result<bool> row = st->Step();
-    if (!row.ok() || !*row) break;
-    out.insert(st->Text(0));
-  }
+  Result<std::vector<std::string>> hashes = ListSessionTokenHashes(**db);
+  if (hashes.ok()) out.insert(hashes->begin(), hashes->end());
   return out;
 }
 

@@ -414,7 +414,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   // endpoint and token in its environment.
   PULSE_ASSIGN_OR_RETURN(json prepared, around_run ? AroundRunTurnContext(oc.ctx, kind, request.input)
                                                    : TurnContext(oc.ctx, kind, JBool(request.input, "report_only"),
-                                                                 JGet(request.input, "message", json())));
+                                                                 JGet(request.input, "message", json()),
+                                                                 JStr(request.input, "caller"),
+                                                                 JStr(request.input, "account")));
   json stdin_doc = prepared;
   AddTurnSubject(&stdin_doc, request, ticket.workflow);
   if (ask.is_object()) {

@@ -1,12 +1,13 @@
 // The autonomy guard from the outside: the real `pulse guard` and
-// `pulse session open|close` on a temp workspace, and the real WASM module's
-// autonomy.guard giving the same decisions as the command line.
+// `pulse session open|close` on a temp workspace, and the real WASM module
+// reading the decisions the command line recorded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PULSE_BIN, loadPulseModule, makeTempDir, pulseReply } from './helpers.mjs';
+import { pathToFileURL } from 'node:url';
+import { PULSE_BIN, WASM_DIR, makeTempDir } from './helpers.mjs';
 
 function workspace(dir, name, config) {
   const wf = join(dir, 'Workflow', name);
@@ -15,8 +16,8 @@ function workspace(dir, name, config) {
   return ['--workspace', dir, '--workflow', name];
 }
 
-function pulse(args) {
-  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8' });
+function pulse(args, env = {}) {
+  const r = spawnSync(PULSE_BIN, args, { encoding: 'utf8', env: { ...process.env, MCP_API_TOKEN: '', ...env } });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -149,62 +150,45 @@ test('pulse session open gives an unattended session whose token the guard check
   }
 });
 
-// The WASM module computes the same decisions from a database alone.
-function openWasmDb(Module, configJson) {
-  const pp = Module._malloc(4);
-  const rc = Module.ccall('sqlite3_open_v2', 'number', ['string', 'number', 'number', 'number'], [':memory:', pp, 6, 0]);
-  assert.equal(rc, 0);
-  const db = Module.getValue(pp, 'i32');
-  Module._free(pp);
-  // Creates the schema, then stores the configuration snapshot the CLI would.
-  assert.ok(pulseReply(Module, db, 'autonomy.levels').result);
-  const sql = `INSERT INTO pulse_workflow_config(id, workflow, config_json, soul_md, updated_at)
-    VALUES(1, 'demo', '${configJson.replaceAll("'", "''")}', '', '2026-10-07T09:00:00Z')`;
-  assert.equal(Module.ccall('sqlite3_exec', 'number', ['number', 'string', 'number', 'number', 'number'], [db, sql, 0, 0, 0]), 0);
-  return db;
+// The WASM module does not decide tool calls (nothing in the browser makes
+// one; leaving the guard's scanners out keeps the module within its size
+// budget): it reads the decisions `pulse guard` recorded, the levels, the
+// catalog and sessions from the same database, and answers autonomy.guard
+// with where the guard runs.
+let sqlApi;
+function wasmApi() {
+  sqlApi ||= import(pathToFileURL(join(WASM_DIR, 'sqljs-api.mjs')).href).then(({ initPulse }) =>
+    initPulse({ wasmBinary: readFileSync(join(WASM_DIR, 'pulse.wasm')) }));
+  return sqlApi;
 }
 
-test('autonomy.guard in the WASM module gives the same decisions as pulse guard', async () => {
-  const Module = await loadPulseModule();
+test('the WASM module reads the decisions pulse guard recorded, and leaves deciding to the server and the CLI', async () => {
+  const { Database, Pulse } = await wasmApi();
   const { dir, cleanup } = makeTempDir();
   const tokens = new Set();
   try {
     for (const config of [{}, { pulse: { autonomy: { run: 'auto', outward: 'auto', change: 'auto', unclassified: 'allow' } } }]) {
       const name = `w${Object.keys(config).length}`;
       const ws = workspace(dir, name, config);
-      const db = openWasmDb(Module, JSON.stringify(config));
-      for (const [turn, tool, args] of SAMPLE) {
-        const cli = guard(ws, turn, tool, args);
-        const out = pulseReply(Module, db, 'autonomy.guard', { turn, tool, args });
-        assert.ok(out.result, JSON.stringify(out));
-        assert.deepEqual(
-          { allowed: out.result.allowed, reason: out.result.reason, rule: out.result.rule },
-          cli,
-          `${name} ${turn} ${tool}`,
-        );
-        assert.equal(out.result.recorded, true);
-      }
-      const levels = pulseReply(Module, db, 'autonomy.levels').result;
-      assert.equal(levels.change, config.pulse ? 'auto' : 'ask');
-      const decisions = pulseReply(Module, db, 'autonomy.decisions').result.decisions;
-      assert.equal(decisions.length, SAMPLE.length);
+      const cli = SAMPLE.map(([turn, tool, args]) => guard(ws, turn, tool, args));
+      const db = new Database(readFileSync(join(dir, 'Workflow', name, 'db', 'db.sqlite')));
+      const pulse = new Pulse(db);
+      const decisions = pulse.call('autonomy.decisions').decisions;
+      assert.deepEqual(decisions.map((d) => ({ allowed: d.allowed, reason: d.reason, rule: d.rule })), cli, name);
+      assert.deepEqual(decisions.map((d) => d.turn), SAMPLE.map(([turn]) => turn));
+      assert.equal(pulse.call('autonomy.levels').change, config.pulse ? 'auto' : 'ask');
+      assert.ok(pulse.call('autonomy.catalog').tools.some((t) => t.name === 'delete_step' && t.class === 'always_refused'));
       // Sessions work in the browser too, with the same hashing code.
-      const opened = pulseReply(Module, db, 'session.open', { turn: 'goal_work' }).result;
+      const opened = pulse.call('session.open', { turn: 'goal_work' });
       assert.match(opened.session, /^schedule-goallead--[0-9a-f]{16}-o1$/);
       assert.match(opened.token, /^[0-9a-f]{64}$/);
       tokens.add(opened.token);
-      const resolved = pulseReply(Module, db, 'session.resolve', { token: opened.token }).result;
-      assert.equal(resolved.session, opened.session);
-      const bad = pulseReply(Module, db, 'autonomy.guard',
-        { session: opened.session, token: 'nope', tool: 'read_step' });
-      assert.equal(bad.code, 'unauthenticated');
-      Module.ccall('sqlite3_close_v2', 'number', ['number'], [db]);
+      assert.equal(pulse.call('session.resolve', { token: opened.token }).session, opened.session);
+      assert.throws(() => pulse.call('autonomy.guard', { turn: 'goal_work', tool: 'update_step' }), (e) =>
+        e.code === 'not_found' && /decides tool calls in `pulse serve` and `pulse guard`, not in the WebAssembly module/.test(e.message));
+      db.close();
     }
     assert.equal(tokens.size, 2, 'WASM tokens come from the system source, not a fixed seed');
-    // Without a database: the default levels, nothing recorded.
-    const bare = pulseReply(Module, 0, 'autonomy.guard', { turn: 'goal_work', tool: 'update_step' }).result;
-    assert.equal(bare.allowed, false);
-    assert.equal(bare.recorded, false);
   } finally {
     cleanup();
   }
@@ -269,6 +253,41 @@ test('pulse guard: protected paths, hidden soul.md writes, wrappers, the tool ro
       assert.equal(d.rule, 'outward_level', key);
     }
     assert.equal(guard(held, 'goal_check', 'notify_user', { message: 'm', title: 't' }).allowed, true);
+  } finally {
+    cleanup();
+  }
+});
+
+// A session token on a command line is readable by every local process
+// (/proc/<pid>/cmdline): the commands that take one read it from a file or
+// from $MCP_API_TOKEN, what a runner has.
+test('session tokens come from --token-file or $MCP_API_TOKEN, not only the command line', () => {
+  const { dir, cleanup } = makeTempDir();
+  try {
+    const ws = workspace(dir, 'substack', { pulse: { autonomy: { change: 'ask' } } });
+    const { session, token } = JSON.parse(pulse(['session', 'open', ...ws, '--turn', 'goal_work']).out);
+    const file = join(dir, 'token.txt');
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    for (const [how, extra, env] of [['--token-file', ['--token-file', file], {}], ['$MCP_API_TOKEN', [], { MCP_API_TOKEN: token }]]) {
+      const resolved = pulse(['session', 'resolve', ...ws, ...extra], env);
+      assert.equal(resolved.code, 0, `${how}: ${resolved.err}`);
+      assert.equal(JSON.parse(resolved.out).session, session, how);
+      const tool = pulse(['tool', ...ws, '--tool', 'get_pulse_state', '--args', '{"view":"goal_status"}', ...extra], env);
+      assert.equal(tool.code, 0, `${how}: ${tool.err}`);
+      assert.equal(JSON.parse(tool.out).allowed, true, how);
+    }
+    // The guard checks a token only when one is named (never from the environment).
+    const viaFile = JSON.parse(pulse(['guard', ...ws, '--session', session, '--token-file', file, '--tool', 'update_step', '--json']).out);
+    assert.equal(viaFile.turn, 'goal_work');
+    const missing = pulse(['tool', ...ws, '--tool', 'get_pulse_state']);
+    assert.equal(missing.code, 2);
+    assert.equal(missing.err, 'pulse: --token: missing (give --token-file FILE, or set MCP_API_TOKEN)\n');
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '\n');
+    const blank = pulse(['session', 'resolve', ...ws, '--token-file', empty]);
+    assert.equal(blank.code, 2);
+    assert.match(blank.err, /--token-file .*empty/);
+    assert.equal(pulse(['tool', ...ws, '--tool', 'x', '--token', token, '--token-file', file]).code, 2);
   } finally {
     cleanup();
   }

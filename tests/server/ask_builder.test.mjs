@@ -10,13 +10,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, makeWorkspace, pulse, setNow, waitFor, SUBSTACK_CONFIG } from './helpers.mjs';
+import { request, startServer, makeTempDir, makeWorkspace, pulse, setNow, waitFor, SUBSTACK_CONFIG, runnerWritableDir } from './helpers.mjs';
 
 // The Builder chat's turn: keeps what it was given (stdin, environment) and
 // what its guarded session let it do, then answers on stdout.
 const BUILDER = `
 import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 const input = JSON.parse(readFileSync(0, 'utf8'));
+// A child that detaches (setsid) and would outlive the turn if it could.
+const left = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+left.unref();
 const name = input.call_id || ('apply-' + input.decision_id);
 const call = async (tool, args) => {
   const r = await fetch(process.env.PULSE_TOOL_URL + tool, { method: 'POST',
@@ -26,7 +30,7 @@ const call = async (tool, args) => {
 };
 const tried = { update_step: await call('update_step', { step_id: 'growth_summary', prompt: 'also record subscribers' }),
   execute_step: await call('execute_step', { step_id: 'growth_summary' }) };
-writeFileSync(process.argv[2] + '/' + name + '.json', JSON.stringify({ input, tried, env: process.env }));
+writeFileSync(process.argv[2] + '/' + name + '.json', JSON.stringify({ input, tried, env: process.env, uid: process.getuid(), left: left.pid }));
 if (input.message.includes('FAIL')) { console.error('the chat crashed'); process.exit(3); }
 if (input.message.includes('SILENT')) process.exit(0);
 if (input.message.includes('HANG')) await new Promise((r) => setTimeout(r, 600000));
@@ -67,7 +71,7 @@ function setup(prefix, { builder = true, runner = false } = {}) {
   writeFileSync(join(tmp.dir, 'builder.mjs'), BUILDER);
   writeFileSync(join(tmp.dir, 'pulse-runner.mjs'), PULSE_RUNNER);
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, NOW);
   const args = ['--now-file', nowFile, '--sandbox-allow-read', join(tmp.dir, 'builder.mjs'),
@@ -85,6 +89,16 @@ function session(ws, turn) {
 
 async function tool(s, sess, name, args) {
   return request(`${s.url}s/${sess.session}/tools/custom/${name}`, { method: 'POST', token: sess.token, body: args });
+}
+
+// A process that exists and is not a zombie.
+function alive(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 const seen = (out, name) => JSON.parse(readFileSync(join(out, `${name}.json`), 'utf8'));
@@ -113,6 +127,10 @@ test('TestPulseAskBuilderHonoursChangeLevelAndCheckSeesPlanChanges', async () =>
     assert.equal(accepted.body.apply.builder_session_id, 'b-1');
     const applied = seen(out, `apply-${id}`);
     assert.equal(applied.input.kind, 'apply');
+    // The Builder command runs as a runner does: as the runner user, and
+    // nothing it starts outlives its turn.
+    if (process.getuid() === 0) assert.equal(applied.uid, 65534);
+    assert.ok(!alive(applied.left), `the Builder command's detached child ${applied.left} outlived its turn`);
     assert.equal(applied.input.session_id, 'b-1');
     assert.deepEqual(applied.input.held, ['run', 'outward']);
     assert.match(applied.input.message, /Add a record_subscribers step to growth_funnel/);

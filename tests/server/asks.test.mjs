@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, makeWorkspace, setNow, waitFor, pulse, mcp, SUBSTACK_CONFIG, HEALTHY_CONFIG } from './helpers.mjs';
+import { request, startServer, makeTempDir, makeWorkspace, setNow, waitFor, pulse, mcp, SUBSTACK_CONFIG, HEALTHY_CONFIG, runnerWritableDir } from './helpers.mjs';
 
 // Pulse's runner: asks a fact in round 1 (and whenever told QUESTION),
 // decides from round 2 on; HANG never answers. It keeps every ask turn's
@@ -43,7 +43,7 @@ function setup(prefix) {
   writeFileSync(join(ws, 'Workflow', 'substack', 'chats.json'), JSON.stringify(CHATS));
   writeFileSync(join(tmp.dir, 'runner.mjs'), RUNNER);
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, NOW);
   const args = ['--no-tick', '--now-file', nowFile, '--runner', `node ${join(tmp.dir, 'runner.mjs')} ${out}`,

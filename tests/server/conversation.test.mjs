@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import {
   request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG, PULSE_BIN,
+  runnerWritableDir,
 } from './helpers.mjs';
 
 // Saves each turn's stdin as <out>/<n>-<kind>.json and answers; on request
@@ -51,7 +52,7 @@ function setup(prefix, config = SUBSTACK_CONFIG) {
   const runner = join(tmp.dir, 'runner.mjs');
   writeFileSync(runner, RUNNER);
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, '2026-10-07T12:00:00Z');
   const runnerCmd = `node ${runner} ${out}`;

@@ -12,34 +12,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, makeTempDir, pulse, startServer, waitFor } from './helpers.mjs';
 import { missingOf, skipUnless } from '../strict.mjs';
+import { ETCD, startEtcd } from './etcd_util.mjs';
 
-const ETCD = ['/usr/bin/etcd', '/usr/local/bin/etcd'].find((p) => existsSync(p));
-const skip = skipUnless(import.meta.url, missingOf([[ETCD, 'the etcd binary is missing from /usr/bin and /usr/local/bin (scripts/setup.sh installs Debian\'s etcd-server)']]));
+const skip = skipUnless(import.meta.url, missingOf([[ETCD, 'the etcd binary is missing (scripts/setup.sh installs Debian\'s etcd-server)']]));
 const WORKFLOWS = 300;
 const TTL = 2;
-
-// A one-member etcd cluster in `dir`; the same ports and data on a restart.
-async function startEtcd(dir, ports) {
-  const peer = `http://127.0.0.1:${ports.peer}`;
-  const url = `http://127.0.0.1:${ports.client}`;
-  const proc = spawn(ETCD, [
-    '--name', 'pulse-test', '--data-dir', join(dir, 'etcd-data'),
-    '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
-    '--initial-cluster', `pulse-test=${peer}`, '--logger', 'zap', '--log-level', 'error',
-  ], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (d) => { stderr += d; });
-  const exited = new Promise((r) => proc.on('exit', r));
-  await waitFor(async () => {
-    if (proc.exitCode !== null) throw new Error(`etcd exited ${proc.exitCode}: ${stderr}`);
-    try {
-      const r = await fetch(`${url}/health`);
-      return r.ok && (await r.json()).health === 'true';
-    } catch { return false; }
-  }, { what: 'etcd to answer', timeoutMs: 20000 });
-  return { url, proc, exited, stop: async (sig = 'SIGTERM') => { proc.kill(sig); await exited; } };
-}
 
 // The keys under `prefix`, decoded, through etcd's JSON gateway.
 async function etcdRange(url, prefix) {

@@ -2,11 +2,28 @@
 // an ephemeral loopback port, JSON requests, the real `pulse` CLI.
 import { createServer } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PULSE_BIN, makeTempDir } from '../node/helpers.mjs';
+import { PULSE_BIN, makeTempDir as makePrivateTempDir } from '../node/helpers.mjs';
 
-export { PULSE_BIN, makeTempDir };
+export { PULSE_BIN };
+
+// A temp dir the runner user can enter: run as root, `pulse serve` starts
+// runners as nobody (docs/security.md), and mkdtemp's 0700 would keep them
+// out of the workspace and their scripts.
+export function makeTempDir(prefix) {
+  const tmp = makePrivateTempDir(prefix);
+  chmodSync(tmp.dir, 0o755);
+  return tmp;
+}
+
+// A folder runners may write (given to --sandbox-allow-write): whatever user
+// they run as.
+export function runnerWritableDir(path) {
+  mkdirSync(path, { recursive: true });
+  chmodSync(path, 0o777);
+  return path;
+}
 
 export const SUBSTACK_CONFIG = {
   pulse: { enabled: true, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },

@@ -11,6 +11,7 @@ import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   request, startServer, makeTempDir, makeWorkspace, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG,
+  runnerWritableDir,
 } from './helpers.mjs';
 
 const NOW = '2026-10-07T12:00:00Z';
@@ -192,7 +193,7 @@ test('a QA request becomes one fix run whose result reaches the conversation and
   assert.match(empty.stderr, /"what" is empty/);
   writeFileSync(join(tmp.dir, 'runner.mjs'), RUNNER);
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, NOW);
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile,

@@ -347,3 +347,43 @@ test('invalid UTF-8 in a URL or a body gets 400 with a JSON reason', async () =>
     tmp.cleanup();
   }
 });
+
+// Issue #32: a header line over 8 KB got its 400 only after the 10 s header
+// timeout. Now a line longer than the parser takes is refused as soon as it
+// is seen, whether the header has ended or not, well before --header-timeout.
+test('an over-long header line or request line is refused at once, ended or not', { timeout: 60000 }, async () => {
+  const { tmp, ws } = setup('pulse-longline-');
+  const s = await startServer(ws, ['--no-tick', '--header-timeout', '10']);
+  // Writes `text` on a fresh socket and resolves with the answer and how long it took.
+  const send = (text) => new Promise((resolve, reject) => {
+    const started = Date.now();
+    const sock = net.connect(portOf(s.url), '127.0.0.1', () => sock.write(text));
+    let answer = '';
+    sock.on('data', (d) => { answer += d; });
+    sock.on('close', () => resolve({ answer, ms: Date.now() - started }));
+    sock.on('error', reject);
+    setTimeout(() => { sock.destroy(); resolve({ answer, ms: Date.now() - started }); }, 15000).unref();
+  });
+  try {
+    const host = `Host: 127.0.0.1:${portOf(s.url)}\r\n`;
+    const long = 'a'.repeat(9000);
+    const cases = [
+      [`GET /api/health HTTP/1.1\r\n${host}X-Long: ${long}\r\n\r\n`, /^HTTP\/1\.1 431 /, 'a whole request with a 9,000-byte field'],
+      [`GET /api/health HTTP/1.1\r\n${host}X-Long: ${long}`, /^HTTP\/1\.1 431 /, 'a 9,000-byte field whose header never ends'],
+      [`GET /api/health?x=${long} HTTP/1.1\r\n${host}\r\n`, /^HTTP\/1\.1 414 /, 'a 9,000-byte request line'],
+      [`GET /api/health?x=${long}`, /^HTTP\/1\.1 414 /, 'a request line that never ends'],
+    ];
+    for (const [text, status, what] of cases) {
+      const r = await send(text);
+      assert.match(r.answer, status, `${what}: ${r.answer.slice(0, 120)}`);
+      assert.match(r.answer, /longer than 8192 bytes/, what);
+      assert.ok(r.ms < 3000, `${what}: answered after ${r.ms} ms (the header timeout is 10 s)`);
+    }
+    // A field just under the bound is served.
+    const ok = await send(`GET /api/health HTTP/1.1\r\n${host}X-Fine: ${'a'.repeat(8000)}\r\nConnection: close\r\n\r\n`);
+    assert.match(ok.answer, /^HTTP\/1\.1 200 /);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync, readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { request, startServer, makeWorkspace, makeTempDir, pulse, setNow, SUBSTACK_CONFIG } from './helpers.mjs';
 
 const sha256 = (t) => createHash('sha256').update(t).digest('hex');
@@ -130,6 +131,43 @@ test('an answer over HTTP needs the owner token: none, a wrong one or a session 
     assert.equal(after.answer.by, 'owner');
     assert.equal(after.answer.session, '');
     assert.match(readFileSync(join(ws, 'Workflow', 'substack', 'memory', 'goal.md'), 'utf8'), /\[owner answer\] "Resume the schedules\?" → yes/);
+  } finally {
+    await s.stop();
+    tmp.cleanup();
+  }
+});
+
+// The owner token never has to sit on a command line (where every local
+// process, a runner included, could read it from /proc/<pid>/cmdline): rotate
+// writes it as a header line curl sends with -H @FILE.
+test('pulse token rotate --header-file writes a 0600 header file for curl -H @FILE and prints no token', async () => {
+  const tmp = makeTempDir('pulse-owner-header-');
+  const ws = makeWorkspace(tmp.dir, { substack: SUBSTACK_CONFIG });
+  const s = await startServer(ws, ['--no-tick']);
+  try {
+    const header = join(tmp.dir, 'owner.header');
+    writeFileSync(header, 'old contents\n', { mode: 0o644 });
+    const r = pulse(['token', 'rotate', '--workspace', ws, '--header-file', header]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /written to .*owner\.header/);
+    const text = readFileSync(header, 'utf8');
+    const m = text.match(/^Authorization: Bearer ([0-9a-f]{64})\n$/);
+    assert.ok(m, text);
+    assert.equal(statSync(header).mode & 0o777, 0o600);
+    assert.doesNotMatch(r.stderr, new RegExp(m[1]));
+    // The old token is gone, the one in the file works, through curl reading the file.
+    assert.equal((await request(`${s.url}api/auth`, { token: s.ownerToken })).status, 401);
+    const curl = spawnSync('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '-H', `@${header}`, `${s.url}api/auth`], { encoding: 'utf8' });
+    assert.equal(curl.status, 0, `curl is needed here: ${curl.error || curl.stderr}`);
+    assert.equal(curl.stdout, '200');
+    // A file that cannot be written: exit 2, and the token in the file still works.
+    const bad = pulse(['token', 'rotate', '--workspace', ws, '--header-file', join(tmp.dir, 'no-such-dir', 'h')]);
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /^pulse: --header-file .*no-such-dir\/h: No such file or directory\n$/);
+    assert.equal((await request(`${s.url}api/auth`, { token: m[1] })).status, 200);
+    const json = pulse(['token', 'rotate', '--workspace', ws, '--header-file', header, '--json']);
+    assert.deepEqual(Object.keys(json.json).sort(), ['hash_file', 'header_file']);
   } finally {
     await s.stop();
     tmp.cleanup();

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp } from './helpers.mjs';
+import { request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, mcp, runnerWritableDir } from './helpers.mjs';
 
 // A runner that speaks MCP back to the server with its session token.
 const AGENT = `
@@ -51,7 +51,7 @@ test('an external runner gets the charter and context on stdin and works through
   // The runner is sandboxed (serve_sandbox.test.mjs): its script and its
   // output folder are granted explicitly.
   const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  runnerWritableDir(out);
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile,
     '--runner', `node ${join(tmp.dir, 'agent.mjs')} ${join(out, 'turn')}`, '--runner-timeout', '60',
     '--sandbox-allow-read', join(tmp.dir, 'agent.mjs'), '--sandbox-allow-write', out]);

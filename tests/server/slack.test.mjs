@@ -128,6 +128,13 @@ test('Slack: challenge, signatures, routing, threads across a restart, access', 
     turns = await conversationTurns(s);
     assert.equal(turns.length, 2);
     assert.match(turns[1].text, /bo wrote:/);
+    // An editor's words are theirs, not the owner's: the turn says so and
+    // frames no owner relay (the owner's own message does).
+    assert.equal(turns[1].caller, 'bot');
+    assert.doesNotMatch(turns[1].text, /The owner wrote|this is an owner relay/);
+    assert.match(turns[1].text, /bo \(not the owner; caller bot\) wrote:/);
+    assert.match(turns[1].text, /not its owner/);
+    assert.match(turns[0].text, /this is an owner relay[^]*The owner wrote:/);
     for (const user of ['U_CY', 'U_ZED']) {
       const m = messageEvent({ channel: 'C1', user, text: 'substack-pulse let me in' });
       await sendSlack(s, m);

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, startServer, request, waitFor, setNow } from './helpers.mjs';
+import { makeTempDir, startServer, request, waitFor, setNow, runnerWritableDir } from './helpers.mjs';
 import { makeManyWorkflows, manyConfig, manyName } from './many_workflows.mjs';
 
 const COUNT = 30;
@@ -151,12 +151,12 @@ test('with four tick visitors the goal checks\' cap holds and every due check st
   makeManyWorkflows(ws, COUNT, { runs: 40 });
   const nowFile = join(tmp.dir, 'now');
   setNow(nowFile, '2026-10-08T12:00:00Z');  // the day after the recorded checks: every check is due
-  const slots = join(tmp.dir, 'slots');
-  mkdirSync(slots);
-  const seen = join(tmp.dir, 'seen');
+  const box = runnerWritableDir(join(tmp.dir, 'box'));
+  const slots = runnerWritableDir(join(box, 'slots'));
+  const seen = join(box, 'seen');
   const runner = `touch ${slots}/$$; ls ${slots} | wc -l >> ${seen}; sleep 0.6; rm -f ${slots}/$$; echo checked`;
   const s = await startServer(ws, ['--tick-seconds', '0.2', '--now-file', nowFile, '--tick-threads', '4',
-    '--max-turns', '4', '--max-checks', '2', '--runner', runner, '--sandbox-allow-write', tmp.dir]);
+    '--max-turns', '4', '--max-checks', '2', '--runner', runner, '--sandbox-allow-write', box]);
   try {
     const rows = await waitFor(async () => {
       const all = [];

@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTempDir, makeWorkspace, pulse, startServer, request, waitFor } from './helpers.mjs';
+import { makeTempDir, makeWorkspace, pulse, startServer, request, waitFor, runnerWritableDir } from './helpers.mjs';
 
 const CONFIG = {
   slug: 'substack',
@@ -226,8 +226,7 @@ if (input.turn.kind === 'workflow_review') {
 
 test('served: the Workflow Review has its own conversation, apart from Pulse\'s: each review a turn, the next one handed the earlier ones', { timeout: 120000 }, async () => {
   const { tmp, ws, wf } = setup('pulse-review-conv-');
-  const out = join(tmp.dir, 'out');
-  mkdirSync(out);
+  const out = runnerWritableDir(join(tmp.dir, 'out'));
   writeFileSync(join(tmp.dir, 'keeper.mjs'), KEEPER);
   const nowFile = join(tmp.dir, 'now');
   writeFileSync(nowFile, '2026-10-07T12:00:00Z\n');
@@ -274,5 +273,64 @@ test('served: the Workflow Review has its own conversation, apart from Pulse\'s:
   } finally {
     await s.stop();
     tmp.cleanup();
+  }
+});
+
+
+// Issue #32: a plan with more breaks than a record lists (1,000 duplicate
+// step ids; 250 dangling depends_on) used to end the review "unfinished"
+// (its receipt refused) and the run went. The record now summarises, and
+// the run stops with the count.
+test('a plan with 1,000 duplicate step ids or 250 broken references stops the run: the review records a summary', { timeout: 60000 }, () => {
+  const { ws, wf } = setup('pulse-review-many-');
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify({ steps: Array.from({ length: 1001 }, () => ({ id: 'same' })) }));
+  let r = preRun(ws);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.equal(r.json.go, false, r.stdout);
+  assert.equal(r.json.review.outcome, 'broken');
+  assert.equal(r.json.review.broken.length, 51);
+  assert.match(r.json.reason, /1000 breaks in 1 step; the first 50 are listed/);
+  assert.ok(readFileSync(join(wf, 'planning', 'workflow_review.json')).length < 64 * 1024, 'the record stays small');
+  const steps = Array.from({ length: 250 }, (_, i) => ({ id: `s${i}`, depends_on: [`gone${i}`] }));
+  writeFileSync(join(wf, 'planning', 'plan.json'), JSON.stringify({ steps }));
+  r = preRun(ws, ['--step', 's249'], '2026-10-07T12:30:00Z');
+  assert.equal(r.json.go, false, r.stdout);
+  assert.match(r.json.reason, /250 breaks in 250 steps/);
+});
+
+// A reviewer whose receipt is refused (a break with no reason) and that then
+// ends without one: it reached a result it could not record, so the run
+// stops with the reason instead of going unreviewed.
+const UNRECORDABLE = `
+import { readFileSync } from 'node:fs';
+const input = JSON.parse(readFileSync(0, 'utf8'));
+if (input.turn.kind === 'workflow_review') {
+  const r = await fetch(process.env.PULSE_TOOL_URL + 'record_workflow_review', { method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer ' + process.env.MCP_API_TOKEN },
+    body: JSON.stringify({ result: 'broken', broken: [{ step: 'write_article' }] }) });
+  console.log('review not recorded: ' + r.status);
+}
+`;
+
+test('served: a review that cannot record its result stops the run with the reason', { timeout: 120000 }, async () => {
+  const { tmp, ws, wf } = setup('pulse-review-unrecorded-');
+  writeFileSync(join(tmp.dir, 'bad.mjs'), UNRECORDABLE);
+  const s = await startServer(ws, ['--no-tick', '--runner', `node ${join(tmp.dir, 'bad.mjs')}`, '--review-timeout', '60',
+    '--sandbox-allow-read', join(tmp.dir, 'bad.mjs')]);
+  try {
+    const r = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'schedule', wait_seconds: 90 } });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.go, false, r.text);
+    assert.equal(r.body.review.outcome, 'unrecorded');
+    assert.match(r.body.reason, /could not record its result \(its receipt was not recorded: .*every entry needs a step and a reason\)/);
+    assert.equal(reviews(wf)[0].outcome, 'unrecorded');
+    // Asked again at once: still stopped, not reviewed in a loop.
+    const again = await request(`${s.url}api/workflows/substack/pre-run`, { method: 'POST', token: s.ownerToken,
+      body: { caller: 'schedule', wait_seconds: 5 } });
+    assert.equal(again.body.go, false);
+    assert.equal(reviews(wf).length, 1);
+  } finally {
+    await s.stop();
   }
 });

@@ -28,6 +28,7 @@ function reviewWords(r) {
   }
   if (cur && cur.outcome === 'running') return 'Workflow Review: reviewing the workflow before the next run…';
   if (cur && cur.outcome === 'unfinished') return `Workflow Review: did not finish (${cur.summary}); runs go.`;
+  if (cur && cur.outcome === 'unrecorded') return `Workflow Review: could not record its result (${cur.summary}); runs stop until a review is recorded.`;
   const due = (r.due || []).map((d) => d.detail).join('; ');
   return `Workflow Review: due before the next run — ${due}.`;
 }

@@ -161,12 +161,18 @@ TEST(PulseConversation, SessionsOpenedForAgentsNeverHoldAGenerationsIdSoRollover
 }
 
 TEST(PulseConversation, ATurnsTextIsItsKindTriggerInstructionAndTheOwnersWordsBounded) {
-  std::string text = ConversationTurnText(TurnKind::kAskPulse, "How are we doing?", "owner");
+  std::string text = ConversationTurnText(TurnKind::kAskPulse, "How are we doing?", "owner", "owner");
   EXPECT_EQ(text.rfind("PULSE TURN ask_pulse (owner)", 0), 0u) << text;
   EXPECT_NE(text.find("\n\nThe owner wrote:\nHow are we doing?"), std::string::npos) << text;
   EXPECT_EQ(ConversationTurnText(TurnKind::kGoalCheck, "", "").rfind("PULSE TURN goal_check\n", 0), 0u);
   EXPECT_LE(ConversationTurnText(TurnKind::kAskPulse, std::string(kMaxTurnTextBytes * 2, 'y'), "").size(),
             kMaxTurnTextBytes);
+  // An editor's Slack message: their words, not the owner's.
+  std::string editor = ConversationTurnText(TurnKind::kAskPulse, "Drop the weekly digest", "slack", "bot", "ed@x.com");
+  EXPECT_EQ(editor.find("The owner wrote"), std::string::npos) << editor;
+  EXPECT_EQ(editor.find("owner relay."), std::string::npos) << editor;
+  EXPECT_NE(editor.find("\n\ned@x.com (not the owner; caller bot) wrote:\nDrop the weekly digest"), std::string::npos)
+      << editor;
 }
 
 }  // namespace

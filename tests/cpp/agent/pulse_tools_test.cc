@@ -102,6 +102,34 @@ TEST(ToolDispatch, GuardDecidesFirstAndClosedSessionsAreRefused) {
   EXPECT_FALSE(allowed.contains("executed")) << "no executed: false a caller could misread";
 }
 
+// Along a tool call's path the name is read once (by the guard, whose
+// reading the dispatch then uses) and the session, resolved by the caller,
+// is not read again; the closed-session check is the guard's one rule.
+TEST(ToolDispatch, TheNameIsReadOnceAndTheSessionNotAgain) {
+  Workflow wf("auto");
+  json s = wf.Session("goal_work");
+  Result<ToolSession> session = ResolveSessionToken(*wf.ctx.db, s["token"].get<std::string>());
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  for (const char* spelling : {"mcp__pulse__Get_Pulse_State", "update_step"}) {
+    const uint64_t names = ToolNamesNormalized();
+    const uint64_t loads = ToolSessionsLoaded();
+    Result<ToolCallOutcome> out = DispatchToolCall(wf.ctx, *session, spelling, json{{"view", "goal_status"}});
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->guard.allowed) << spelling << ": " << out->guard.reason;
+    EXPECT_EQ(ToolNamesNormalized() - names, 1u) << spelling;
+    EXPECT_EQ(ToolSessionsLoaded() - loads, 0u) << spelling;
+    (void)out->ToJson();
+    EXPECT_EQ(ToolNamesNormalized() - names, 1u) << spelling << ": the reply reuses the guard's reading";
+  }
+  ASSERT_TRUE(CloseToolSession(*wf.ctx.db, session->id, wf.env.NowSeconds()).ok());
+  session = LoadToolSession(*wf.ctx.db, session->id);
+  ASSERT_TRUE(session.ok());
+  Result<ToolCallOutcome> closed = DispatchToolCall(wf.ctx, *session, "get_pulse_state", json{{"view", "goal_status"}});
+  ASSERT_TRUE(closed.ok());
+  EXPECT_EQ(closed->guard.rule, GuardRule::kSessionClosed);
+  EXPECT_FALSE(closed->executed);
+}
+
 TEST(ToolDispatch, RecommendationChecksBeforeOpeningADecision) {
   Workflow f;
   json s = f.Session("goal_check");

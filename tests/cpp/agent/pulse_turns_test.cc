@@ -25,7 +25,7 @@ TEST(PulseTurns, ChartersPerTurnKind) {
   auto paused = TurnCharter(TurnKind::kGoalCheck, true);
   EXPECT_NE(paused->find("report-only"), std::string::npos);
   EXPECT_NE(TurnCharter(TurnKind::kGoalWork, false)->find("Goal Work"), std::string::npos);
-  EXPECT_NE(TurnCharter(TurnKind::kAskPulse, false)->find("owner wrote"), std::string::npos);
+  EXPECT_NE(TurnCharter(TurnKind::kAskPulse, false, /*from_owner=*/true)->find("owner wrote"), std::string::npos);
   EXPECT_EQ(TurnCharter(TurnKind::kBuilderQuestion, false).status().code(), Code::kNotFound);
   EXPECT_EQ(PulseName("substack"), "Substack Pulse");
   EXPECT_STREQ(GoalStatusWords(GoalStatus::kNotMeasured), "not measured");
@@ -207,5 +207,21 @@ TEST(RulesRunner, LoginHintsPutOneNeedsReauthLineInTheSummary) {
   EXPECT_FALSE(f.Call("goal.check", json::object())["needs_reauth"].get<bool>());
 }
 
+
+// An ask turn's charter follows who wrote (issue #32): an editor's Slack
+// message (caller bot) is not framed as the owner's, and the runner's
+// context says who it was.
+TEST(PulseTurns, AnAskIsAnOwnerRelayOnlyForTheOwnersMessage) {
+  auto owner = TurnCharter(TurnKind::kAskPulse, false, /*from_owner=*/true);
+  auto other = TurnCharter(TurnKind::kAskPulse, false, /*from_owner=*/false);
+  ASSERT_TRUE(owner.ok() && other.ok());
+  EXPECT_NE(owner->find("this is an owner relay"), std::string::npos);
+  EXPECT_EQ(other->find("The owner wrote"), std::string::npos) << *other;
+  EXPECT_EQ(other->find("this is an owner relay"), std::string::npos) << *other;
+  EXPECT_NE(other->find("not its owner"), std::string::npos) << *other;
+  EXPECT_NE(other->find("not an owner relay"), std::string::npos) << *other;
+  EXPECT_EQ(other->find("source \"owner answer\""), std::string::npos) << *other;
+  EXPECT_EQ(*TurnCharter(TurnKind::kAskPulse, false), *other) << "an unknown caller is not the owner";
+}
 }  // namespace
 }  // namespace pulse

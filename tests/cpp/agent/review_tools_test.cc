@@ -69,10 +69,6 @@ TEST_F(ReviewTools, TheBrokenListAndSummaryAreCheckedBeforeAnythingIsRecorded) {
             "record_workflow_review: \"broken\" must be a list of {step, reason}");
   EXPECT_EQ(message({{"result", "broken"}, {"broken", {"b"}}}),
             "record_workflow_review: \"broken\" has an entry that is not {step, reason}");
-  EXPECT_EQ(message({{"result", "broken"}, {"broken", {{{"step", std::string(201, 's')}, {"reason", "r"}}}}}),
-            "record_workflow_review: \"broken\" has an entry that is too long");
-  EXPECT_EQ(message({{"result", "clean"}, {"summary", std::string(4001, 'x')}}),
-            "record_workflow_review: \"summary\" is longer than 4000 bytes");
 
   Result<json> broken = Tool(s, "record_workflow_review",
                              {{"result", "broken"}, {"broken", {{{"step", "b"}, {"reason", "input missing"}}}},
@@ -120,5 +116,40 @@ TEST_F(ReviewTools, AnotherNameIsNotFound) {
   EXPECT_EQ(r.status().message(), "\"record_pulse_goal_check\" is not a review or housekeeping tool");
 }
 
+
+// However many breaks a review finds, it records them (issue #32): the first
+// kMaxListedBreaks, each cut to its bound, and one whole-plan entry counting
+// them all, which stops every run. A receipt the tool cannot take is noted,
+// and a review that ends without one is "unrecorded": runs stop with why.
+TEST_F(ReviewTools, AnyNumberOfBreaksIsRecordedAsASummary) {
+  std::string s = Review();
+  json list = json::array();
+  for (int i = 0; i < 1000; ++i) list.push_back({{"step", "dup"}, {"reason", std::string(3000, 'r')}});
+  list.push_back({{"step", std::string(500, 's')}, {"reason", "long id"}});
+  Result<json> r = Tool(s, "record_workflow_review",
+                        {{"result", "broken"}, {"broken", list}, {"summary", std::string(5000, 'x')}});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  Result<ReviewRecord> stored = FindReviewBySession(wf_.env, wf_.w.paths.dir, s);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->outcome, "broken");
+  ASSERT_EQ(stored->broken.size(), kMaxListedBreaks + 1);
+  EXPECT_LE(stored->broken[0].reason.size(), kMaxBreakReasonBytes);
+  EXPECT_EQ(stored->broken.back().step, "plan.json");
+  EXPECT_NE(stored->broken.back().reason.find("1001 breaks in 2 steps; the first 50 are listed"), std::string::npos)
+      << stored->broken.back().reason;
+  EXPECT_LE(stored->summary.size(), 4000u);
+}
+
+TEST_F(ReviewTools, AReviewWhoseReceiptWasRefusedStopsTheRunWithTheReason) {
+  std::string s = Review();
+  Result<json> bad = Tool(s, "record_workflow_review", {{"result", "broken"}, {"broken", {{{"step", "x"}}}}});
+  ASSERT_FALSE(bad.ok());
+  ASSERT_TRUE(FinishUnreceipted(wf_.env, wf_.w.paths.dir, s, "the review ended without record_workflow_review",
+                                wf_.env.NowSeconds()).ok());
+  Result<ReviewRecord> stored = FindReviewBySession(wf_.env, wf_.w.paths.dir, s);
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->outcome, "unrecorded");
+  EXPECT_NE(stored->summary.find("every entry needs a step and a reason"), std::string::npos) << stored->summary;
+}
 }  // namespace
 }  // namespace pulse

@@ -69,7 +69,7 @@ TEST(ApplyMessage, AFixCarriesItsTextOtherAnswersTheChoiceAndDoNothingSendsNothi
   Decision d;
   d.id = 4;
   d.question = "Pulse asks for a fix: Measure subscribers";
-  d.status = "answered";
+  d.status = DecisionStatus::kAnswered;
   d.answer_option = "Make this fix";
   json fix = {{"message", "Add a record_subscribers step"}, {"title", "Measure subscribers"}, {"why", "unmeasured"}};
   std::optional<std::string> m = ApplyMessageFor(d, fix);
@@ -85,7 +85,7 @@ TEST(ApplyMessage, AFixCarriesItsTextOtherAnswersTheChoiceAndDoNothingSendsNothi
   m = ApplyMessageFor(d, json());
   ASSERT_TRUE(m.has_value());
   EXPECT_NE(m->find("The owner answered decision 4 (Resume the paused schedules?): Resume only daily."), std::string::npos);
-  d.status = "dismissed";
+  d.status = DecisionStatus::kDismissed;
   EXPECT_FALSE(ApplyMessageFor(d, json()).has_value());
 }
 

@@ -16,6 +16,7 @@
 #include "core/autonomy/tool_sessions.h"
 #include "core/workflow/workflow_config.h"
 #include "tests/cpp/test_util.h"
+#include "tests/fuzz/guard_spellings.h"
 
 namespace pulse {
 namespace {
@@ -413,6 +414,185 @@ TEST(AutonomyBypass, AskBuilderFixTextIsFoldedBeforeItIsRead) {
     EXPECT_FALSE(d.allowed) << message;
     EXPECT_EQ(d.rule, GuardRule::kAskBuilderFixForbidden) << message;
   }
+}
+
+
+// The second round of attacks (issue #32): soul.md spelled the way bash and
+// git read names, and refused tools named in ways the first round missed.
+// Each is refused with every level open, where security.md says the soul.md
+// checks still apply.
+TEST(AutonomyBypass, SoulMdAsBashAndGitSpellItIsRefused) {
+  std::vector<std::pair<std::string, json>> calls = {
+      // git's C-quoted, octal-escaped names (what `git apply` reads)
+      {"apply_patch", {{"patch", "--- a/x.md\n+++ \"b/\\163oul.md\"\n@@ -1 +1 @@\n-a\n+b\n"}}},
+      {"apply_patch", {{"patch", "diff --git \"a/\\163oul.md\" \"b/\\163oul.md\"\nindex 1..2 100644\n"}}},
+      {"apply_patch", {{"patch", "diff --git a/x b/y\nrename from x\nrename to \"\\163\\157ul.md\"\n"}}},
+      {"bash", {{"command", "git apply <<'EOF'\n--- a/x.md\n+++ \"b/\\163oul.md\"\n@@ -1 +1 @@\n-a\n+b\nEOF"}}},
+      // bash's ANSI-C quoting
+      {"bash", {{"command", "echo x > $'\\x73oul.md'"}}},
+      {"bash", {{"command", "echo x > $'\\163oul.md'"}}},
+      {"bash", {{"command", "echo x > $'\\u0073oul.md'"}}},
+      {"bash", {{"command", "echo x > $'\\U00000073oul.md'"}}},
+      // brace expansion
+      {"bash", {{"command", "echo x | tee {soul,x}.md"}}},
+      {"bash", {{"command", "echo x > so{u..u}l.md"}}},
+      {"bash", {{"command", "echo x > {{a,s}o,b}ul.md"}}},
+      // parameter defaults and their kin
+      {"bash", {{"command", "echo x > ${X:-soul.md}"}}},
+      {"bash", {{"command", "echo x > ${X:=soul.md}"}}},
+      {"bash", {{"command", "echo x > ${X-soul.md}"}}},
+      {"bash", {{"command", "echo x > ${X:+so}ul.md"}}},
+      {"bash", {{"command", "echo x > ${X:-${Y:-soul.md}}"}}},
+      {"bash", {{"command", "echo x > ${X/a/soul.md}"}}},
+      // a script's string literal with C escapes
+      {"bash", {{"command", "python3 -c \"open('\\163oul.md','w').write('x')\""}}},
+      // copied or moved into the folder that holds soul.md
+      {"bash", {{"command", "cp pulse/work/soul.md ."}}},
+      {"bash", {{"command", "cp pulse/work/soul.md ./"}}},
+      {"bash", {{"command", "cp pulse/work/soul.md pulse/work/../.."}}},
+      {"bash", {{"command", "cp -t . pulse/work/soul.md"}}},
+      {"bash", {{"command", "cp --target-directory=. pulse/work/soul.md"}}},
+      {"bash", {{"command", "cp pulse/work/soul.md \"$PWD\""}}},
+      {"bash", {{"command", "cp -r pulse/work/. ."}}},
+      {"bash", {{"command", "rsync -a pulse/work/ ./"}}},
+      {"bash", {{"command", "mv pulse/work/soul.md ."}}},
+      {"bash", {{"command", "install -m644 pulse/work/soul.md ."}}},
+      {"bash", {{"command", "ln -sf pulse/work/soul.md ."}}},
+      {"some_unknown_runner", {{"script", "cp pulse/work/soul.md ../substack/"}}},
+  };
+  for (TurnKind turn : AllTurnKinds()) {
+    if (!IsGuardedTurn(turn)) continue;
+    for (const auto& [tool, args] : calls) {
+      GuardDecision d = DecideToolCall(turn, AllOpen(), false, tool, args);
+      EXPECT_FALSE(d.allowed) << TurnKindName(turn) << " " << tool << " " << args.dump() << " -> " << d.reason;
+      EXPECT_EQ(d.rule, GuardRule::kSoulMd) << tool << " " << args.dump() << " -> " << d.reason;
+    }
+  }
+  // At the default levels too (the patch passed there).
+  GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AutonomyLevels{}, false, "apply_patch", calls[0].second);
+  EXPECT_EQ(d.rule, GuardRule::kSoulMd) << d.reason;
+  // What stays allowed: copies that go elsewhere, braces and defaults that
+  // name other files, reading.
+  for (const char* cmd : {"cp soul.md pulse/work/soul.md.draft", "cp pulse/work/soul.md pulse/work/backup/",
+                          "cp pulse/work/notes.md .", "cp -r pulse/work/drafts pulse/work/old",
+                          "echo {a,b} > pulse/work/x.txt", "echo ${X:-hello} > pulse/work/x.txt",
+                          "cat $'soul.md'", "grep goal {soul,x}.md", "echo x > $'\\x70ulse/work/out.txt'"}) {
+    GuardDecision ok = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "bash", {{"command", cmd}});
+    EXPECT_TRUE(ok.allowed) << cmd << " -> " << ok.reason;
+  }
+  EXPECT_TRUE(DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "apply_patch",
+                             {{"patch", "--- a/x.md\n+++ \"b/pulse/work/\\163oul.md.draft\"\n"}}).allowed);
+}
+
+TEST(AutonomyBypass, AWrapperWhoseToolNameIsNotAStringIsRefused) {
+  AutonomyLevels levels = AllOpen();
+  std::vector<std::pair<std::string, json>> calls = {
+      {"call_tool", json::parse(R"({"name": ["delete_step"]})")},
+      {"call_tool", json::parse(R"({"name": [["delete_step"]], "arguments": {"step_id": "s1"}})")},
+      {"call_tool", json::parse(R"({"tool": 7})")},
+      {"call_tool", json::parse(R"({"function_name": true})")},
+      {"call_tool", json::parse(R"({"name": "[\"delete_step\"]"})")},
+      {"invoke", json::parse(R"({"request": {"method": ["delete_step"]}})")},
+  };
+  for (const auto& [tool, args] : calls) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, levels, false, tool, args);
+    EXPECT_FALSE(d.allowed) << tool << " " << args.dump() << " -> " << d.reason;
+    EXPECT_NE(d.reason.find("not a string"), std::string::npos) << d.reason;
+  }
+  // A positional call, at the top or nested: decided as the tool it names.
+  for (const json& args : {json::parse(R"([["delete_step", {}]])"), json::parse(R"({"calls": [["delete_step", {"step_id": "s1"}]]})"),
+                           json::parse(R"(["remove_step", {"step_id": "s1"}])")}) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, levels, false, "call_tool", args);
+    EXPECT_FALSE(d.allowed) << args.dump() << " -> " << d.reason;
+    EXPECT_EQ(d.rule, GuardRule::kAlwaysRefused) << args.dump() << " -> " << d.reason;
+  }
+  levels.change = Level::kAsk;
+  GuardDecision d = DecideToolCall(TurnKind::kGoalWork, levels, false, "batch",
+                                   json::parse(R"({"calls": [["update_step", {"step_id": "s1"}]]})"));
+  EXPECT_EQ(d.rule, GuardRule::kChangeLevel) << d.reason;
+  // A name given as an object is a nested call description, read as before;
+  // arguments that merely hold lists of words are not calls.
+  EXPECT_TRUE(DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "call_tool",
+                             json::parse(R"({"tool_call": {"function": {"name": "get_run"}}})")).allowed);
+  EXPECT_TRUE(DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "search_docs",
+                             json::parse(R"({"queries": ["how to delete a step", "plans"], "name": {"first": "A"}})")).allowed);
+}
+
+TEST(AutonomyBypass, NamesSpelledWithCharactersNoHandListKnowsAreRefused) {
+  std::vector<std::string> spellings = {
+      "\xe1\xb4\x85" "elete_step",          // ᴅ LATIN LETTER SMALL CAPITAL D
+      "d\xc3\xa9lete_step",                 // é precomposed (NFKD)
+      "d\xc3\xa8l\xc3\xa8t\xc3\xa8_st\xc3\xa8p",
+      "\xe2\x85\xbe" "elete_step",          // ⅾ SMALL ROMAN NUMERAL FIVE HUNDRED (confusables.txt)
+      "\xe4\xb8\x80" "elete_step",          // a character no table knows
+      "del\xf3\xa0\x80\xa0" "ete_step",     // a tag character (invisible)
+      "de1ete_step",                        // ASCII look-alikes
+      "DELETE_STEP\xe2\x81\xa6",            // a bidi isolate
+      "d\xe1\xb4\x87l\xe1\xb4\x87t\xe1\xb4\x87_st\xe1\xb4\x87p",
+      // Unknown characters read as separators leave another catalog name
+      // (move_step, a Change); they may stand for "re" of remove_step.
+      "\xea\xaa\x80\xea\xaa\x80\xe1\xb8\xbfove_step",
+  };
+  for (const std::string& name : spellings) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, name, json::object());
+    EXPECT_FALSE(d.allowed) << name << " -> " << d.reason;
+    EXPECT_EQ(d.rule, GuardRule::kAlwaysRefused) << name << " -> " << d.reason;
+    EXPECT_EQ(d.tool, "delete_step") << name;
+    GuardDecision w = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, "call_tool", {{"name", name}});
+    EXPECT_EQ(w.rule, GuardRule::kAlwaysRefused) << name << " -> " << w.reason;
+  }
+  // Look-alikes never allow: an unknown tool whose name resembles a read-only
+  // one stays unclassified, and a name in another script is not taken for a
+  // short catalog name.
+  AutonomyLevels ask;  // unclassified ask
+  EXPECT_FALSE(DecideToolCall(TurnKind::kGoalWork, ask, false, "g\xe4\xb8\x80t_run", json::object()).allowed);
+  for (const char* name : {"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe9\x81\x93\xe5\x85\xb7", "browser_click",
+                           "read_\xe6\x96\x87\xe4\xbb\xb6"}) {
+    GuardDecision d = DecideToolCall(TurnKind::kGoalWork, AllOpen(), false, name, json::object());
+    EXPECT_TRUE(d.allowed) << name << " -> " << d.reason;
+    EXPECT_EQ(d.rule, GuardRule::kUnclassified) << name;
+  }
+}
+
+TEST(AutonomyBypass, NotifyUserWithAnyKeyButTheMessagesOwnIsOutward) {
+  for (const json& args : {json{{"message", "m"}, {"dm", "U123"}}, json{{"message", "m"}, {"distribution", "all"}},
+                           json{{"message", "m"}, {"options", {{"route", "x"}}}},
+                           json{{"text", "m"}, {"slack_dm", {"U1"}}}, json{{"message", "m"}, {"\xd0\xb2ho", "x"}}}) {
+    GuardDecision d = DecideToolCall(TurnKind::kRunFailed, AllOpen(), false, "notify_user", args);
+    EXPECT_FALSE(d.allowed) << args.dump() << " -> " << d.reason;
+    EXPECT_EQ(d.level, GuardLevel::kOutward) << args.dump();
+    EXPECT_NE(d.reason.find("run_failed"), std::string::npos) << d.reason;
+  }
+  json own = {{"message", "m"}, {"title", "t"}, {"priority", "high"}, {"Summary", "s"}, {"details", {{"text", "x"}}},
+              {"dm", ""}};
+  GuardDecision d = DecideToolCall(TurnKind::kRunFailed, AllOpen(), false, "notify_user", own);
+  EXPECT_TRUE(d.allowed) << d.reason;
+  EXPECT_EQ(d.rule, GuardRule::kNotifyOwner);
+}
+
+// The property the fuzz target checks, over a fixed stream of pseudo-random
+// choices: every call tests/fuzz/guard_spellings.h makes is refused.
+TEST(AutonomyBypass, GeneratedSpellingsAreAllRefused) {
+  uint64_t state = 0x9e3779b97f4a7c15ULL;
+  std::vector<uint8_t> bytes(256);
+  int refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    for (uint8_t& b : bytes) {
+      state ^= state << 13;
+      state ^= state >> 7;
+      state ^= state << 17;
+      b = static_cast<uint8_t>(state);
+    }
+    fuzz::Choices in(bytes.data(), bytes.size());
+    fuzz::GuardCall call = fuzz::MakeRefusedCall(in);
+    Result<TurnKind> turn = ParseTurnKind(call.turn);
+    ASSERT_TRUE(turn.ok());
+    GuardDecision d = DecideToolCall(*turn, AllOpen(), false, call.tool, call.args);
+    EXPECT_FALSE(d.allowed) << call.what << ": " << call.tool << " "
+                            << call.args.dump(-1, ' ', false, json::error_handler_t::replace) << " -> " << d.reason;
+    refused += d.allowed ? 0 : 1;
+  }
+  EXPECT_EQ(refused, 3000);
 }
 
 }  // namespace

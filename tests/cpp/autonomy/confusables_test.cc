@@ -24,7 +24,9 @@ TEST(Confusables, FoldsLookAlikesToLatinAndDropsInvisibles) {
       {"a\xc2\xa0" "b\xe3\x80\x80" "c", "a b c"},                    // no-break, ideographic space
       {"a\xe2\x80\x94" "b\xe2\x88\x92" "c", "a-b-c"},                // em dash, minus
       {"e\xcc\x81", "e"},                                            // combining acute
-      {"\xc3\xa9t\xc3\xa9", "\xc3\xa9t\xc3\xa9"},                    // accented letters are letters
+      {"\xc3\xa9t\xc3\xa9", "ete"},                                   // accents dropped (NFKD, Unicode's table)
+      {"\xe1\xb4\x85\xe2\x85\xbe", "dd"},                             // small capital D, small roman numeral 500
+      {"\xc7\x89", "lj"},                                              // ǉ: one character, two letters
       {"\xe4\xb8\xad\xe6\x96\x87", "\xe4\xb8\xad\xe6\x96\x87"},      // other scripts pass
       {"\xff\xfe" "a\xe2\x80", "\xff\xfe" "a\xe2\x80"},              // invalid bytes pass unchanged
   };

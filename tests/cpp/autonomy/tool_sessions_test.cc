@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/tools/agent_api.h"
 #include "core/api/api.h"
 #include "core/autonomy/autonomy.h"
 #include "core/store/schema.h"
@@ -166,6 +167,7 @@ TEST_F(SessionTest, DirectAndHttpDispatchAgreeAndSmuggledSessionsChangeNothing) 
   ApiContext ctx{db_.get(), nullptr, "substack", config_, ""};
   FixedClockEnv env(DefaultEnv(), now_);
   ctx.env = &env;
+  ctx.api = &ServerApi();  // the guard's method is the server's and the CLI's (core/api/api.h)
   for (const auto& [tool, args] : calls) {
     GuardDecision pure = DecideToolCall(TurnKind::kGoalWork, config_.autonomy, false, tool, args);
     auto direct = GuardBoundCall(*db_, config_, work.session.id, tool, args, now_);
@@ -225,6 +227,12 @@ TEST_F(SessionTest, ApiMethodsAndBadInput) {
     if (t["name"] == "ask_pulse") alias_listed = t["aliases"] == json::array({"ask_goal_lead"});
   }
   EXPECT_TRUE(alias_listed);
+  // The core's table (the WebAssembly module's) says where the guard runs.
+  auto here = CallApi(ctx, "autonomy.guard", {{"turn", "goal_check"}, {"tool", "update_step"}});
+  ASSERT_EQ(here.status().code(), Code::kNotFound);
+  EXPECT_NE(here.status().message().find("`pulse serve` and `pulse guard`, not in the WebAssembly module"),
+            std::string::npos) << here.status().message();
+  ctx.api = &ServerApi();
   auto g = CallApi(ctx, "autonomy.guard", {{"turn", "goal_check"}, {"tool", "update_step"}});
   ASSERT_TRUE(g.ok());
   EXPECT_EQ((*g)["allowed"], false);

@@ -16,21 +16,21 @@ TEST(OneLine, EveryBreakAReaderMayHonourIsFlattened) {
   EXPECT_FALSE(HasLineBreak("\xe2\x80"));  // a cut sequence is not a break
 }
 
-// A reason quoting a long value is cut, at a character boundary, and says
-// so; a short one is as it was.
-TEST(OneLine, AReasonIsBounded) {
-  EXPECT_EQ(BoundedReason("id: must be a whole number"), "id: must be a whole number");
-  std::string exact(kMaxReasonBytes, 'x');
-  EXPECT_EQ(BoundedReason(exact), exact);
-  // "é" is two bytes: the cut never splits it.
-  std::string quoted = "method not found: " + std::string(kMaxReasonBytes - 19, 'a');
-  for (int i = 0; i < 3000; ++i) quoted += "\xc3\xa9";
-  std::string cut = BoundedReason(quoted);
-  EXPECT_EQ(cut.rfind("method not found: aaa", 0), 0u);
-  EXPECT_LT(cut.size(), kMaxReasonBytes + 40);
-  std::string kept = cut.substr(0, cut.find("..."));
-  EXPECT_EQ(kept.size(), kMaxReasonBytes - 1);  // one byte short: the next "é" would not fit whole
-  EXPECT_EQ(cut.substr(kept.size()), "... (" + std::to_string(quoted.size() - kept.size()) + " more bytes not shown)");
+// Python's splitlines() also breaks at \x1c, \x1d and \x1e: every C0 and C1
+// control, DEL and U+2028/U+2029 is found, and flattened to a space.
+TEST(OneLine, EveryControlIsFoundAndFlattened) {
+  for (unsigned c = 0; c < 0x20; ++c) {
+    std::string t = "ab" + std::string(1, static_cast<char>(c)) + "c";
+    unsigned cp = 99;
+    EXPECT_EQ(FirstControl(t, &cp), 2u) << c;
+    EXPECT_EQ(cp, c);
+    EXPECT_EQ(FlattenLineBreaks(t), "ab c") << c;
+  }
+  for (const char* c : {"\x7f", "\xc2\x80", "\xc2\x85", "\xc2\x9f", "\xe2\x80\xa8", "\xe2\x80\xa9"}) {
+    EXPECT_EQ(FirstControl(std::string("x") + c), 1u) << ::testing::PrintToString(c);
+    EXPECT_EQ(FlattenLineBreaks(std::string("x") + c + "y"), "x y") << ::testing::PrintToString(c);
+  }
+  EXPECT_EQ(FirstControl("plain \xc3\xa9 \xe2\x80\x94 \xc2\xa0 text"), std::string_view::npos);
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(DecisionLog, LoadReadsEveryFieldWithTimesAsSeconds) {
   EXPECT_EQ(d->options, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(d->blocks, "the goal");
   EXPECT_EQ(d->raised_by, "pulse");
-  EXPECT_EQ(d->status, "pending");
+  EXPECT_EQ(d->status, DecisionStatus::kPending);
   EXPECT_EQ(d->created_at, T("2026-10-07T09:00:00Z"));
   EXPECT_FALSE(d->answered_at);
   EXPECT_FALSE(d->outcome_at);
@@ -64,7 +64,7 @@ TEST(DecisionLog, ViewHasTheCurrentRecommendationEventsAndWaitingTime) {
   in.decision_id = id;
   in.option = "a";
   in.why = "first";
-  in.confidence = "medium";
+  in.confidence = Confidence::kMedium;
   log.env.Advance(3600);
   ASSERT_TRUE(Recommend(*log.ctx, in).ok());
   in.option = "b";

@@ -53,7 +53,7 @@ TEST(Recommendation, RecommendationBatchesTheAlarmsIntoOneDecision) {
   EXPECT_EQ(rec.options[2], "Find out why no scheduled run started and fix it");
   EXPECT_EQ(rec.options[3], "Leave it as it is for now");
   EXPECT_EQ(rec.option, rec.options[0]);
-  EXPECT_EQ(rec.confidence, "high");
+  EXPECT_EQ(rec.confidence, Confidence::kHigh);
   check.alarms.push_back(MakeAlarm(AlarmKind::kSchedulesPaused, "schedules paused"));
   EXPECT_EQ(BuildGoalRecommendation(check, Config(kSubstack), "substack").options[2], "Resume the paused schedules");
   EXPECT_NE(rec.why.find("not measured by a workflow run for 20 days (last reading 17 Sep); "
@@ -70,7 +70,7 @@ TEST(Recommendation, APausedWorkflowOrNoAlarmsGetsLessConfidence) {
   check.value = 300;
   check.target = 1000;
   GoalRecommendation rec = BuildGoalRecommendation(check, Config(kSubstack), "substack");
-  EXPECT_EQ(rec.confidence, "medium");
+  EXPECT_EQ(rec.confidence, Confidence::kMedium);
   EXPECT_EQ(rec.options[0], "Review the plan for growth_funnel with Pulse and change what does not move subscribers");
   EXPECT_NE(rec.why.find("off track"), std::string::npos);
 
@@ -79,7 +79,7 @@ TEST(Recommendation, APausedWorkflowOrNoAlarmsGetsLessConfidence) {
   paused.alarms = {MakeAlarm(AlarmKind::kNotMeasured, "m")};
   WorkflowConfig c = Config(R"({"goal": {"primary_metric": {"name": "subscribers"}},
     "schedules": [{"id": "daily", "enabled": false}]})");
-  EXPECT_EQ(BuildGoalRecommendation(paused, c, "substack").confidence, "medium");
+  EXPECT_EQ(BuildGoalRecommendation(paused, c, "substack").confidence, Confidence::kMedium);
 }
 
 TEST(Recommendation, PulseNameAndKeyNumber) {
