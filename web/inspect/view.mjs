@@ -288,6 +288,7 @@ function SqlConsole({ client, objects, view, setView, busy }) {
     ranFor.current = sql;
     setRunning(true);
     setResult(null);
+    setNote('');
     const t0 = performance.now();
     try {
       const r = await client.request('query', { sql, explain });
@@ -306,7 +307,8 @@ function SqlConsole({ client, objects, view, setView, busy }) {
   const exportAs = async (format) => {
     setNote(`Exporting the result as ${format.toUpperCase()}…`);
     try {
-      const out = await client.request('export', { sql: draft, format });
+      // The query whose result is shown, not what the box holds now.
+      const out = await client.request('export', { sql: ranFor.current, format });
       download(out.blob, `query.${format}`);
       setNote(`Exported ${plural(out.rows, 'row')} as ${format.toUpperCase()} (${formatBytes(out.blob.size)}).`);
     } catch (e) {
