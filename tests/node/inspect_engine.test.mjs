@@ -9,12 +9,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { readFileSync } from 'node:fs';
-import { WASM_DIR, ROOT } from './helpers.mjs';
+import { readFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { WASM_DIR, ROOT, PULSE_BIN, makeTempDir } from './helpers.mjs';
 import { skipUnless, fileNeed, missingOf } from '../strict.mjs';
 
 const skip = skipUnless(import.meta.url, missingOf([fileNeed(join(WASM_DIR, 'pulse.wasm'), 'run scripts/setup.sh')]));
 const web = (p) => import(pathToFileURL(join(ROOT, 'web', 'inspect', p)).href);
+
+const skipCli = skip || skipUnless(import.meta.url, missingOf([fileNeed(PULSE_BIN, 'run scripts/setup.sh')]));
 
 let SQL;
 let engineMod;
@@ -105,6 +107,74 @@ test('a runaway recursive query is stopped by the progress handler', { skip }, (
   // The connection is usable at once.
   stopAt = Infinity;
   assert.equal(e.query('SELECT count(*) FROM log').rows[0][0], 1000);
+});
+
+// A workflow database written by the real `pulse` program (its schema, its
+// rows): a failed and a completed run, their agents (two still running), a
+// decision recommended, answered and with its outcome, and the guard's
+// decisions on two tool calls (one refused).
+function workflowDbBytes(t) {
+  const { dir, cleanup } = makeTempDir('pulse-inspect-points-');
+  t.after(cleanup);
+  const ws = join(dir, 'ws');
+  const wf = join(ws, 'Workflow', 'demo');
+  mkdirSync(wf, { recursive: true });
+  writeFileSync(join(wf, 'workflow.json'), '{}');
+  const pulse = (args, input) => {
+    const r = spawnSync(PULSE_BIN, [...args, '--workspace', ws, '--workflow', 'demo', '--now', '2026-10-07T12:00:00Z'],
+      { encoding: 'utf8', input });
+    return r;
+  };
+  const must = (args, input) => {
+    const r = pulse(args, input);
+    assert.equal(r.status, 0, `pulse ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  for (const [n, status, day] of [[1, 'completed', '2026-10-05'], [2, 'failed', '2026-10-06']]) {
+    const run = join(wf, 'runs', `iteration-${n}`, 'default');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'run.json'), JSON.stringify({ run_id: `r-${n}`, started_at: `${day}T09:00:00Z`,
+      finished_at: `${day}T09:40:00Z`, status, trigger: 'schedule:morning', error: status === 'failed' ? 'export timed out' : '' }));
+    writeFileSync(join(run, 'route_selection.json'), '{"route": "growth_funnel"}');
+    must(['finalize-run', '--run-dir', run]);
+  }
+  const events = [
+    { event: 'started', session: 'run-r-1', agent: 'gate', kind: 'gate', pulse_run_id: 'r-1', at: '2026-10-05T09:01:00Z' },
+    { event: 'completed', session: 'run-r-1', agent: 'gate', status: 'completed', result: 'nothing due', at: '2026-10-05T09:02:00Z' },
+    { event: 'started', session: 'run-r-2', agent: 'export', kind: 'call_sub_agent', pulse_run_id: 'r-2', at: '2026-10-06T09:01:00Z' },
+    { event: 'started', session: 'run-r-2', agent: 'watch', kind: 'run_in_background', pulse_run_id: 'r-2', at: '2026-10-06T09:02:00Z' },
+  ];
+  must(['agent-log', 'batch'], events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  const id = must(['decision', 'create', '--question', 'Resume the schedules?', '--option', 'yes', '--option', 'no']).trim().match(/\d+/)[0];
+  must(['decision', 'recommend', '--id', id, '--option', 'yes', '--why', 'the export works again', '--confidence', 'high']);
+  must(['decision', 'answer', '--id', id, '--accept']);
+  must(['decision', 'outcome', '--id', id, '--result', 'two runs completed']);
+  const { token } = JSON.parse(must(['session', 'open', '--turn', 'goal_check']));
+  writeFileSync(join(dir, 'token'), `${token}\n`);
+  assert.equal(pulse(['tool', '--token-file', join(dir, 'token'), '--tool', 'run_workflow']).status, 1);
+  must(['tool', '--token-file', join(dir, 'token'), '--tool', 'notify_user', '--args', '{"message": "hi"}']);
+  return new Uint8Array(readFileSync(join(wf, 'db', 'db.sqlite')));
+}
+
+test('every starting point runs on a real workflow database and answers its question', { skip: skipCli }, async (t) => {
+  const { STARTING_POINTS, startingSql } = await web('starting-points.mjs');
+  const e = engineOver(workflowDbBytes(t));
+  const names = new Set(e.listObjects().objects.map((o) => o.name));
+  const answers = {};
+  for (const s of STARTING_POINTS) {
+    assert.ok(s.tables.every((n) => names.has(n)), `${s.label}: its tables are in a workflow database`);
+    const sql = await startingSql(s, (q) => e.query(q));
+    const r = e.query(sql);
+    answers[s.id] = r.rows.map((row) => Object.fromEntries(r.columns.map((c, i) => [c, row[i]])));
+  }
+  assert.deepEqual(answers.running.map((r) => [r.agent_id, r.pulse_run_id]), [['export', 'r-2'], ['watch', 'r-2']]);
+  // The newest run is filled in.
+  assert.deepEqual(answers.run.map((r) => [r.agent_id, r.status]), [['export', 'running'], ['watch', 'running']]);
+  assert.deepEqual(answers.failed.map((r) => [r.run_id, r.status, r.error]), [['r-2', 'failed', 'export timed out']]);
+  assert.deepEqual(answers.decisions.map((r) => [r.question, r.status, r.recommended, r.confidence, r.answer_kind, r.answer, r.outcome]),
+    [['Resume the schedules?', 'answered', 'yes', 'high', 'accepted', 'yes', 'two runs completed']]);
+  assert.deepEqual(answers.refusals.map((r) => [r.rule, r.refusals, r.tools]), [['run_level', 1, 'run_workflow']]);
+  assert.deepEqual(answers['agents-per-run'].map((r) => [r.run_id, r.agents, r.still_running]), [['r-2', 2, 2], ['r-1', 1, 0]]);
 });
 
 // Every page forward, then every page backward from the end: the rows of

@@ -168,8 +168,7 @@ function Facet({ obj, view, facet, onFacet, onFilter }) {
     </form>
     ${facet && facet.error ? html`<p class="card-error" role="alert">${facet.error}</p>` : null}
     ${facet && facet.values ? html`<div class="facet-values" id="facet-values" aria-label=${`Top values of ${facet.col}`} role="group">
-      <p class="muted">${facet.more ? 'The 10 most frequent' : 'Every'} value of <strong>${facet.col}</strong>${view.filters.length ? ' among the rows the filters keep' : ''}
-        (${facet.ms} ms${facet.scan ? ', a full read: no index on it' : ''}). Pick one to filter on it.</p>
+      <p class="muted">${facet.more ? 'The 10 most frequent' : 'Every'} value of <strong>${facet.col}</strong>${view.filters.length ? ' among the rows the filters keep' : ''}${' '}(${facet.ms} ms${facet.scan ? ', a full read: no index on it' : ''}). Pick one to filter on it.</p>
       <ul>${facet.values.map((f) => html`<li><button type="button" class="facet-value"
           onClick=${() => onFilter(f.value === null ? { col: facet.col, op: 'null', value: '' } : { col: facet.col, op: 'eq', value: String(f.value) })}>
           <span class="facet-name">${f.value === null ? 'NULL' : String(f.value) || '(empty)'}</span> <span class="facet-n">${f.n.toLocaleString('en-GB')}</span></button></li>`)}
@@ -250,8 +249,7 @@ function TableView({ client, obj, view, setView, busy }) {
     <div role="status" class="inspect-note">${note}</div>
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${page ? html`
-      <p class="muted page-line" id="page-line">${page.rows.length === 0 ? 'No rows.' : `${plural(page.rows.length, 'row')}${from !== null ? ` from row ${(from + 1).toLocaleString('en-GB')}` : ''}`}
-        · ${page.ms} ms${page.keyset === false ? ' · a view, paged by position' : ''}${busy ? ' · working…' : ''}</p>
+      <p class="muted page-line" id="page-line">${page.rows.length === 0 ? 'No rows.' : `${plural(page.rows.length, 'row')}${from !== null ? ` from row ${(from + 1).toLocaleString('en-GB')}` : ''}`}${' '}· ${page.ms} ms${page.keyset === false ? ' · a view, paged by position' : ''}${busy ? ' · working…' : ''}</p>
       <${ResultTable} columns=${page.columns} rows=${page.rows} label=${`Rows of ${obj.name}`} sortable=${true} view=${view}
         info=${info} setSort=${(sort, dir) => moved({ sort, dir })} />
       <nav class="pager row" aria-label="Pages">
