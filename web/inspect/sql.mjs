@@ -62,30 +62,38 @@ function placeholders(n) {
   return n === 1 ? '?' : `(${Array(n).fill('?').join(', ')})`;
 }
 
-// The keyset condition for the rows after `cursor` (the key of the last row
-// shown) walking in `dir` ('asc' | 'desc'). `sort`: the quoted sort column
-// or null; `ids`: the quoted identity columns (never NULL). SQLite puts
-// NULLs first going up and last going down, and a row-value comparison with
-// NULL is never true, so a NULL sort value gets its own terms.
-export function keysetTerm(sort, ids, cursor, dir) {
+// The keyset conditions for the rows after `cursor` (the key of the last
+// row shown) walking in `dir` ('asc' | 'desc'): a list of terms, each read
+// in turn until the page is full. `sort`: the quoted sort column or null;
+// `ids`: the quoted identity columns (never NULL); `nullable`: whether the
+// sort column can hold NULL. SQLite puts NULLs first going up and last
+// going down, and a row-value comparison with NULL is never true, so the
+// NULLs are a term of their own, never an OR beside the seek: with an OR
+// SQLite cannot start the index at the key and walks it from the top (page
+// 10,000 of a million rows sorted by a column read every row before it).
+export function keysetTerms(sort, ids, cursor, dir, nullable = true) {
   const cmp = dir === 'desc' ? '<' : '>';
-  if (!sort) return { sql: `${rowValue(ids)} ${cmp} ${placeholders(ids.length)}`, params: cursor.slice(0) };
+  if (!sort) return [{ sql: `${rowValue(ids)} ${cmp} ${placeholders(ids.length)}`, params: cursor.slice(0) }];
   const [sv, ...idv] = cursor;
   if (sv === null || sv === undefined) {
-    const same = `${sort} IS NULL AND ${rowValue(ids)} ${cmp} ${placeholders(ids.length)}`;
-    return dir === 'desc' ? { sql: `(${same})`, params: idv } : { sql: `((${same}) OR ${sort} IS NOT NULL)`, params: idv };
+    const same = { sql: `${sort} IS NULL AND ${rowValue(ids)} ${cmp} ${placeholders(ids.length)}`, params: idv };
+    return dir === 'desc' ? [same] : [same, { sql: `${sort} IS NOT NULL`, params: [] }];
   }
-  const past = `${rowValue([sort, ...ids])} ${cmp} ${placeholders(ids.length + 1)}`;
-  return dir === 'desc' ? { sql: `(${past} OR ${sort} IS NULL)`, params: cursor.slice(0) } : { sql: past, params: cursor.slice(0) };
+  const past = { sql: `${rowValue([sort, ...ids])} ${cmp} ${placeholders(ids.length + 1)}`, params: cursor.slice(0) };
+  return dir === 'desc' && nullable ? [past, { sql: `${sort} IS NULL`, params: [] }] : [past];
 }
 
 // The SELECT for one page of `obj` ({name, ids: [identity column names] or
-// [] for a view, columns}). view: {sort, dir, filters, after, before,
-// offset}. `after` / `before`: the key of the row the page starts after
-// (Next) or ends before (Previous); `last`: the final page. Returns {sql,
-// params, reversed (rows come backwards: show them reversed), keyCols (how
-// many leading columns are the key, selected before the row's own)}.
-export function pageQuery(obj, view, limit = PAGE_ROWS) {
+// [] for a view, columns, columnInfo}). view: {sort, dir, filters, after,
+// before, offset}. `after` / `before`: the key of the row the page starts
+// after (Next) or ends before (Previous); `last`: the final page.
+// `access` (tables only; engine.mjs accessFor): {indexedBy: an index to
+// read, notIndexed: read the table itself, keysFirst: find the page's keys
+// through the index alone, then read those rows}. Returns {parts: [{sql,
+// params}] (run in turn, each for the rows still missing, LIMIT ?), reversed
+// (rows come backwards: show them reversed), keyCols (how many leading
+// columns are the key, selected before the row's own)}.
+export function pageQuery(obj, view, limit = PAGE_ROWS, access = {}) {
   const dir = view.dir === 'desc' ? 'desc' : 'asc';
   if (view.sort && !obj.columns.includes(view.sort)) throw new Error(`sort: no column ${JSON.stringify(view.sort)}`);
   const { terms, params } = filterTerms(view.filters, obj.columns);
@@ -96,7 +104,7 @@ export function pageQuery(obj, view, limit = PAGE_ROWS) {
     const order = sort ? ` ORDER BY ${sort} ${dir.toUpperCase()}` : '';
     const where = terms.length ? ` WHERE ${terms.join(' AND ')}` : '';
     const offset = Math.max(0, Math.floor(Number(view.offset) || 0));
-    return { sql: `SELECT * FROM ${table}${where}${order} LIMIT ${limit + 1} OFFSET ${offset}`, params, reversed: false, keyCols: 0 };
+    return { parts: [{ sql: `SELECT * FROM ${table}${where}${order} LIMIT ? OFFSET ${offset}`, params }], reversed: false, keyCols: 0 };
   }
   const ids = obj.ids.map(quoteIdent);
   const keyCols = (sort ? [sort] : []).concat(ids);
@@ -104,19 +112,28 @@ export function pageQuery(obj, view, limit = PAGE_ROWS) {
   const reversed = !!(view.before || view.last);
   const walk = reversed ? (dir === 'asc' ? 'desc' : 'asc') : dir;
   const cursor = view.before || view.after;
-  const allParams = [...params];
-  const where = [...terms];
+  const info = (obj.columnInfo || []).find((c) => c.name === view.sort);
+  const nullable = !(info && (info.notnull || info.rowid));
+  let seeks = [{ sql: '', params: [] }];
   if (cursor) {
     if (!Array.isArray(cursor) || cursor.length !== keyCols.length) throw new Error('page: the cursor does not match the view\'s key');
-    const k = keysetTerm(sort, ids, cursor, walk);
-    where.push(k.sql);
-    allParams.push(...k.params);
+    seeks = keysetTerms(sort, ids, cursor, walk, nullable);
   }
   const order = keyCols.map((c) => `${c} ${walk.toUpperCase()}`).join(', ');
   // The key first (under names no column can have), then the row itself.
   const keySelect = keyCols.map((c, i) => `${c} AS "__key${i}"`).join(', ');
-  const sql = `SELECT ${keySelect}, * FROM ${table}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${limit + 1}`;
-  return { sql, params: allParams, reversed, keyCols: keyCols.length };
+  const from = `${table}${access.indexedBy ? ` INDEXED BY ${quoteIdent(access.indexedBy)}` : access.notIndexed ? ' NOT INDEXED' : ''}`;
+  const parts = seeks.map((k) => {
+    const where = [...terms, ...(k.sql ? [k.sql] : [])];
+    const whereSql = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+    const p = [...params, ...k.params];
+    if (access.keysFirst) {
+      const inner = `SELECT ${rowValue(ids).replace(/^\(|\)$/g, '')} FROM ${from}${whereSql} ORDER BY ${order} LIMIT ?`;
+      return { sql: `SELECT ${keySelect}, * FROM ${table} WHERE ${rowValue(ids)} IN (${inner}) ORDER BY ${order}`, params: p };
+    }
+    return { sql: `SELECT ${keySelect}, * FROM ${from}${whereSql} ORDER BY ${order} LIMIT ?`, params: p };
+  });
+  return { parts, reversed, keyCols: keyCols.length };
 }
 
 // COUNT(*) of the rows the view's filters keep.
