@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { ROOT } from '../node/helpers.mjs';
 import { startServer, makeTempDir, PULSE_BIN } from '../server/helpers.mjs';
-import { browserSkip, launchBrowser, screenshot, startStaticServer } from './helpers.mjs';
+import { browserSkip, launchBrowser, screenshot, startStaticServer, allowConsoleErrors } from './helpers.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
 const skip = browserSkip(import.meta.url, { pulse: true });
@@ -46,7 +46,7 @@ before(async () => {
 
 after(async () => {
   if (context) await context.close();
-  if (server) await server.stop();
+  if (server && !server.stopped) await server.stop();
   if (tmp) tmp.cleanup();
 });
 
@@ -315,5 +315,43 @@ test('without cross-origin isolation Cancel ends the worker and a new one goes o
   } finally {
     await other.close();
     await plain.close();
+  }
+});
+
+test('offline, with no server: after one visit to the tab (Inspect never opened), a copy opens in Inspect, pages, filters and runs SQL', opts, async () => {
+  const other = await context.newPage();
+  try {
+    await other.setViewportSize({ width: 1280, height: 900 });
+    // One visit with the service worker, then one it controls; Inspect is not opened.
+    await other.goto(`${server.url}#/local`);
+    await other.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await other.goto(`${server.url}#/local`);
+    await other.waitForFunction(() => !!navigator.serviceWorker.controller);
+    await other.locator('.copies .copy[data-name="substack"]').waitFor();
+    // No network, and no server at all.
+    await context.setOffline(true);
+    await server.stop();
+    server.stopped = true;
+    const allowed = allowConsoleErrors(context, /ERR_INTERNET_DISCONNECTED|ERR_CONNECTION_REFUSED|Failed to fetch/);
+    try {
+      await other.goto(`${server.url}#/copy/substack/inspect?t=background_agent_log&f=status~eq~running`);
+      await other.locator('#inspect-table-view tbody tr').first().waitFor();
+      const rows = await other.locator('#inspect-table-view tbody tr').allInnerTexts();
+      assert.ok(rows.length >= 2 && rows.every((r) => /\trunning\t/.test(`\t${r}\t`)), rows.join('\n'));
+      assert.equal(await other.evaluate(() => crossOriginIsolated), true, 'the cached page keeps its isolation');
+      await other.getByRole('button', { name: 'SQL', exact: true }).click();
+      await runSql(other, 'SELECT count(*) FROM goal_run_facts f JOIN background_agent_log a ON a.pulse_run_id = f.run_id');
+      await other.locator('#query-status').filter({ hasText: /^1 row · / }).waitFor();
+      assert.ok(Number(await other.locator('#inspect-sql-view tbody td').first().innerText()) > 100);
+      await screenshot(other, 'inspect_offline');
+    } finally {
+      await context.setOffline(false);
+      allowed();
+    }
+    await other.evaluate(async () => {
+      for (const r of await navigator.serviceWorker.getRegistrations()) await r.unregister();
+    });
+  } finally {
+    await other.close();
   }
 });
