@@ -280,7 +280,9 @@ test('at 390 px: the same view fits the phone, keyboard only reaches and runs ev
   await page.keyboard.press('Control+A');
   await page.keyboard.type("SELECT agent_id FROM background_agent_log WHERE status = 'running' ORDER BY agent_id");
   await page.keyboard.press('Control+Enter');
-  await page.locator('#query-status').filter({ hasText: /rows? ·/ }).waitFor();
+  // The result, or an error that says why there is none.
+  await page.locator('#query-status').filter({ hasText: /rows? ·/ }).or(page.locator('#query-error')).waitFor();
+  assert.equal(await page.locator('#query-error').count(), 0, await page.locator('#inspect-sql-view').innerText());
   assert.match(await page.locator('#inspect-sql-view tbody').innerText(), /export-subscribers/);
   assert.ok(await pageWidthOk(page));
   await screenshot(page, 'inspect_390_sql');

@@ -280,6 +280,9 @@ function SqlConsole({ client, objects, view, setView, busy }) {
   const [running, setRunning] = useState(false);
   const [note, setNote] = useState('');
   const ranFor = useRef('');
+  // What the box holds now: typed text reaches `draft` on the next render,
+  // and Ctrl+Enter can come before it.
+  const box = useRef(null);
   useEffect(() => setDraft(view.sql), [view.sql]);
   const run = async (sql, explain = false) => {
     setView({ ...view, sql, tab: 'sql' });
@@ -319,15 +322,15 @@ function SqlConsole({ client, objects, view, setView, busy }) {
       ${STARTING_POINTS.filter((s) => s.tables.every((t) => names.has(t))).map((s) => html`<button type="button"
         onClick=${async () => { const sql = await startingSql(s, (q) => client.request('query', { sql: q })); setDraft(sql); run(sql); }}>${s.label}</button>`)}
     </div>
-    <form onSubmit=${(e) => { e.preventDefault(); run(draft); }}>
+    <form onSubmit=${(e) => { e.preventDefault(); run(box.current ? box.current.value : draft); }}>
       <label for="inspect-sql">SQL (read-only: one SELECT, run in this browser)</label>
-      <textarea id="inspect-sql" rows="6" spellcheck="false" value=${draft} onInput=${(e) => setDraft(e.target.value)}
-        onKeyDown=${(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(draft); } }}
+      <textarea id="inspect-sql" ref=${box} rows="6" spellcheck="false" value=${draft} onInput=${(e) => setDraft(e.target.value)}
+        onKeyDown=${(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(e.currentTarget.value); } }}
         aria-describedby="inspect-sql-help"></textarea>
       <p id="inspect-sql-help" class="muted">Ctrl+Enter runs it. Writes, ATTACH and pragmas that change state are refused; at most 10,000 rows are shown (all are counted and exported).</p>
       <div class="row">
         <button type="submit" class="primary" disabled=${running}>Run</button>
-        <button type="button" disabled=${running} onClick=${() => run(draft, true)}>Explain query plan</button>
+        <button type="button" disabled=${running} onClick=${() => run(box.current ? box.current.value : draft, true)}>Explain query plan</button>
         ${running || busy ? html`<button type="button" class="danger" id="inspect-cancel" onClick=${() => client.cancel()}>Cancel</button>` : null}
         <span class="spacer"></span>
         ${result && result.columns ? html`<span class="muted">Export the result:</span>
