@@ -642,32 +642,6 @@ export function fileHandle(file, { headerBytes = 0, cacheBytes = 32 << 20 } = {}
       handle.read(out, { at: HEADER_SIZE + offset });
       return out;
     },
-    // Reads the blocks holding the database's byte ranges [[offset,
-    // length]] that are not in the cache, all at once (asynchronous reads
-    // of the File go side by side; FileReaderSync's go one after the
-    // other), so the synchronous reads that follow find them.
-    async prefetch(ranges) {
-      const need = new Set();
-      for (const [offset, length] of ranges) {
-        const from = Math.floor((offset + headerBytes) / BLOCK);
-        const to = Math.floor((Math.min(offset + length, dbSize) - 1 + headerBytes) / BLOCK);
-        for (let i = from; i <= to; i++) if (!blocks.has(i)) need.add(i);
-      }
-      const wanted = [...need].slice(0, maxBlocks >> 1);
-      try {
-        const got = await Promise.all(wanted.map((i) => file.slice(i * BLOCK, (i + 1) * BLOCK).arrayBuffer()));
-        got.forEach((buf, k) => {
-          if (blocks.size >= maxBlocks) blocks.delete(blocks.keys().next().value);
-          blocks.set(wanted[k], new Uint8Array(buf));
-        });
-      } catch (e) {
-        handle.failure = e.name || 'Error';
-        throw e;
-      }
-      handle.prefetched += wanted.length;
-      return wanted.length;
-    },
-    prefetched: 0,
     write() { throw new Error('this file is read-only'); },
     truncate() { throw new Error('this file is read-only'); },
     getSize: () => HEADER_SIZE + dbSize,

@@ -326,41 +326,6 @@ test('the b-tree estimate is exact for a one-page tree and within 10% on a 200,0
   assert.throws(() => btree.readBtreePage(new Uint8Array(pageSize), 3), /page 3 is not a b-tree page/);
 });
 
-test('the leaves of a page\'s rows are found a level of the b-tree at a time, each level fetched at once', { skip }, async () => {
-  const db = new SQL.Database();
-  db.run(`CREATE TABLE big(a INTEGER, b TEXT);
-    WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 100000)
-    INSERT INTO big SELECT i, printf('%.*c', 20 + i % 300, 'x') FROM s;`);
-  const root = db.exec("SELECT rootpage FROM sqlite_schema WHERE name = 'big'")[0].values[0][0];
-  const bytes = db.export();
-  db.close();
-  const pageSize = (bytes[16] << 8) | bytes[17];
-  const readPage = (n) => bytes.subarray((n - 1) * pageSize, n * pageSize);
-  // Which rowids a leaf holds: each cell is the payload's size, then the rowid.
-  const rowidsOn = (pgno) => {
-    const page = readPage(pgno);
-    const cells = (page[3] << 8) | page[4];
-    const out = new Set();
-    for (let i = 0; i < cells; i++) {
-      let at = (page[8 + 2 * i] << 8) | page[9 + 2 * i];
-      while (page[at] & 0x80) at++;
-      out.add(btree.varint(page, at + 1));
-    }
-    return out;
-  };
-  const wanted = [1, 2, 777, 5000, 5001, 42424, 99999, 100000, ...Array.from({ length: 93 }, (_, i) => 1000 * i + 17)];
-  const levels = [];
-  const leaves = await btree.tableLeaves(readPage, root, wanted, async (pgnos) => { levels.push(pgnos); });
-  const held = new Set(leaves.flatMap((p) => [...rowidsOn(p)]));
-  for (const id of wanted) assert.ok(held.has(id), `rowid ${id} is on a leaf found`);
-  assert.ok(leaves.length <= wanted.length);
-  assert.deepEqual(levels[0], [root]);
-  assert.ok(levels.length >= 3, `${levels.length} levels`);
-  assert.deepEqual(levels[levels.length - 1].sort((x, y) => x - y), [...leaves].sort((x, y) => x - y));
-  assert.equal(btree.varint(Uint8Array.of(0x81, 0x00), 0), 128);
-  assert.equal(btree.varint(Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f), 0), 2 ** 56 - 1);
-});
-
 test('an error is one line with its position; a second statement is refused with its position', { skip }, () => {
   const e = engineOver(makeDb(LOG));
   assert.throws(() => e.query('SELECT id,\n  kind\nFROM log\nWHERE nope = 1'), (err) => {

@@ -36,68 +36,14 @@ export function readBtreePage(page, pgno) {
   const out = { type, cells, leaf, index: type === INTERIOR_INDEX || type === LEAF_INDEX, children: null };
   if (!leaf) {
     const children = new Array(cells + 1);
-    // An interior table page's cells: the left child, then the largest
-    // rowid under it (a varint).
-    const keys = type === INTERIOR_TABLE ? new Array(cells) : null;
     for (let i = 0; i < cells; i++) {
       const cell = dv.getUint16(at + 12 + 2 * i);
       children[i] = dv.getUint32(cell);
-      if (keys) keys[i] = varint(page, cell + 4);
     }
     children[cells] = dv.getUint32(at + 8);
     out.children = children;
-    out.keys = keys;
   }
   return out;
-}
-
-// SQLite's variable-length integer at `at` (1 to 9 bytes, big-endian, 7
-// bits a byte but all 8 in the ninth), as a Number (exact to 2^53).
-export function varint(bytes, at) {
-  let v = 0;
-  for (let i = 0; i < 8; i++) {
-    const b = bytes[at + i];
-    v = v * 128 + (b & 0x7f);
-    if (!(b & 0x80)) return v;
-  }
-  return v * 256 + bytes[at + 8];
-}
-
-// The leaf pages of the rowid table rooted at `root` that hold `rowids`,
-// found one level of the tree at a time: before a level's pages are read,
-// `prefetch(pgnos)` (async) may fetch them all at once. SQLite reads a
-// page when it needs it, one after the other; here the pages a page of
-// rows will need are known first, so a whole level is fetched together.
-// Returns the leaves' page numbers.
-export async function tableLeaves(readPage, root, rowids, prefetch) {
-  let level = new Map([[root, rowids]]);
-  const leaves = [];
-  for (let depth = 0; depth < 64 && level.size; depth++) {
-    await prefetch([...level.keys()]);
-    const next = new Map();
-    for (const [pgno, ids] of level) {
-      const node = readBtreePage(readPage(pgno), pgno);
-      if (node.leaf) {
-        leaves.push(pgno);
-        continue;
-      }
-      if (!node.keys) throw new Error(`page ${pgno} is not a table b-tree page`);
-      for (const id of ids) {
-        let lo = 0;
-        let hi = node.keys.length;
-        while (lo < hi) {
-          const mid = (lo + hi) >> 1;
-          if (node.keys[mid] < id) lo = mid + 1;
-          else hi = mid;
-        }
-        const child = node.children[lo];
-        if (!next.has(child)) next.set(child, []);
-        next.get(child).push(id);
-      }
-    }
-    level = next;
-  }
-  return leaves;
 }
 
 // A small seeded generator (mulberry32): the same walks for the same tree.

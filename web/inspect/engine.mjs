@@ -8,7 +8,7 @@
 // when the page cancels it.
 import { pageQuery, countQuery, facetQuery, planVerdict, quoteIdent, filterTerms, csvLines, jsonRows, lineColumn,
   charIndexOfByte, PAGE_ROWS } from './sql.mjs';
-import { estimateRows, tableLeaves } from './btree.mjs';
+import { estimateRows } from './btree.mjs';
 
 // Past this many rows a table's count is the b-tree estimate (said so):
 // counting reads every leaf page.
@@ -150,8 +150,7 @@ export class InspectEngine {
       const columns = this.rows(`PRAGMA table_xinfo(${quoteIdent(name)})`).rows
         .filter((r) => !r[6] || r[6] === 2 || r[6] === 3)
         .map((r) => ({ name: r[1], type: r[2] || '', notnull: !!r[3], pk: r[5] }));
-      const obj = { type, name, sql: sql || '', columns: columns.map((c) => c.name), columnInfo: columns, ids: [], indexes: [],
-        rootpage: rootpage || 0, withoutRowid: !!wr.get(name) };
+      const obj = { type, name, sql: sql || '', columns: columns.map((c) => c.name), columnInfo: columns, ids: [], indexes: [] };
       if (type === 'table') {
         const indexed = new Set();
         for (const [, idx, unique, , partial] of this.rows(`PRAGMA index_list(${quoteIdent(name)})`).rows) {
@@ -240,10 +239,10 @@ export class InspectEngine {
   // last (the keys of the first and last row, for Previous and Next),
   // hasPrev, hasNext, offset (a view's), ms, scan, sort (what the plan says
   // about the filters and the order)}.
-  page(view, chosen = null) {
-    const t0 = chosen ? chosen.t0 : now();
+  page(view) {
+    const t0 = now();
     const obj = this.object(view.table);
-    let { access, probe } = chosen || this.accessFor(obj, view);
+    let { access, probe } = this.accessFor(obj, view);
     let q = pageQuery(obj, view, PAGE_ROWS, access);
     let got;
     try {
@@ -289,35 +288,6 @@ export class InspectEngine {
       out.dense = !!(probe && probe.rows >= SELECTIVE_ROWS);
     }
     return out;
-  }
-
-  // page(), with the table's pages its rows are on fetched first, side by
-  // side, when the page is read through a filter's index (its rows are
-  // then anywhere in the table: one page each, which SQLite would read one
-  // after the other): the keys from the index, their leaves found a level
-  // of the table's b-tree at a time (btree.mjs tableLeaves), each level's
-  // pages fetched at once (the File handle's prefetch).
-  async pageAsync(view) {
-    const t0 = now();
-    const obj = this.object(view.table);
-    const chosen = { ...this.accessFor(obj, view), t0 };
-    if (chosen.access.keysFirst && this.handle && this.handle.prefetch && obj.rootpage && !obj.withoutRowid) {
-      const q = pageQuery(obj, view, PAGE_ROWS, chosen.access);
-      const ids = [];
-      for (const part of q.parts) {
-        ids.push(...this.rows(part.keysSql, [...part.params, PAGE_ROWS + 1 - ids.length]).rows.map((r) => r[0]));
-        if (ids.length > PAGE_ROWS) break;
-      }
-      const size = this.pageSize;
-      try {
-        await tableLeaves((n) => this.readPage(n), obj.rootpage, ids.filter(Number.isSafeInteger),
-          (pgnos) => this.handle.prefetch(pgnos.map((p) => [(p - 1) * size, size])));
-      } catch {
-        // Only a head start: page() reads whatever it needs (and says what
-        // fails, a File that changed included).
-      }
-    }
-    return this.page(view, chosen);
   }
 
   // The rows of a page's parts in turn, each for as many as are still

@@ -41,7 +41,7 @@ const handlers = {
   init,
   open: ({ file, headerBytes }) => need().open(file, { headerBytes }),
   objects: () => need().listObjects(),
-  page: ({ view }) => need().pageAsync(view),
+  page: ({ view }) => need().page(view),
   count: ({ table, filters }) => need().count(table, filters),
   facet: ({ table, col, filters }) => need().facet(table, col, filters),
   query: ({ sql, explain }) => need().query(sql, { explain: !!explain }),

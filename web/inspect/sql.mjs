@@ -90,7 +90,7 @@ export function keysetTerms(sort, ids, cursor, dir, nullable = true) {
 // `access` (tables only; engine.mjs accessFor): {indexedBy: an index to
 // read, notIndexed: read the table itself, keysFirst: find the page's keys
 // through the index alone, then read those rows}. Returns {parts: [{sql,
-// params, keysSql (keysFirst: the keys' own SELECT)}] (run in turn, each for the rows still missing, LIMIT ?), reversed
+// params}] (run in turn, each for the rows still missing, LIMIT ?), reversed
 // (rows come backwards: show them reversed), keyCols (how many leading
 // columns are the key, selected before the row's own)}.
 export function pageQuery(obj, view, limit = PAGE_ROWS, access = {}) {
@@ -129,8 +129,7 @@ export function pageQuery(obj, view, limit = PAGE_ROWS, access = {}) {
     const p = [...params, ...k.params];
     if (access.keysFirst) {
       const inner = `SELECT ${rowValue(ids).replace(/^\(|\)$/g, '')} FROM ${from}${whereSql} ORDER BY ${order} LIMIT ?`;
-      // keysSql: the page's keys alone (the engine's prefetch reads them first).
-      return { sql: `SELECT ${keySelect}, * FROM ${table} WHERE ${rowValue(ids)} IN (${inner}) ORDER BY ${order}`, params: p, keysSql: inner };
+      return { sql: `SELECT ${keySelect}, * FROM ${table} WHERE ${rowValue(ids)} IN (${inner}) ORDER BY ${order}`, params: p };
     }
     return { sql: `SELECT ${keySelect}, * FROM ${from}${whereSql} ORDER BY ${order} LIMIT ?`, params: p };
   });
