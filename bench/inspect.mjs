@@ -62,16 +62,26 @@ try {
   await page.waitForURL(/#\/copy\/bench$/, { timeout: 600000 });
   console.log(`  imported into the tab (OPFS, checked) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
-  // The person's path, once: the Inspect link on the open copy to the drawn table list.
-  const clickToList = await page.evaluate(() => new Promise((resolve) => {
+  // The person's path: the Inspect link on the open copy to the drawn table
+  // list (a new Inspect worker, its WASM module, the File, the list, the
+  // render), once right after the import (the cards are still asking the
+  // Pulse worker, which hands Inspect its File, for their goal check), then
+  // again from the cards once they are drawn.
+  const clickToList = () => page.evaluate(() => new Promise((resolve) => {
     const start = performance.now();
     const seen = () => document.querySelector('nav[aria-label="Tables and views"] li');
     const obs = new MutationObserver(() => { if (seen()) { obs.disconnect(); requestAnimationFrame(() => resolve(performance.now() - start)); } });
     obs.observe(document.body, { childList: true, subtree: true });
     [...document.querySelectorAll('nav.view-links a')].find((a) => a.textContent === 'Inspect').click();
   }));
+  const afterImport = await clickToList();
   const listed = await page.locator('nav[aria-label="Tables and views"]').innerText();
-  console.log(`  Inspect clicked -> table list drawn: ${clickToList.toFixed(0)} ms (a new worker, the WASM module, the list, the render)`);
+  console.log(`  Inspect clicked -> table list drawn: ${afterImport.toFixed(0)} ms right after the import`);
+  await page.locator('nav.view-links').getByRole('link', { name: 'Goal', exact: true }).click();
+  await page.locator('#goal-status').waitFor();
+  await page.waitForTimeout(3000);
+  const settled = await clickToList();
+  console.log(`  Inspect clicked -> table list drawn: ${settled.toFixed(0)} ms from the cards once drawn`);
   console.log(`  the agent log listed as: ${listed.split('\n').slice(listed.split('\n').indexOf('background_agent_log'), listed.split('\n').indexOf('background_agent_log') + 2).join(' ')}`);
 
   const runs = await page.evaluate(async ({ runs }) => {
@@ -133,7 +143,7 @@ try {
   console.log(`table list ${med.list.toFixed(1)} ms / 300 ms target = ${(med.list / 300).toFixed(2)}`);
   console.log(`page of 100 rows, worst of the seven medians ${worstPage.toFixed(1)} ms / 100 ms target = ${(worstPage / 100).toFixed(2)}`);
   console.log(`page 10,000 / page 1 = ${(med.pageN / med.page1).toFixed(2)} (rowid order), ${(med.sortedN / med.sorted1).toFixed(2)} (by started_at)`);
-  console.log(`Inspect clicked -> list drawn ${clickToList.toFixed(0)} ms (one run; includes starting the worker and the WASM module)`);
+  console.log(`Inspect clicked -> list drawn ${settled.toFixed(0)} ms from the drawn cards (${afterImport.toFixed(0)} ms right after the import; one run each, a new worker and WASM instance included) / 300 ms target = ${(settled / 300).toFixed(2)}`);
 } finally {
   await context.close();
   await server.close();
