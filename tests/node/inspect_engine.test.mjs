@@ -35,12 +35,12 @@ before(async () => {
 
 // An engine over `bytes` (a database image) opened in memory, as the
 // worker opens a File: the same guard, the same progress handler.
-function engineOver(bytes, isCancelled = () => false) {
+function engineOver(bytes, isCancelled = () => false, options = {}) {
   const openFile = () => {
     const db = new SQL.Database(bytes);
     return { db, handle: { readAt: (offset, n) => bytes.slice(offset, offset + n) } };
   };
-  const e = new engineMod.InspectEngine(SQL, openFile, isCancelled);
+  const e = new engineMod.InspectEngine(SQL, openFile, isCancelled, options);
   e.open({ size: bytes.length }, {});
   return e;
 }
@@ -289,13 +289,25 @@ test('filters: = contains (LIKE wildcards taken literally) < > is null; a filter
   assert.equal(facet.values.reduce((s, v) => s + v.n, 0), 100);
 });
 
-test('the table list: columns, types, indexes, row identity; exact counts, estimates past a million', { skip }, () => {
-  const e = engineOver(makeDb(`${LOG} CREATE TABLE kv(k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO kv VALUES('a', 1);
-    CREATE VIEW running AS SELECT * FROM log WHERE status = 'running';`));
+test('the table list: columns, types, indexes, row identity; rows from the b-tree at once, exact ones next, estimates past the limit', { skip }, () => {
+  const bytes = makeDb(`${LOG} CREATE TABLE kv(k TEXT PRIMARY KEY, v) WITHOUT ROWID; INSERT INTO kv VALUES('a', 1);
+    CREATE VIEW running AS SELECT * FROM log WHERE status = 'running';`);
+  const e = engineOver(bytes);
   const { objects } = e.listObjects();
   const log = objects.find((o) => o.name === 'log');
-  assert.equal(log.rows, 1000);
-  assert.equal(log.estimated, false);
+  // The list reads no table whole: the log's rows are its b-tree's estimate, counted next.
+  assert.equal(log.estimated, true);
+  assert.equal(log.counting, true);
+  assert.ok(Math.abs(log.rows - 1000) < 200, `estimated ${log.rows}`);
+  assert.deepEqual([objects.find((o) => o.name === 'kv').rows, objects.find((o) => o.name === 'kv').estimated], [1, false]);
+  const exact = e.exactRows('log');
+  assert.deepEqual([exact.name, exact.rows, exact.estimated], ['log', 1000, false]);
+  assert.equal(e.object('log').counting, false);
+  // Past the limit (a million; 500 here) the estimate stays, said so.
+  const capped = engineOver(bytes, () => false, { exactLimit: 500 });
+  const big = capped.listObjects().objects.find((o) => o.name === 'log');
+  assert.deepEqual([big.estimated, big.counting], [true, false]);
+  assert.equal(capped.exactRows('log').estimated, true);
   assert.deepEqual(log.ids, ['rowid']);
   assert.deepEqual(log.columnInfo.map((c) => [c.name, c.type, c.indexed]),
     [['id', 'TEXT', true], ['kind', 'TEXT', false], ['status', 'TEXT', true], ['note', 'TEXT', false], ['n', 'INTEGER', false]]);

@@ -64,8 +64,10 @@ export class InspectEngine {
   // api: the loaded module (initPulse); openFile(file, options): a
   // read-only {db, handle} (opfs-pool.mjs openFileDatabase bound to api);
   // isCancelled(): whether the page asked to stop the running request.
-  constructor(api, openFile, isCancelled = () => false) {
+  // exactLimit: the most rows counted exactly (tests lower it).
+  constructor(api, openFile, isCancelled = () => false, { exactLimit = EXACT_COUNT_LIMIT } = {}) {
     this.api = api;
+    this.exactLimit = exactLimit;
     this.openFile = openFile;
     this.isCancelled = isCancelled;
     this.db = null;
@@ -137,9 +139,10 @@ export class InspectEngine {
 
   // The tables and views: name, type, columns (name, type, pk, notnull,
   // indexed: an index starts with it), the row identity the pages seek by,
-  // the schema, and the rows: exact up to EXACT_COUNT_LIMIT (COUNT(*)),
-  // past it estimated from the b-tree (estimated: true). A view's rows are
-  // not counted here (a view can be any query): count() does it on request.
+  // the schema, and the rows from the b-tree (tableRows: exact for a
+  // one-page table, else estimated, and `counting` up to EXACT_COUNT_LIMIT,
+  // whose exact rows exactRows() gives next). A view's rows are not counted
+  // (a view can be any query): count() does it on request.
   listObjects() {
     const t0 = now();
     const listed = this.rows("SELECT type, name, rootpage, sql FROM sqlite_schema WHERE type IN ('table', 'view')"
@@ -179,15 +182,38 @@ export class InspectEngine {
     return { objects: out, ms: ms(t0) };
   }
 
+  // A table's rows for the list, from its b-tree alone: exact when the
+  // tree is one page, else the estimate (estimated: true), and `counting`
+  // when the estimate is under EXACT_COUNT_LIMIT, which exactRows() then
+  // makes exact. COUNT(*) reads every page of the table's smallest index,
+  // and in a workflow database those pages lie among the table's all over
+  // the file (a 100 MB file read whole to count 180,000 rows): so the list
+  // shows at once and the exact counts follow.
   tableRows(name, rootpage) {
     let est = null;
     try {
       est = estimateRows((n) => this.readPage(n), rootpage);
     } catch {
-      // not a b-tree we can read (a virtual table): counted instead
+      // not a b-tree we can read (a virtual table): counted by exactRows()
+      return { rows: null, estimated: true, counting: true };
     }
-    if (est && (est.exact || est.rows > EXACT_COUNT_LIMIT)) return { rows: est.rows, estimated: !est.exact };
-    return { rows: this.rows(`SELECT count(*) FROM ${quoteIdent(name)}`).rows[0][0], estimated: false };
+    if (est.exact) return { rows: est.rows, estimated: false };
+    return { rows: est.rows, estimated: true, counting: est.rows <= this.exactLimit };
+  }
+
+  // The exact rows of a table the list left `counting`: {name, rows,
+  // estimated, ms}. A count past EXACT_COUNT_LIMIT stops there (the table
+  // keeps its estimate). The page asks for one table at a time, so a page
+  // of rows asked for meanwhile waits for one count at most.
+  exactRows(name) {
+    const t0 = now();
+    const o = this.object(name);
+    if (o.counting) {
+      const n = this.rows(`SELECT count(*) FROM (SELECT 1 FROM ${quoteIdent(o.name)} LIMIT ${this.exactLimit + 1})`).rows[0][0];
+      o.counting = false;
+      if (n <= this.exactLimit) Object.assign(o, { rows: n, estimated: false });
+    }
+    return { name: o.name, rows: o.rows, estimated: o.estimated, ms: ms(t0) };
   }
 
   object(name) {

@@ -5,7 +5,7 @@
 // cards or another tab, and stopping it never touches the pool.
 //
 //   request  {id, type, args}        reply {id, result} | {id, error: {message, line?, column?, cancelled?, refused?, stale?}}
-//   types    init {flag?}, open {file, headerBytes}, objects, page {view}, count {table, filters},
+//   types    init {flag?}, open {file, headerBytes}, objects, exactRows {name}, page {view}, count {table, filters},
 //            facet {table, col, filters}, query {sql, explain}, export {table?, view?, sql?, format}
 //
 // Cancel: the page writes the running request's id into `flag` (a
@@ -41,6 +41,7 @@ const handlers = {
   init,
   open: ({ file, headerBytes }) => need().open(file, { headerBytes }),
   objects: () => need().listObjects(),
+  exactRows: ({ name }) => need().exactRows(name),
   page: ({ view }) => need().page(view),
   count: ({ table, filters }) => need().count(table, filters),
   facet: ({ table, col, filters }) => need().facet(table, col, filters),

@@ -28,12 +28,13 @@ function useStyles() {
 
 const errorText = (e) => (e && e.message) || String(e);
 
-// "1,204 rows", "≈ 1.0M rows (estimated)".
+// "1,204 rows", "≈ 1.0M rows (estimated)", "≈ 180k rows, counting…".
 export function rowsText(o) {
-  if (o.rows === undefined || o.rows === null) return o.type === 'view' ? 'view' : '';
+  if (o.rows === undefined || o.rows === null) return o.type === 'view' ? 'view' : o.counting ? 'counting…' : '';
   if (!o.estimated) return plural(o.rows, 'row');
-  const n = o.rows >= 1e6 ? `${(o.rows / 1e6).toFixed(1)}M` : `${Math.round(o.rows / 1e3)}k`;
-  return `≈ ${n} rows (estimated)`;
+  const n = o.rows >= 1e6 ? `${(o.rows / 1e6).toFixed(1)}M` : o.rows >= 1e4 ? `${Math.round(o.rows / 1e3)}k`
+    : o.rows >= 1e3 ? `${(o.rows / 1e3).toFixed(1)}k` : String(o.rows);
+  return o.counting ? `≈ ${n} rows, counting…` : `≈ ${n} rows (estimated)`;
 }
 
 function download(blob, name) {
@@ -233,7 +234,7 @@ function TableView({ client, obj, view, setView, busy }) {
           onClick=${() => moved({ filters: view.filters.filter((_, k) => k !== i) })}>×</button></li>`)}
       </ul>` : null}
     ${page && page.scan && view.filters.length ? html`<p class="scan-note" role="note">No index serves these filters: each page reads
-      ${obj.rows ? `the ${rowsText(obj).replace(' (estimated)', '')} of ${obj.name}` : `every row of ${obj.name}`} until it has ${plural(100, 'match', 'matches')}.</p>` : null}
+      ${obj.rows ? `the ${rowsText({ ...obj, counting: false }).replace(' (estimated)', '')} of ${obj.name}` : `every row of ${obj.name}`} until it has ${plural(100, 'match', 'matches')}.</p>` : null}
     ${page && page.sort && view.sort ? html`<p class="scan-note" role="note">No index on ${view.sort}: every row is read and sorted for each page.</p>` : null}
     <${Facet} obj=${obj} view=${view} facet=${facet} onFacet=${(c) => setView({ ...view, facet: c })}
       onFilter=${(f) => moved({ filters: [...view.filters, f] })} />
@@ -364,7 +365,19 @@ export function InspectView({ name, client, query, setQuery, size }) {
   }, [query]);
   useEffect(() => {
     let live = true;
-    client.request('objects').then((o) => live && setObjects(o)).catch((e) => live && setError(errorText(e)));
+    // The list at once (rows from each table's b-tree), then the exact rows
+    // of those under a million, one table a request.
+    (async () => {
+      const o = await client.request('objects');
+      if (!live) return;
+      setObjects(o);
+      for (const t of o.objects.filter((x) => x.counting)) {
+        const got = await client.request('exactRows', { name: t.name }).catch((e) => (e.cancelled ? null : Promise.reject(e)));
+        if (!live) return;
+        // Cancelled: the table keeps its estimate.
+        setObjects((cur) => ({ ...cur, objects: cur.objects.map((x) => (x.name === t.name ? { ...x, ...(got || {}), counting: false } : x)) }));
+      }
+    })().catch((e) => live && setError(errorText(e)));
     return () => { live = false; };
   }, [client]);
   const setView = (v, push = false) => {
