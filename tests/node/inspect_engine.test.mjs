@@ -376,6 +376,17 @@ test('CSV is RFC 4180: a real CSV reader gets every cell back (commas, quotes, n
   assert.throws(() => e.exportRows({ sql: 'DELETE FROM t', format: 'csv' }), { message: /^Refused: DELETE from t;/ });
 });
 
+test('a JSON cell folds when it is an object or array, within 256 KB and 64 levels; anything else is text', { skip }, () => {
+  assert.deepEqual(sqlMod.jsonCell('{"signups": 0, "note": "a \\" [[ quote"}'), { signups: 0, note: 'a " [[ quote' });
+  assert.deepEqual(sqlMod.jsonCell('  ["a", {"b": [1]}]'), ['a', { b: [1] }]);
+  for (const text of ['plain', '"a string"', '42', '{not json', null, 7]) assert.equal(sqlMod.jsonCell(text), undefined, String(text));
+  const deep = (n) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  assert.ok(sqlMod.jsonCell(deep(64)));
+  assert.equal(sqlMod.jsonCell(deep(65)), undefined);
+  assert.equal(sqlMod.jsonCell(deep(100000)), undefined);
+  assert.equal(sqlMod.jsonCell(`["${'x'.repeat(262144)}"]`), undefined);
+});
+
 test('the view in the address survives a round trip', { skip }, () => {
   const v = { table: 'background_agent_log', sort: 'started_at', dir: 'desc', filters: [{ col: 'status', op: 'eq', value: 'run~ning & co' }, { col: 'error', op: 'null', value: '' }],
     after: ['2026-10-07T09:00:00Z', 12], before: null, offset: 0, last: false, facet: 'kind', sql: "SELECT 1 -- 'x'", tab: 'sql' };

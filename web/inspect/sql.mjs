@@ -220,11 +220,30 @@ function uniqueNames(columns) {
 
 // A text cell that holds a JSON object or array (the agent log's results,
 // decision options): the parsed value, else undefined. Bounded: a cell past
-// 256 KB is shown as text.
+// 256 KB, or nested deeper than JSON_DEPTH, is shown as text (the open view
+// writes the value out again, and a cell of a database from anywhere can be
+// a hundred thousand brackets deep).
+export const JSON_DEPTH = 64;
+
 export function jsonCell(v) {
   if (typeof v !== 'string' || v.length < 2 || v.length > 262144) return undefined;
   const s = v.trimStart();
   if (s[0] !== '{' && s[0] !== '[') return undefined;
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+    } else if (c === '{' || c === '[') {
+      if (++depth > JSON_DEPTH) return undefined;
+    } else if (c === '}' || c === ']') {
+      depth--;
+    }
+  }
   try {
     const parsed = JSON.parse(v);
     return parsed && typeof parsed === 'object' ? parsed : undefined;
