@@ -241,8 +241,7 @@ export function bindApi(Module) {
       this.adopt(db, ':memory:');
     }
 
-    // A Database over a file of a registered VFS (the OPFS pool uses this);
-    // readOnly: SQLite opens it for reading only (Inspect's connection).
+    // A Database over a file of a registered VFS (the OPFS pool; readOnly: Inspect).
     static openFile(filename, { vfs, create = false, readOnly = false } = {}) {
       const self = Object.create(Database.prototype);
       const flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
@@ -404,7 +403,6 @@ export function bindApi(Module) {
     }
   }
 
-  installUserFunctions(Database, lib);
-  installGuard(Database, lib);
+  for (const install of [installUserFunctions, installGuard]) install(Database, lib);
   return Object.assign(Module, { Database, Statement, StatementIterator, Pulse, validateDatabaseBytes, checkDatabaseBytes });
 }

@@ -66,6 +66,14 @@ function refusedWhat({ action, a1, a2 }, sql) {
   }
 }
 
+// The one-line refusal: "Refused: DELETE from t; Inspect only reads …".
+function readOnlyError(what) {
+  const err = new Error(`Refused: ${what}; Inspect only reads this copy and never changes it`);
+  err.code = 'SQLITE_AUTH';
+  err.refused = true;
+  return err;
+}
+
 export function installGuard(Database, lib) {
   const { Module } = lib;
   const { _sqlite3_set_authorizer, _sqlite3_progress_handler, _sqlite3_error_offset, _sqlite3_stmt_readonly } = lib.fns;
@@ -108,13 +116,6 @@ export function installGuard(Database, lib) {
     };
     return this;
   };
-
-  function readOnlyError(what) {
-    const err = new Error(`Refused: ${what}; Inspect only reads this copy and never changes it`);
-    err.code = 'SQLITE_AUTH';
-    err.refused = true;
-    return err;
-  }
 
   // SQLite's "not authorized" as the refusal it was, in one line.
   Database.prototype.refusedError = function refusedError(e, sql = '') {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
+#include <set>
 
 #include "core/api/api.h"
 #include "core/base/json_limits.h"
@@ -96,6 +97,32 @@ bool IsDatabaseFileName(const std::string& path) {
 }
 
 }  // namespace
+
+bool StaticTarget(const std::string& path, const std::string& web_root, const std::string& wasm_root, std::string* root,
+                  std::string* rel) {
+  *root = web_root;
+  if (path.rfind("/wasm/", 0) == 0) {
+    // The module's build directory also holds CMakeCache.txt, build.ninja,
+    // compile_commands.json (paths, flags): only what the tab loads is served.
+    // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
+    static const std::set<std::string> kWasmFiles = {
+        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
+        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs",   "sqljs-guard.mjs",
+        "file-handle.mjs"};
+    *root = wasm_root;
+    *rel = path.substr(6);
+    if (!kWasmFiles.count(*rel)) return false;
+  } else {
+    *rel = path.size() > 1 ? path.substr(1) : "";
+  }
+  if (rel->empty() || rel->back() == '/') *rel += "index.html";
+  return true;
+}
+
+void SetIsolationHeaders(httplib::Response& res) {
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
+}
 
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason) {
   *http_status = 404;

@@ -39,6 +39,18 @@ bool ParseJsonObjectBody(const httplib::Request& req, httplib::Response& res, nl
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason);
 std::string ContentTypeFor(const std::string& path);
 
+// Where a GET for the tab's `path` looks: `wasm_root` for /wasm/<file> (only
+// the files the tab loads), else `web_root` (a folder's index.html). False
+// when /wasm/ names anything else.
+bool StaticTarget(const std::string& path, const std::string& web_root, const std::string& wasm_root, std::string* root,
+                  std::string* rel);
+
+// The tab's files are sent cross-origin isolated (COOP same-origin, COEP
+// require-corp): the tab then has SharedArrayBuffer, which Inspect's Cancel
+// uses to stop a query in its worker (web/inspect/client.mjs). Everything
+// the tab loads is from this origin.
+void SetIsolationHeaders(httplib::Response& res);
+
 // Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
 bool IsValidUtf8(std::string_view s);
 

@@ -307,28 +307,12 @@ void App::AnswerAndApply(const httplib::Request& req, httplib::Response& res, co
 }
 
 void App::Static(const httplib::Request& req, httplib::Response& res) {
-  std::string path = req.path;
-  std::string root = options_.web_root;
-  std::string rel;
-  if (path.rfind("/wasm/", 0) == 0) {
-    // The module's build directory also holds CMakeCache.txt, build.ninja,
-    // compile_commands.json (paths, flags): only what the tab loads is served.
-    // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {
-        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-        "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs",   "sqljs-guard.mjs"};
-    root = options_.wasm_root;
-    rel = path.substr(6);
-    if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
-  } else {
-    rel = path.size() > 1 ? path.substr(1) : "";
+  const std::string& path = req.path;
+  std::string root, rel;
+  if (!StaticTarget(path, options_.web_root, options_.wasm_root, &root, &rel)) {
+    return ReplyError(res, 404, "not found: " + path);
   }
-  if (rel.empty() || rel.back() == '/') rel += "index.html";
-  // Cross-origin isolated: the tab then has SharedArrayBuffer, which
-  // Inspect's Cancel uses to stop a query in its worker (web/inspect/
-  // client.mjs). Everything the tab loads is from this origin.
-  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
-  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
+  SetIsolationHeaders(res);
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);
@@ -375,10 +359,8 @@ void App::InstallService(HttpServer& s) {
 void App::InstallReads(HttpServer& s) {
   // The owner's consistent copy of the database, for the tab's Inspect.
   s.Get(kWorkflow + "/snapshot", [this](const httplib::Request& req, httplib::Response& res) {
-    if (!RequireOwner(req, res)) return;
-    auto oc = Open(req.matches[1], res);
-    if (!oc) return;
-    ReplySnapshot(options_.workspace, req.matches[1], *oc->ctx.db, res);
+    auto oc = RequireOwner(req, res) ? Open(req.matches[1], res) : nullptr;
+    if (oc) ReplySnapshot(options_.workspace, req.matches[1], *oc->ctx.db, res);
   });
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb != "GET") continue;

@@ -208,8 +208,12 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   const { plural } = await import('../../web/cards/card.mjs');
   const { formatDuration, parseDurationText } = await import('../../web/format.mjs');
   const { chartSeries } = await import('../../web/cards/goal.mjs');
-  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log' });
-  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '' });
+  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log', query: '' });
+  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '', query: '' });
+  // Inspect's own state follows a "?" (a "?" inside it stays escaped).
+  assert.deepEqual(parseRoute('#/copy/substack/inspect?t=log&q=SELECT%201%3F'),
+    { mode: 'local', open: { kind: 'local', name: 'substack' }, view: 'inspect', query: 't=log&q=SELECT%201%3F' });
+  assert.equal(routeHash({ open: { kind: 'local', name: 'substack' }, view: 'inspect', query: 't=log' }), '#/copy/substack/inspect?t=log');
   assert.deepEqual(parseRoute('#/local'), { mode: 'local', open: null, view: '' });
   assert.deepEqual(parseRoute(''), { mode: null, open: null, view: '' });
   assert.equal(routeHash({ open: { kind: 'local', name: 'a b' }, view: 'needs-you' }), '#/copy/a%20b/needs-you');

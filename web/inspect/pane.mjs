@@ -8,7 +8,8 @@
 import { html } from 'htm/preact';
 import { useState, useEffect, useMemo } from 'preact/hooks';
 import { InspectView, copyClient } from './view.mjs';
-import { apiHeaders, storedToken } from '../data/token.mjs';
+import { storedToken } from '../data/token.mjs';
+import { ServerApi } from '../data/server-api.mjs';
 import { formatBytes, formatTime } from '../format.mjs';
 import { routeHash } from '../data/route.mjs';
 
@@ -41,13 +42,7 @@ function SnapshotPane({ open, local, query, go }) {
   const take = async () => {
     setState({ phase: 'taking' });
     try {
-      const res = await fetch(`/api/workflows/${encodeURIComponent(open.name)}/snapshot`, { headers: apiHeaders() });
-      if (!res.ok) {
-        let reason = `HTTP ${res.status}`;
-        try { reason = (await res.json()).error || reason; } catch { /* not JSON */ }
-        throw new Error(res.status === 401 ? `the server wants the owner token for a snapshot (${reason})` : reason);
-      }
-      const blob = await res.blob();
+      const blob = await new ServerApi('').snapshot(open.name);
       setState({ phase: 'storing', size: blob.size, fraction: 0 });
       const store = await local.whenReady();
       if ((await store.list()).some((c) => c.name === name)) await store.remove(name);

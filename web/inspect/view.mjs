@@ -179,6 +179,18 @@ function Facet({ obj, view, facet, onFacet, onFilter }) {
 
 // ---- A table, a page at a time ----
 
+// First, Previous, Next, Last: by the page's keys (a table), by position (a view).
+function Pager({ page, moved }) {
+  return html`<nav class="pager row" aria-label="Pages">
+    <button type="button" disabled=${!page.hasPrev} onClick=${() => moved({})}>First</button>
+    <button type="button" disabled=${!page.hasPrev} onClick=${() => (page.keyset
+      ? moved({ before: page.first }) : moved({ offset: Math.max(0, page.offset - 100) }))}>Previous</button>
+    <button type="button" disabled=${!page.hasNext} onClick=${() => (page.keyset
+      ? moved({ after: page.last }) : moved({ offset: page.offset + 100 }))}>Next</button>
+    ${page.keyset ? html`<button type="button" disabled=${!page.hasNext} onClick=${() => moved({ last: true })}>Last</button>` : null}
+  </nav>`;
+}
+
 function TableView({ client, obj, view, setView, busy }) {
   const [page, setPage] = useState(null);
   const [error, setError] = useState('');
@@ -253,14 +265,7 @@ function TableView({ client, obj, view, setView, busy }) {
       <p class="muted page-line" id="page-line">${page.rows.length === 0 ? 'No rows.' : `${plural(page.rows.length, 'row')}${from !== null ? ` from row ${(from + 1).toLocaleString('en-GB')}` : ''}`}${' '}· ${page.ms} ms${page.keyset === false ? ' · a view, paged by position' : ''}${busy ? ' · working…' : ''}</p>
       <${ResultTable} columns=${page.columns} rows=${page.rows} label=${`Rows of ${obj.name}`} sortable=${true} view=${view}
         info=${info} setSort=${(sort, dir) => moved({ sort, dir })} />
-      <nav class="pager row" aria-label="Pages">
-        <button type="button" disabled=${!page.hasPrev} onClick=${() => moved({})}>First</button>
-        <button type="button" disabled=${!page.hasPrev} onClick=${() => (page.keyset
-          ? moved({ before: page.first }) : moved({ offset: Math.max(0, page.offset - 100) }))}>Previous</button>
-        <button type="button" disabled=${!page.hasNext} onClick=${() => (page.keyset
-          ? moved({ after: page.last }) : moved({ offset: page.offset + 100 }))}>Next</button>
-        ${page.keyset ? html`<button type="button" disabled=${!page.hasNext} onClick=${() => moved({ last: true })}>Last</button>` : null}
-      </nav>` : error ? null : html`<p class="muted">Reading ${obj.name}…</p>`}
+      <${Pager} page=${page} moved=${moved} />` : error ? null : html`<p class="muted">Reading ${obj.name}…</p>`}
   </div>`;
 }
 
