@@ -14,6 +14,7 @@
 // memory); the pool grows by adding files before a database is opened.
 import { RESULT_CODES } from './result-codes.mjs';
 import { sqliteHeaderProblem } from './sqlite-header.mjs';
+import { fileHandle } from './file-handle.mjs';
 
 const HEADER_SIZE = 4096;
 const PATH_BYTES = 512;
@@ -454,56 +455,41 @@ export class OpfsPool {
   // A read-only connection over `file` through a pseudo-slot whose handle
   // reads the File (never listed, never written), for `fn(db)`.
   previewFile(file, fn, onError = null) {
-    const path = `/~preview-${this.nextFileId}`;
-    const reader = new FileReaderSync();
-    // Each File read is a round trip to the browser: read 256 KB blocks and
-    // keep the last few, so the goal check's scattered page reads stay cheap.
-    const BLOCK = 256 << 10;
-    const blocks = new Map();
-    const block = (i) => {
-      let b = blocks.get(i);
-      if (!b) {
-        b = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + 1) * BLOCK)));
-        if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
-        blocks.set(i, b);
-      }
-      return b;
-    };
-    const sah = {
-      read(view, { at }) {
-        const off = at - HEADER_SIZE;
-        if (off >= file.size) return 0;
-        const end = Math.min(file.size, off + view.length);
-        let pos = off;
-        while (pos < end) {
-          const b = block(Math.floor(pos / BLOCK));
-          const from = pos % BLOCK;
-          const n = Math.min(b.length - from, end - pos);
-          view.set(b.subarray(from, from + n), pos - off);
-          pos += n;
-        }
-        // A WAL-mode file is read in rollback mode (no -wal, no shared memory).
-        for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
-        return end - off;
-      },
-      write() { throw new Error('the preview is read-only'); },
-      truncate() { throw new Error('the preview is read-only'); },
-      getSize: () => HEADER_SIZE + file.size,
-      flush() {},
-    };
-    this.byPath.set(path, { fileName: '', sah, path, flags: 0, importedAt: 0 });
-    let db = null;
+    let opened = null;
     try {
-      db = this.api.Database.openFile(path, { vfs: VFS_NAME });
-      db.exec('SELECT count(*) FROM sqlite_schema');
-      fn(db);
+      opened = this.openFileReadOnly(file);
+      opened.db.exec('SELECT count(*) FROM sqlite_schema');
+      fn(opened.db);
     } catch (e) {
       // No preview: the card comes from the stored copy instead.
       if (onError) onError(e);
     } finally {
-      if (db) db.close();
-      this.byPath.delete(path);
+      if (opened) opened.db.close();
     }
+  }
+
+  // A read-only Database over `file` (fileHandle below) as a pseudo-slot
+  // that is never listed: {db, handle}; closing the db forgets the slot.
+  openFileReadOnly(file, options = {}) {
+    const path = `/~file-${this.nextFileId++}`;
+    const handle = fileHandle(file, { ...options, slotHeader: HEADER_SIZE });
+    this.byPath.set(path, { fileName: '', sah: handle, path, flags: 0, importedAt: 0 });
+    let db;
+    try {
+      db = this.api.Database.openFile(path, { vfs: VFS_NAME, readOnly: true });
+    } catch (e) {
+      this.byPath.delete(path);
+      throw e;
+    }
+    const close = db.close.bind(db);
+    db.close = () => {
+      try {
+        close();
+      } finally {
+        this.byPath.delete(path);
+      }
+    };
+    return { db, handle };
   }
 
   // The copy's bytes as a fresh Uint8Array.
@@ -516,6 +502,16 @@ export class OpfsPool {
     const out = new Uint8Array(this.dataSize(slot));
     slot.sah.read(out, { at: HEADER_SIZE });
     return out;
+  }
+
+  // The copy as a File, the slot's header in front ({file, headerBytes}), for
+  // Inspect's worker: taken between operations, after a crash's journal rolled
+  // back; reading it fails once the copy changes (then it is taken again).
+  async fileOf(name) {
+    await this.openDb(name);
+    const slot = this.byPath.get(`/${name}`);
+    const handle = await this.dir.getFileHandle(slot.fileName);
+    return { file: await handle.getFile(), headerBytes: HEADER_SIZE };
   }
 
   deleteDb(name) {
@@ -587,4 +583,18 @@ export class OpfsPool {
     if (this.releaseLock) this.releaseLock();
     this.releaseLock = null;
   }
+}
+
+// A read-only Database over `file` in a worker that holds no pool (Inspect's):
+// the VFS over a pool of pseudo-slots only. {db, handle}
+export function openFileDatabase(api, file, options = {}) {
+  if (api.pulseOpfs && !api.pulseFilePool) throw new Error('this module holds an OPFS pool: use its openFileReadOnly');
+  if (!api.pulseFilePool) {
+    const pool = new OpfsPool(api, null);
+    api.pulseOpfs = pool.vfsMethods();
+    const rc = api._pulse_opfs_register();
+    if (rc !== SQLITE_OK) throw new Error(`could not register the file VFS (SQLite code ${rc})`);
+    api.pulseFilePool = pool;
+  }
+  return api.pulseFilePool.openFileReadOnly(file, options);
 }

@@ -20,6 +20,7 @@ import { takeTokenFromLocation } from './data/server-api.mjs';
 import { localSource, serverSource } from './data/sources.mjs';
 import { useLocalCopies, useServer, useOverviewPages } from './data/hooks.mjs';
 import { parseRoute, routeHash, routeFromQuery, routeTitle } from './data/route.mjs';
+import { InspectPane } from './inspect/pane.mjs';
 
 const params = new URLSearchParams(location.search);
 takeTokenFromLocation();
@@ -222,9 +223,9 @@ function useViewScroll(view, key, paramsKey) {
 }
 
 const VIEW_LINKS = [['needs-you', 'What needs you'], ['goal-status', 'Goal'], ['readings', 'Readings'], ['decision-log', 'Decision log'],
-  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log']];
+  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log'], ['inspect', 'Inspect']];
 
-function OpenWorkflow({ open, source, route, go, dirty, shownNow, readOnly, onChanged, clock, knownRows }) {
+function OpenWorkflow({ open, source, route, go, dirty, shownNow, readOnly, onChanged, clock, knownRows, inspect }) {
   const back = routeHash({ mode: open.kind === 'server' ? 'server' : 'local' });
   const view = route.view;
   // A card's filters go into the address with the card (a reload lands there).
@@ -238,10 +239,10 @@ function OpenWorkflow({ open, source, route, go, dirty, shownNow, readOnly, onCh
     </div>
     <nav class="view-links" aria-label="Cards">${VIEW_LINKS.map(([id, label]) => html`<a href=${routeHash({ open, view: id })}
       aria-current=${view === id ? 'location' : undefined}>${label}</a>`)}</nav>
-    ${clock}
+    ${inspect || html`${clock}
     <${Dashboard} key=${`${open.kind}:${open.name}${shownNow || ''}`} source=${source} nowSeconds=${shownNow}
       readOnly=${readOnly} onChanged=${onChanged} view=${view} params=${route.params || {}} onParams=${onParams}
-      linkFor=${linkFor} workflowLink=${workflowLink} knownRows=${knownRows} />`;
+      linkFor=${linkFor} workflowLink=${workflowLink} knownRows=${knownRows} />`}`;
 }
 
 function MainPane({ mode, route, go, local, server, source, key, preview, now, dirty, setDirty, overview }) {
@@ -261,8 +262,9 @@ function MainPane({ mode, route, go, local, server, source, key, preview, now, d
     ? 'Read only: paste the owner token (left) to answer or edit.' : '';
   const onChanged = () => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); local.refreshCopies(); } };
   const clock = html`<${ClockLine} source=${source} mode=${mode} nowSeconds=${shownNow} serverNow=${server.serverNow} onNow=${now.onNow} />`;
+  const inspect = route.view === 'inspect' ? html`<${InspectPane} open=${open} local=${local} query=${route.query} go=${go} />` : null;
   return html`<${OpenWorkflow} open=${open} source=${source} route=${route} go=${go} dirty=${dirty[key]} shownNow=${shownNow}
-    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} knownRows=${overview.rows} />`;
+    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} knownRows=${overview.rows} inspect=${inspect} />`;
 }
 
 function App() {

@@ -98,6 +98,11 @@ bool IsDatabaseFileName(const std::string& path) {
 
 }  // namespace
 
+void SetIsolationHeaders(httplib::Response& res) {
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
+}
+
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason) {
   *http_status = 404;
   *reason = "not found";
@@ -152,7 +157,8 @@ bool StaticRootFor(const std::string& path, const std::string& web_root, const s
   // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
   static const std::set<std::string> kWasmFiles = {
       "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-      "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs"};
+      "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs",   "sqljs-guard.mjs",
+      "file-handle.mjs"};
   auto under = [&](const char* prefix) { return path.rfind(prefix, 0) == 0; };
   if (under("/wasm/")) {
     *root = wasm_root;

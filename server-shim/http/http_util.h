@@ -47,6 +47,12 @@ bool StaticRootFor(const std::string& path, const std::string& web_root, const s
                    std::string* rel);
 std::string ContentTypeFor(const std::string& path);
 
+// The tab's files are sent cross-origin isolated (COOP same-origin, COEP
+// require-corp): the tab then has SharedArrayBuffer, which Inspect's Cancel
+// uses to stop a query in its worker (web/inspect/client.mjs). Everything
+// the tab loads is from this origin.
+void SetIsolationHeaders(httplib::Response& res);
+
 // Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
 bool IsValidUtf8(std::string_view s);
 

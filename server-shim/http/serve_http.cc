@@ -31,6 +31,7 @@
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
+#include "server-shim/http/snapshot_route.h"
 #include "server-shim/turns/sandbox.h"
 #include "server-shim/turns/prerun.h"
 #include "server-shim/serve.h"
@@ -313,6 +314,7 @@ void App::Static(const httplib::Request& req, httplib::Response& res) {
   std::string root;
   std::string rel;
   if (!StaticRootFor(path, options_.web_root, options_.wasm_root, &root, &rel)) return ReplyError(res, 404, "not found: " + path);
+  SetIsolationHeaders(res);
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);
@@ -357,6 +359,11 @@ void App::InstallService(HttpServer& s) {
 }
 
 void App::InstallReads(HttpServer& s) {
+  // The owner's consistent copy of the database, for the tab's Inspect.
+  s.Get(kWorkflow + "/snapshot", [this](const httplib::Request& req, httplib::Response& res) {
+    auto oc = RequireOwner(req, res) ? Open(req.matches[1], res) : nullptr;
+    if (oc) ReplySnapshot(options_.workspace, req.matches[1], *oc->ctx.db, res);
+  });
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb != "GET") continue;
     s.Get(r.Pattern(), [this, &r](const httplib::Request& req, httplib::Response& res) {

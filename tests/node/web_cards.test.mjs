@@ -209,8 +209,8 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   const { plural } = await import('../../web/cards/card.mjs');
   const { formatDuration, parseDurationText } = await import('../../web/format.mjs');
   const { chartSeries } = await import('../../web/cards/goal.mjs');
-  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log', params: {} });
-  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '', params: {} });
+  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log', params: {}, query: '' });
+  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '', params: {}, query: '' });
   // A card's filters are in the address, and come back out of it.
   const filtered = parseRoute('#/w/substack/agent-log?status=running&stuck=30&session=schedule-goallead--x-g1');
   assert.deepEqual(filtered.params, { status: 'running', stuck: '30', session: 'schedule-goallead--x-g1' });
@@ -221,6 +221,10 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   assert.equal(routeTitle(filtered), 'Background agent log · substack · Pulse');
   assert.equal(routeTitle(parseRoute('#/w/substack')), 'substack · Pulse');
   assert.equal(routeTitle(parseRoute('#/')), 'Workflows · Pulse');
+  // Inspect's own state follows a "?" (a "?" inside it stays escaped).
+  assert.deepEqual(parseRoute('#/copy/substack/inspect?t=log&q=SELECT%201%3F'),
+    { mode: 'local', open: { kind: 'local', name: 'substack' }, view: 'inspect', params: { t: 'log', q: 'SELECT 1?' }, query: 't=log&q=SELECT%201%3F' });
+  assert.equal(routeHash({ open: { kind: 'local', name: 'substack' }, view: 'inspect', query: 't=log' }), '#/copy/substack/inspect?t=log');
   assert.deepEqual(parseRoute('#/local'), { mode: 'local', open: null, view: '' });
   assert.deepEqual(parseRoute(''), { mode: null, open: null, view: '' });
   assert.equal(routeHash({ open: { kind: 'local', name: 'a b' }, view: 'needs-you' }), '#/copy/a%20b/needs-you');

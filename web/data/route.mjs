@@ -11,7 +11,9 @@
 // <view> is a card's id (needs-you, agent-log, …): the page scrolls to it,
 // unfolded. A card's filters follow a "?" (`#/w/substack/agent-log?status=
 // running&stuck=30`, `#/w/substack/readings?range=30d`): a reload or a
-// shared link lands on the same card with the same filters.
+// shared link lands on the same card with the same filters. Or <view> is
+// `inspect` (web/inspect/), whose own state follows the "?" the same way
+// (the table, filters, query), kept as written in `query`.
 // The mode is read from the address, never kept beside it, so the mode bar
 // and what the pane shows cannot disagree.
 
@@ -22,7 +24,7 @@ export const CARD_TITLES = {
   'needs-you': 'What needs you', 'goal-status': 'Goal status', 'focus-areas': 'Focus areas', 'goal-facts': 'Since the last check',
   'run-health': 'Run health', readings: 'Readings', routes: 'Runs by route', 'decision-log': 'Decision log',
   'talk-to-pulse': 'Talk to Pulse', 'pulse-chat': 'Pulse chat', messages: 'Messages to you', requests: "Pulse's requests",
-  schedules: 'Schedules', memory: 'Goal memory', 'agent-log': 'Background agent log',
+  schedules: 'Schedules', memory: 'Goal memory', 'agent-log': 'Background agent log', inspect: 'Inspect',
 };
 
 // "?status=running&stuck=30" → {status: 'running', stuck: '30'}; [] parts dropped.
@@ -45,21 +47,24 @@ const part = (s) => {
 
 // '#/w/substack/agent-log' → {mode: 'server', open: {kind: 'server', name: 'substack'}, view: 'agent-log'}
 export function parseRoute(hash) {
-  const [where, query] = String(hash || '').replace(/^#/, '').split('?');
+  const [where, query = ''] = String(hash || '').replace(/^#/, '').split(/\?(.*)/s);
   const path = where.replace(/^\/+/, '').split('/').filter(Boolean).map(part);
   const params = parseParams(query);
-  if (path[0] === 'w' && path[1]) return { mode: 'server', open: { kind: 'server', name: path[1] }, view: path[2] || '', params };
-  if (path[0] === 'copy' && path[1]) return { mode: 'local', open: { kind: 'local', name: path[1] }, view: path[2] || '', params };
+  if (path[0] === 'w' && path[1]) return { mode: 'server', open: { kind: 'server', name: path[1] }, view: path[2] || '', params, query };
+  if (path[0] === 'copy' && path[1]) return { mode: 'local', open: { kind: 'local', name: path[1] }, view: path[2] || '', params, query };
   if (path[0] === 'local') return { mode: 'local', open: null, view: '' };
   if (path[0] === 'server') return { mode: 'server', open: null, view: '' };
   return { mode: null, open: null, view: '' };
 }
 
-export function routeHash({ mode, open, view, params }) {
+// `query` (a string, as Inspect keeps it) is written as it is; else `params`
+// (an object) is encoded, its empty values left out.
+export function routeHash({ mode, open, view, params, query }) {
   if (open) {
     const base = `#/${open.kind === 'server' ? 'w' : 'copy'}/${encodeURIComponent(open.name)}`;
-    const query = new URLSearchParams(Object.entries(params || {}).filter(([, v]) => v !== undefined && v !== null && v !== '' && v !== false)).toString();
-    return `${view ? `${base}/${encodeURIComponent(view)}` : base}${view && query ? `?${query}` : ''}`;
+    const q = typeof query === 'string' ? query
+      : new URLSearchParams(Object.entries(params || {}).filter(([, v]) => v !== undefined && v !== null && v !== '' && v !== false)).toString();
+    return `${view ? `${base}/${encodeURIComponent(view)}` : base}${view && q ? `?${q}` : ''}`;
   }
   return mode ? `#/${mode}` : '#/';
 }
