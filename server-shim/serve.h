@@ -317,6 +317,9 @@ nlohmann::json ProgramStatusJson(const ServeOptions& options, const ProgramPrese
 // At start: one warning line for a preset program that is not installed
 // (its turns fail with that line; the server goes on).
 void LogProgramPresets(const ServeOptions& options);
+// A preset program's key reaches that program only: no other command the
+// server starts inherits it.
+void HideProgramKeys(const ServeOptions& options);
 
 // Why a program's run failed, in the words a runner's failure is told
 // ("" when it did not); `*state` becomes "interrupted" when the server's

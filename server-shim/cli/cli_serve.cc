@@ -8,7 +8,7 @@
 #include "server-shim/cli/cli.h"
 #include "core/store/db.h"
 #include "server-shim/cluster/etcd_client.h"
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/observe/otlp_exporter.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {

@@ -27,7 +27,7 @@
 #include "server-shim/http/http_server.h"
 #include "server-shim/http/http_util.h"
 #include "server-shim/http/mcp.h"
-#include "server-shim/http/observability.h"
+#include "server-shim/observe/observability.h"
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"

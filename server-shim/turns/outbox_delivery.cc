@@ -12,7 +12,7 @@
 #include "core/notify/delivery.h"
 #include "core/slack/slack_routing.h"
 #include "core/base/time_util.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/slack/slack_client.h"
 

@@ -216,6 +216,14 @@ json ProgramStatusJson(const ServeOptions& options, const ProgramPreset& preset,
   return out;
 }
 
+void HideProgramKeys(const ServeOptions& options) {
+  for (const std::string& flag : {options.runner, options.builder}) {
+    const ProgramPreset* preset = FindProgramPreset(flag);
+    Result<ProgramModel> model = preset ? ProgramModelFromFlags(*preset, options.model) : Result<ProgramModel>(ProgramModel());
+    if (preset && model.ok()) SetHiddenEnvironment(ProgramKeyVariables(*preset, *model));
+  }
+}
+
 void LogProgramPresets(const ServeOptions& options) {
   for (const auto& [flag, value] : {std::pair<const char*, std::string>{"--runner", options.runner},
                                     std::pair<const char*, std::string>{"--builder", options.builder}}) {

@@ -23,7 +23,7 @@
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 #include "server-shim/cluster/fence.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/tick/first_open.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
@@ -167,12 +167,7 @@ TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), opt
   // The model's key stays in this process: no runner, platform or Builder
   // command started from here inherits it.
   SetHiddenEnvironment(ModelKeyVariables(options.model));
-  // A preset program's key reaches that program only (program_run.cc).
-  for (const std::string& flag : {options.runner, options.builder}) {
-    const ProgramPreset* preset = FindProgramPreset(flag);
-    Result<ProgramModel> model = preset ? ProgramModelFromFlags(*preset, options.model) : Result<ProgramModel>(ProgramModel());
-    if (preset && model.ok()) SetHiddenEnvironment(ProgramKeyVariables(*preset, *model));
-  }
+  HideProgramKeys(options);
 }
 
 TurnManager::~TurnManager() { Shutdown(); }

@@ -1,4 +1,4 @@
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 
 #include <prometheus/text_serializer.h>
 #include <spdlog/spdlog.h>
