@@ -16,7 +16,7 @@
 //
 //   node scripts/demo_workspace.mjs DIR [--pulse build/native/pulse]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, readFileSync, existsSync, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync, existsSync, mkdtempSync, cpSync, rmSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -173,9 +173,15 @@ const digest = workflow('digest', {
   ],
   after_manual_run: { backup: false, publish: false, notify: true },
 }, '# Digest\n\nA daily digest of the team\'s notes; 500 weekly readers within three months.\n');
-for (let d = 10; d >= 1; d--) {
+// Every day's 07:00 run, today's included, and last Saturday's weekend run:
+// no schedule is late (core/attention/attention.h watches each).
+for (let d = 10; d >= 0; d--) {
   id = run('digest', digest, daysAgo(d, 7), 'publish');
   observe('digest', 'weekly_readers', 180 + (10 - d) * 12, daysAgo(d, 7) + 20 * 60e3, 'workflow_run', id);
+}
+{
+  const saturday = [...Array(7).keys()].map((d) => d + 1).find((d) => new Date(daysAgo(d, 9)).getUTCDay() === 6);
+  run('digest', digest, daysAgo(saturday, 9), 'publish', 'completed', '', { trigger: 'schedule:weekend' });
 }
 
 // ---- Workflow Review: the plans and their changes, reviewed before a run ----
@@ -280,9 +286,11 @@ writeFileSync(join(dir, '.pulse', 'prices.json'), `${JSON.stringify({
 // elsewhere, one line that is not JSON), the chats, the cost ledger, and an
 // afternoon two days ago when a Gmail login expired: the triage route failed
 // four times (an error-rate spike, login hints, needs re-auth) and one reply
-// run cost four times the median (a cost spike on the goal's route). Pulse's
-// daily check is off here, so no recorded check narrows the facts' window
-// (the last 7 days) and the Pulse tab keeps showing them.
+// run cost four times the median (a cost spike on the goal's route); today's
+// 08:00 run has not come (a late schedule). Its goal is on track, yet all of
+// this is what needs the owner: the overview, `pulse status` and `pulse
+// check --fail-on` flag it (its attention items). Pulse's daily check is off
+// here, so no recorded check narrows the facts' window (the last 7 days).
 n = 0;
 const inbox = workflow('inbox', {
   pulse: { enabled: false, autonomy: { run: 'ask', outward: 'ask', change: 'ask', answer: 'recommend' } },
@@ -373,6 +381,57 @@ async function writeLedger(path, rows) {
     ...rows.map((r) => `INSERT INTO cost_events VALUES (${r.map(q).join(', ')});`)].join('\n');
   const r = spawnSync('sqlite3', [path], { input: sql, encoding: 'utf8' });
   if (r.status !== 0) console.error(`demo: no cost ledger (build/wasm is not built and sqlite3 failed: ${r.stderr || r.error})`);
+}
+
+// ---- Inspect: what Substack's own runs delegated ----
+// Background agents the workflow's runs started (a gate, reviewers,
+// call_sub_agent and run_in_background delegations), recorded under the
+// run's id as pulse_run_id, so a query joins them to goal_run_facts (the
+// Pulse tab's Inspect: more than a page of the agent log, filters, the top
+// kinds, the starting point "Agents of each workflow run"). The run
+// interrupted this morning left two of its agents running. Results as agents
+// write them: JSON, lists with commas and quotes, several lines, words in
+// other scripts. One `pulse agent-log batch` records them all.
+{
+  const wfDir = join(dir, 'Workflow', 'substack');
+  const runs = existsSync(join(wfDir, 'schedule-runs.json')) ? JSON.parse(readFileSync(join(wfDir, 'schedule-runs.json'), 'utf8')) : [];
+  for (const it of existsSync(join(wfDir, 'runs')) ? readdirSync(join(wfDir, 'runs')) : []) {
+    const file = join(wfDir, 'runs', it, 'default', 'run.json');
+    if (existsSync(file)) runs.push(JSON.parse(readFileSync(file, 'utf8')));
+  }
+  const special = {
+    'r-0114': [['collect-signups', 'Collect signups', 'call_sub_agent',
+      '{"signups": 0, "source": "subscriber export", "retry": true, "note": "the export timed out"}', '19m2s'],
+    ['summarize-week', 'Summarize the week', 'run_in_background',
+      'Drafted 3 posts: "Why we write", "Tools, tips & tricks", "Q&A"\nNext: schedule them', '41.2s']],
+    'r-0118': [['translate-intro', 'Translate the intro', 'call_sub_agent', 'Bonjour, naïve café — 東京の読者へ, "welcome", 🐎', '12.9s']],
+    'r-0119': [['research-topics', 'Research topics', 'call_sub_agent', '["growth loops", "referral programs", "welcome email"]', '3m10s']],
+  };
+  const routine = [['gate', 'Gate', 'gate', 'nothing due'], ['review-draft', 'Review the draft', 'reviewer', 'approved with 2 small edits'],
+    ['check-links', 'Check the links', 'call_sub_agent', 'all 14 links answer'], ['fix-typos', 'Fix typos', 'fixer', '3 typos fixed'],
+    ['schedule-post', 'Schedule the post', 'run_in_background', '{"scheduled": true, "slot": "09:00"}']];
+  const stamp = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const events = [];
+  for (const r of runs) {
+    if (!r.run_id || !r.started_at) continue;
+    const t0 = Date.parse(r.started_at);
+    const rows = [...routine.map(([a, name, kind, result], i) => [a, name, kind, result, `${30 + 7 * i}s`]), ...(special[r.run_id] || [])];
+    rows.forEach(([agent, name, kind, result, duration], i) => {
+      const common = { session: `run-${r.run_id}`, agent };
+      events.push({ event: 'started', ...common, name, kind, pulse_run_id: r.run_id, at: stamp(t0 + (i + 1) * 60e3) });
+      events.push({ event: 'completed', ...common, status: 'completed', result, duration, at: stamp(t0 + (i + 6) * 60e3) });
+    });
+  }
+  for (const [agent, name, kind, at] of [['export-subscribers', 'Export subscribers', 'call_sub_agent', '2026-10-07T05:31:00Z'],
+    ['watch-export', 'Watch the export', 'run_in_background', '2026-10-07T05:33:00Z']]) {
+    if (fixture) events.push({ event: 'started', session: 'run-r-0121', agent, name, kind, pulse_run_id: 'r-0121', at });
+  }
+  const batch = spawnSync(PULSE, ['agent-log', 'batch', '--workspace', dir, '--workflow', 'substack'],
+    { input: events.map((e) => JSON.stringify(e)).join('\n') + '\n', encoding: 'utf8' });
+  if (batch.status !== 0 || batch.stderr) {
+    console.error(`demo: pulse agent-log batch: ${batch.stderr || batch.error}`);
+    process.exit(1);
+  }
 }
 
 // Digest's year before Pulse: the platform's schedule-runs.json, written last

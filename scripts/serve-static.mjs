@@ -25,13 +25,19 @@ const TYPES = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-// mounts: [[urlPrefix, directory]], longest prefix first.
+// mounts: [[urlPrefix, directory]], longest prefix first. isolated: the
+// files are sent with COOP and COEP, as `pulse serve` sends them (the page is
+// then cross-origin isolated: Inspect's Cancel stops a query through a
+// SharedArrayBuffer); false serves them as any plain static host would.
 export function startStaticServer({
   host = '127.0.0.1',
   port = 0,
   mounts = [['/wasm/', join(ROOT, 'build', 'wasm')], ['/', join(ROOT, 'web')]],
   quiet = true,
+  isolated = true,
 } = {}) {
+  const isolation = isolated
+    ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {};
   const server = createServer((req, res) => {
     let pathname;
     try {
@@ -73,6 +79,7 @@ export function startStaticServer({
           'Content-Length': st.size,
           'Cache-Control': 'no-store',
           'X-Content-Type-Options': 'nosniff',
+          ...isolation,
         });
         if (req.method === 'HEAD') res.end();
         else createReadStream(file).pipe(res);

@@ -13,7 +13,7 @@ APT_PACKAGES=(build-essential cmake ninja-build pkg-config git ca-certificates
   etcd-server  # pulse serve --etcd: tests/server/etcd.test.mjs runs a real etcd on loopback
   curl python3  # tests: an outside SQLite reader (db_integrity), curl -H @FILE (serve_owner_token), the sandbox attacks and kernel probe (serve_sandbox)
   prometheus  # GET /metrics: tests/server/metrics_prometheus.test.mjs runs promtool and a real Prometheus on loopback
-  prometheus-cpp-dev)  # the /metrics registry and its text format (server-shim/http/metrics.cc)
+  prometheus-cpp-dev)  # the /metrics registry and its text format (server-shim/observe/metrics.cc)
 command -v node >/dev/null 2>&1 || APT_PACKAGES+=(nodejs)
 command -v npm >/dev/null 2>&1 || APT_PACKAGES+=(npm)
 

@@ -23,10 +23,12 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/model/model_spec.h"
+#include "agent/programs/program_preset.h"
 #include "agent/tools/agent_api.h"
 #include "agent/turns/pulse_asks.h"
 #include "agent/tools/pulse_tools.h"
 #include "core/asks/ask_builder.h"
+#include "server-shim/server_env.h"
 #include "core/api/api.h"
 #include "core/base/env.h"
 #include "core/base/status.h"
@@ -112,6 +114,15 @@ struct ProcessSandbox {
   std::string workspace;
   std::string workflow_dir;
   SandboxOptions options;
+  // A preset program's (program_run.cc), set by the server, never by the
+  // user: more folders it reads (its installation, Pulse's files for the
+  // turn) and its home, which it may write (made the runner user's, without
+  // following links) and which is its $HOME.
+  std::vector<std::string> read;
+  std::string home;
+  // Its stdout is JSON events whose first and last lines matter: past the
+  // cap, the first `out_head` bytes and the rest from the end are kept.
+  size_t out_head = 0;
 };
 ProcessSandbox RunnerSandbox(const ServeOptions& options, const std::string& workflow_dir);
 
@@ -237,6 +248,10 @@ class TurnManager {
   // agent/model/model_turn.h, its tokens added to the thread's count.
   Result<nlohmann::json> ModelTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
                                    const nlohmann::json& prepared, const ModelSpec& model, double timeout);
+  // The turn thought through by a preset program (--runner claude|codex;
+  // program_run.cc), resuming its session of the conversation.
+  Result<nlohmann::json> ProgramTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,
+                                     const nlohmann::json& prepared, const ProgramPreset& preset, double timeout);
   void Reap();
 
   // A turn that came from Slack: its reply goes back to the thread.
@@ -265,6 +280,52 @@ class TurnManager {
 // model, model?: {provider, name, url, source, key_env, key: set|unset|none}}
 // (never the key itself). A workflow's pulse.model may override it.
 nlohmann::json ThinksWithJson(const ServeOptions& options);
+
+// ---- preset programs (program_run.cc) ----
+
+// One run of a preset program (--runner claude|codex, --builder claude|codex).
+struct ProgramRun {
+  const ProgramPreset* preset = nullptr;
+  std::string flag;           // "--runner" or "--builder": named in its messages
+  std::string role;           // "runner" or "builder": each has its own home
+  std::string workflow;
+  std::string workflow_dir;
+  std::string conversation;   // the session its own goes on with ("": a new one, not kept)
+  std::string system_prompt;
+  std::string prompt;         // on its stdin
+  std::string history;        // before the prompt when it starts a new session (ProgramHistory)
+  std::string mcp_url;        // Pulse's /mcp
+  std::map<std::string, std::string> env;  // MCP_API_TOKEN and the turn's PULSE_* variables
+  double timeout = 600;
+};
+struct ProgramRunResult {
+  ProgramReply reply;         // its error covers not found, not started and a bad answer
+  ProcessResult process;
+  bool resumed = false;       // it went on with a session of the conversation
+};
+// Finds the program on PATH (a missing one is the reply's error: one line
+// naming it and how to install it), writes its files, runs it under the
+// runner sandbox with its installation readable and its home writable and
+// its own ($HOME), parses its answer, and keeps its session for the
+// conversation (a session it no longer has is forgotten and a new one run).
+ProgramRunResult RunProgram(const ServeOptions& options, Env& env, Db& db, const ProgramRun& run,
+                            const std::atomic<bool>* stopping);
+// A preset program as /api/health shows it: {name, title, found: true,
+// path, install_folder, key_env: [...], key: set|unset} or {name, title,
+// found: false, error: the one line naming it and how to install it}.
+nlohmann::json ProgramStatusJson(const ServeOptions& options, const ProgramPreset& preset, const std::string& flag);
+// At start: one warning line for a preset program that is not installed
+// (its turns fail with that line; the server goes on).
+void LogProgramPresets(const ServeOptions& options);
+// A preset program's key reaches that program only: no other command the
+// server starts inherits it.
+void HideProgramKeys(const ServeOptions& options);
+
+// Why a program's run failed, in the words a runner's failure is told
+// ("" when it did not); `*state` becomes "interrupted" when the server's
+// shutdown cut it.
+std::string ProgramRunError(const ProgramRunResult& r, const ProgramPreset& preset, double timeout,
+                            std::string* state);
 
 // ---- platform tools ----
 
@@ -335,7 +396,8 @@ class OutboxDeliverer {
   void DeliverAllOnce(const std::set<std::string>* only = nullptr);
 
  private:
-  Env* env_;
+  Env* env_;  // the deliveries' clock: the server's, moving on when it stands still
+  MovingClockEnv moving_;
   const ServeOptions& options_;
   std::thread thread_;
   std::mutex mu_;

@@ -51,6 +51,9 @@ void Announce(const ServeOptions& options, const std::string& base_url, size_t w
     spdlog::info("owner token: the plaintext {} was replaced by its hash in {}; the token is unchanged",
                  LegacyOwnerTokenPath(options.workspace), OwnerTokenHashPath(options.workspace));
   }
+  // A preset program that is not installed: said once here; its turns fail
+  // with the same line and the server goes on.
+  LogProgramPresets(options);
 }
 
 bool CheckWorkspace(Env& env, const ServeOptions& options, std::vector<std::string>* names,

@@ -20,6 +20,17 @@ int64_t ServerEnv::NowSeconds() {
   return *at;
 }
 
+int64_t MovingClockEnv::NowSeconds() {
+  const int64_t set = base()->NowSeconds();
+  const int64_t wall = DefaultEnv()->NowSeconds();
+  std::lock_guard<std::mutex> l(mu_);
+  if (set != set_) {
+    set_ = set;
+    wall_ = wall;
+  }
+  return set + (wall - wall_);
+}
+
 void ServerEnv::Log(LogLevel level, const std::string& message) {
   switch (level) {
     case LogLevel::kDebug: spdlog::debug("{}", message); break;

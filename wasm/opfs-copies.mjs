@@ -1,8 +1,9 @@
 // A copy's bytes in the OPFS pool (opfs-pool.mjs): stored into a free pool
-// file and named only once SQLite has read their schema, checked in full by
-// SQLite after an import from bytes, and read from a File before they are
-// stored (the Pulse tab's preview). Each function takes the pool it works on.
+// file and named only once SQLite has read their schema, and checked in
+// full by SQLite after an import from bytes. Each function takes the pool
+// it works on.
 // The constants here are the pool files' format, shared with opfs-pool.mjs.
+import { sqliteHeaderProblem } from './sqlite-header.mjs';
 
 export const HEADER_SIZE = 4096;
 export const SQLITE_OPEN_MAIN_DB = 0x100;
@@ -15,6 +16,7 @@ export const DAMAGED = 0x20000000;
 // name has a '~') until the new one has passed its check.
 export const BEFORE = '~before';
 export const VFS_NAME = 'opfs-pulse';
+const CHUNK = 4 << 20;
 
 // SQLite's full integrity check of copy `name`: {name, ok: true}, or
 // {name, ok: false, problem, restored}. A copy that fails it is closed;
@@ -63,7 +65,7 @@ export async function checkCopy(pool, name) {
     // The damaged copy goes first: a crash in between leaves only the
     // kept copy, which the next start names again (openSlots).
     pool.clearSlot(slot);
-    pool.rename(before, path);
+    renameSlot(pool, before, path);
     pool.refused.set(name, problem);
     return { name, ok: false, problem, restored: true };
   }
@@ -109,7 +111,7 @@ export async function storeCopy(pool, name, head, what, write, { unchecked = fal
     // The old copy aside first: a crash before the new one is named
     // leaves no copy of this name, and the next start names it again.
     if (before) pool.clearSlot(before);
-    pool.rename(old, path + BEFORE);
+    renameSlot(pool, old, path + BEFORE);
   } else if (old) {
     pool.clearSlot(old);
     if (before && !unchecked) pool.clearSlot(before);
@@ -141,57 +143,85 @@ function schemaProblem(pool, slot) {
   }
 }
 
-// A read-only connection over `file` through a pseudo-slot whose handle
-// reads the File (never listed, never written), for `fn(db)`.
-export function previewFile(pool, file, fn, onError = null) {
-  const path = `/~preview-${pool.nextFileId}`;
-  const reader = new FileReaderSync();
-  // Each File read is a round trip to the browser: read 256 KB blocks and
-  // keep the last few, so the goal check's scattered page reads stay cheap.
-  const BLOCK = 256 << 10;
-  const blocks = new Map();
-  const block = (i) => {
-    let b = blocks.get(i);
-    if (!b) {
-      b = new Uint8Array(reader.readAsArrayBuffer(file.slice(i * BLOCK, (i + 1) * BLOCK)));
-      if (blocks.size >= 64) blocks.delete(blocks.keys().next().value);
-      blocks.set(i, b);
+// Stores `bytes` as copy `name` the way importFile streams a File: the
+// header checks first (magic, page size, the length against the header's
+// page count), then the bytes into a free pool file, named only once
+// SQLite has read their schema from it. No copy of the bytes in the wasm
+// heap and no integrity pass before the answer: SQLite's full check comes
+// after (checkCopy; the worker runs it once this has answered, so the page
+// draws first), reading the stored pages through the VFS. Until it has
+// passed, the copy this one replaced is kept aside, and a failed check
+// puts it back: bad bytes never cost the copy that was there. The copy
+// must not be open.
+export async function importBytes(pool, name, bytes, { onProgress } = {}) {
+  const what = `the file for copy "${name}"`;
+  const problem = sqliteHeaderProblem(bytes.subarray(0, 100), bytes.length, what);
+  if (problem) throw new Error(problem);
+  if (pool.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
+  await storeCopy(pool, name, bytes, what, async (sah) => {
+    for (let at = 0; at < bytes.length; at += CHUNK) {
+      const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
+      if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
+      if (onProgress) onProgress(at + part.length, bytes.length);
     }
-    return b;
-  };
-  const sah = {
-    read(view, { at }) {
-      const off = at - HEADER_SIZE;
-      if (off >= file.size) return 0;
-      const end = Math.min(file.size, off + view.length);
-      let pos = off;
-      while (pos < end) {
-        const b = block(Math.floor(pos / BLOCK));
-        const from = pos % BLOCK;
-        const n = Math.min(b.length - from, end - pos);
-        view.set(b.subarray(from, from + n), pos - off);
-        pos += n;
+  }, { unchecked: true });
+  return { name, size: bytes.length };
+}
+
+// Stores a File or Blob as copy `name` by streaming it into a pool slot:
+// no whole-file buffer, no in-memory copy and no integrity pass, so a
+// 100 MB workflow database is stored about as fast as it can be read (the
+// Pulse tab's path, web/local-store.mjs). The header is checked first
+// (magic, page size, the length against the header's page count), so a file
+// that is not SQLite, or a truncated one, is refused before anything is
+// written; the copy is named only after its last byte is written, and it
+// must then open and show its schema, or it is removed again. Either way a
+// failure leaves every other copy as it was.
+//
+// `preview(db)`, when given, runs first on a read-only connection that
+// reads the File itself, page by page (FileReaderSync), so the Pulse tab
+// can show the goal status card from the few pages the goal check needs
+// while the whole file is still being stored. A preview that fails is
+// skipped; the import goes on.
+export async function importFile(pool, name, file, { onProgress, preview } = {}) {
+  const what = `the file for copy "${name}"`;
+  const size = file.size;
+  const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
+  const problem = sqliteHeaderProblem(head, size, what);
+  if (problem) throw new Error(problem);
+  if (preview && typeof FileReaderSync === 'function') pool.previewFile(file, preview);
+  if (pool.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
+  if (pool.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
+  await storeCopy(pool, name, head, what, async (sah) => {
+    const reader = file.stream().getReader();
+    let at = 0;
+    let reported = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (sah.write(value, { at: HEADER_SIZE + at }) !== value.length) throw new Error('short write');
+      at += value.length;
+      // Chunks are small (64 KB): report each 1% only, not flood the page.
+      if (onProgress && (at - reported >= size / 100 || at === size)) {
+        reported = at;
+        onProgress(at, size);
       }
-      // A WAL-mode file is read in rollback mode (no -wal, no shared memory).
-      for (const i of [18, 19]) if (off <= i && i < end && view[i - off] === 2) view[i - off] = 1;
-      return end - off;
-    },
-    write() { throw new Error('the preview is read-only'); },
-    truncate() { throw new Error('the preview is read-only'); },
-    getSize: () => HEADER_SIZE + file.size,
-    flush() {},
-  };
-  pool.byPath.set(path, { fileName: '', sah, path, flags: 0, importedAt: 0 });
-  let db = null;
+    }
+    if (at !== size) throw new Error(`read ${at} of ${size} bytes: the file changed while it was read`);
+  });
   try {
-    db = pool.api.Database.openFile(path, { vfs: VFS_NAME });
-    db.exec('SELECT count(*) FROM sqlite_schema');
-    fn(db);
+    await pool.openDb(name);
   } catch (e) {
-    // No preview: the card comes from the stored copy instead.
-    if (onError) onError(e);
-  } finally {
-    if (db) db.close();
-    pool.byPath.delete(path);
+    pool.deleteDb(name);
+    throw new Error(`${what} is not a usable SQLite database: ${e.message.replace(/^copy "[^"]*" could not be opened: /, '')}`);
   }
+  return { name, size };
+}
+
+// Gives `slot` another path (its flags and import time kept), durably.
+function renameSlot(pool, slot, path) {
+  if (pool.byPath.get(slot.path) === slot) pool.byPath.delete(slot.path);
+  pool.writeHeader(slot, path, slot.flags, slot.importedAt, slot.note);
+  slot.sah.flush();
+  pool.byPath.set(path, slot);
 }

@@ -13,10 +13,10 @@
 // handles' own exclusivity); one connection per copy; no WAL (no shared
 // memory); the pool grows by adding files before a database is opened.
 import { RESULT_CODES } from './result-codes.mjs';
-import { sqliteHeaderProblem } from './sqlite-header.mjs';
 import {
-  HEADER_SIZE, SQLITE_OPEN_MAIN_DB, UNCHECKED, DAMAGED, BEFORE, VFS_NAME, checkCopy, storeCopy, previewFile,
+  HEADER_SIZE, SQLITE_OPEN_MAIN_DB, UNCHECKED, DAMAGED, BEFORE, VFS_NAME, checkCopy, importBytes, importFile,
 } from './opfs-copies.mjs';
+import { fileHandle } from './file-handle.mjs';
 
 const PATH_BYTES = 512;
 const OFF_FLAGS = 512;
@@ -37,7 +37,6 @@ const SQLITE_OPEN_CREATE = 0x4;
 
 const LOCK_NAME = 'pulse-opfs-pool';
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const CHUNK = 4 << 20;
 
 export const OPFS_UNAVAILABLE =
   'OPFS is not available in this browser context: Pulse stores database copies in the Origin Private File System, ' +
@@ -402,30 +401,10 @@ export class OpfsPool {
     return this.byPath.has(`/${name}`);
   }
 
-  // Stores `bytes` as copy `name` the way importFile streams a File: the
-  // header checks first (magic, page size, the length against the header's
-  // page count), then the bytes into a free pool file, named only once
-  // SQLite has read their schema from it. No copy of the bytes in the wasm
-  // heap and no integrity pass before the answer: SQLite's full check comes
-  // after (checkCopy; the worker runs it once this has answered, so the page
-  // draws first), reading the stored pages through the VFS. Until it has
-  // passed, the copy this one replaced is kept aside, and a failed check
-  // puts it back: bad bytes never cost the copy that was there. The copy
-  // must not be open.
-  async importDb(name, bytes, { onProgress } = {}) {
+  // Stores `bytes` as copy `name` (opfs-copies.mjs importBytes): {name, size}.
+  async importDb(name, bytes, options = {}) {
     checkCopyName(name);
-    const what = `the file for copy "${name}"`;
-    const problem = sqliteHeaderProblem(bytes.subarray(0, 100), bytes.length, what);
-    if (problem) throw new Error(problem);
-    if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
-    await storeCopy(this, name, bytes, what, async (sah) => {
-      for (let at = 0; at < bytes.length; at += CHUNK) {
-        const part = bytes.subarray(at, Math.min(at + CHUNK, bytes.length));
-        if (sah.write(part, { at: HEADER_SIZE + at }) !== part.length) throw new Error('short write');
-        if (onProgress) onProgress(at + part.length, bytes.length);
-      }
-    }, { unchecked: true });
-    return { name, size: bytes.length };
+    return importBytes(this, name, bytes, options);
   }
 
   // The copies imported from bytes whose full check has not run (a tab
@@ -441,68 +420,50 @@ export class OpfsPool {
     return checkCopy(this, name);
   }
 
-  // Gives `slot` another path (its flags and import time kept), durably.
-  rename(slot, path) {
-    if (this.byPath.get(slot.path) === slot) this.byPath.delete(slot.path);
-    this.writeHeader(slot, path, slot.flags, slot.importedAt, slot.note);
-    slot.sah.flush();
-    this.byPath.set(path, slot);
-  }
-
-  // Stores a File or Blob as copy `name` by streaming it into a pool slot:
-  // no whole-file buffer, no in-memory copy and no integrity pass, so a
-  // 100 MB workflow database is stored about as fast as it can be read (the
-  // Pulse tab's path, web/local-store.mjs). The header is checked first
-  // (magic, page size, the length against the header's page count), so a file
-  // that is not SQLite, or a truncated one, is refused before anything is
-  // written; the copy is named only after its last byte is written, and it
-  // must then open and show its schema, or it is removed again. Either way a
-  // failure leaves every other copy as it was.
-  //
-  // `preview(db)`, when given, runs first on a read-only connection that
-  // reads the File itself, page by page (FileReaderSync), so the Pulse tab
-  // can show the goal status card from the few pages the goal check needs
-  // while the whole file is still being stored. A preview that fails is
-  // skipped; the import goes on.
-  async importFile(name, file, { onProgress, preview } = {}) {
+  // Streams a File or Blob into OPFS as copy `name` (opfs-copies.mjs
+  // importFile): {name, size}.
+  async importFile(name, file, options = {}) {
     checkCopyName(name);
-    const what = `the file for copy "${name}"`;
-    const size = file.size;
-    const head = new Uint8Array(await file.slice(0, 100).arrayBuffer());
-    const problem = sqliteHeaderProblem(head, size, what);
-    if (problem) throw new Error(problem);
-    if (preview && typeof FileReaderSync === 'function') this.previewFile(file, preview);
-    if (this.openDbs.has(name)) throw new Error(`copy "${name}" is open: close it before importing over it`);
-    if (this.has(name)) throw new Error(`a copy named "${name}" exists: delete it first or choose another name`);
-    await storeCopy(this, name, head, what, async (sah) => {
-      const reader = file.stream().getReader();
-      let at = 0;
-      let reported = 0;
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        if (sah.write(value, { at: HEADER_SIZE + at }) !== value.length) throw new Error('short write');
-        at += value.length;
-        // Chunks are small (64 KB): report each 1% only, not flood the page.
-        if (onProgress && (at - reported >= size / 100 || at === size)) {
-          reported = at;
-          onProgress(at, size);
-        }
-      }
-      if (at !== size) throw new Error(`read ${at} of ${size} bytes: the file changed while it was read`);
-    });
-    try {
-      await this.openDb(name);
-    } catch (e) {
-      this.deleteDb(name);
-      throw new Error(`${what} is not a usable SQLite database: ${e.message.replace(/^copy "[^"]*" could not be opened: /, '')}`);
-    }
-    return { name, size };
+    return importFile(this, name, file, options);
   }
 
-  // A read-only connection over `file` for `fn(db)` (opfs-copies.mjs previewFile).
+  // A read-only connection over `file` (openFileReadOnly), for `fn(db)`.
   previewFile(file, fn, onError = null) {
-    previewFile(this, file, fn, onError);
+    let opened = null;
+    try {
+      opened = this.openFileReadOnly(file);
+      opened.db.exec('SELECT count(*) FROM sqlite_schema');
+      fn(opened.db);
+    } catch (e) {
+      // No preview: the card comes from the stored copy instead.
+      if (onError) onError(e);
+    } finally {
+      if (opened) opened.db.close();
+    }
+  }
+
+  // A read-only Database over `file` (fileHandle below) as a pseudo-slot
+  // that is never listed: {db, handle}; closing the db forgets the slot.
+  openFileReadOnly(file, options = {}) {
+    const path = `/~file-${this.nextFileId++}`;
+    const handle = fileHandle(file, { ...options, slotHeader: HEADER_SIZE });
+    this.byPath.set(path, { fileName: '', sah: handle, path, flags: 0, importedAt: 0 });
+    let db;
+    try {
+      db = this.api.Database.openFile(path, { vfs: VFS_NAME, readOnly: true });
+    } catch (e) {
+      this.byPath.delete(path);
+      throw e;
+    }
+    const close = db.close.bind(db);
+    db.close = () => {
+      try {
+        close();
+      } finally {
+        this.byPath.delete(path);
+      }
+    };
+    return { db, handle };
   }
 
   // The copy's bytes as a fresh Uint8Array.
@@ -515,6 +476,16 @@ export class OpfsPool {
     const out = new Uint8Array(this.dataSize(slot));
     slot.sah.read(out, { at: HEADER_SIZE });
     return out;
+  }
+
+  // The copy as a File, the slot's header in front ({file, headerBytes}), for
+  // Inspect's worker: taken between operations, after a crash's journal rolled
+  // back; reading it fails once the copy changes (then it is taken again).
+  async fileOf(name) {
+    await this.openDb(name);
+    const slot = this.byPath.get(`/${name}`);
+    const handle = await this.dir.getFileHandle(slot.fileName);
+    return { file: await handle.getFile(), headerBytes: HEADER_SIZE };
   }
 
   deleteDb(name) {
@@ -594,4 +565,18 @@ export class OpfsPool {
     if (this.releaseLock) this.releaseLock();
     this.releaseLock = null;
   }
+}
+
+// A read-only Database over `file` in a worker that holds no pool (Inspect's):
+// the VFS over a pool of pseudo-slots only. {db, handle}
+export function openFileDatabase(api, file, options = {}) {
+  if (api.pulseOpfs && !api.pulseFilePool) throw new Error('this module holds an OPFS pool: use its openFileReadOnly');
+  if (!api.pulseFilePool) {
+    const pool = new OpfsPool(api, null);
+    api.pulseOpfs = pool.vfsMethods();
+    const rc = api._pulse_opfs_register();
+    if (rc !== SQLITE_OK) throw new Error(`could not register the file VFS (SQLite code ${rc})`);
+    api.pulseFilePool = pool;
+  }
+  return api.pulseFilePool.openFileReadOnly(file, options);
 }

@@ -25,8 +25,10 @@ import { RESULT_CODES, RESULT_CODE_NAMES } from './result-codes.mjs';
 import { readSqliteHeader } from './sqlite-header.mjs';
 import { defineStatement, SQLITE_OK, SQLITE_ROW, SQLITE_DONE, SQLITE_TEXT } from './sqljs-statement.mjs';
 import { installUserFunctions } from './sqljs-functions.mjs';
+import { installGuard } from './sqljs-guard.mjs';
 
 const { SQLITE_NOTADB } = RESULT_CODES;
+const SQLITE_OPEN_READONLY = 0x1;
 const SQLITE_OPEN_READWRITE = 0x2;
 const SQLITE_OPEN_CREATE = 0x4;
 const STRING_SCRATCH_BYTES = 4096;
@@ -251,10 +253,10 @@ export function bindApi(Module) {
       this.adopt(db, ':memory:');
     }
 
-    // A Database over a file of a registered VFS (the OPFS pool uses this).
-    static openFile(filename, { vfs, create = false } = {}) {
+    // A Database over a file of a registered VFS (the OPFS pool; readOnly: Inspect).
+    static openFile(filename, { vfs, create = false, readOnly = false } = {}) {
       const self = Object.create(Database.prototype);
-      const flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+      const flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
       self.adopt(openRaw(filename, flags, vfs), filename);
       return self;
     }
@@ -413,6 +415,6 @@ export function bindApi(Module) {
     }
   }
 
-  installUserFunctions(Database, lib);
+  for (const install of [installUserFunctions, installGuard]) install(Database, lib);
   return Object.assign(Module, { Database, Statement, StatementIterator, Pulse, validateDatabaseBytes, checkDatabaseBytes });
 }

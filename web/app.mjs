@@ -10,7 +10,7 @@
 // which mode, which workflow, which view), the clock and the layout.
 import { html, render } from 'htm/preact';
 import { useState, useEffect, useRef } from 'preact/hooks';
-import { Dashboard } from './cards/dashboard.mjs';
+import { Dashboard, NoSuchWorkflow } from './cards/dashboard.mjs';
 import { LocalPanel } from './cards/local-panel.mjs';
 import { ServerPanel } from './cards/server-panel.mjs';
 import { PreviewCard } from './cards/preview.mjs';
@@ -19,7 +19,8 @@ import { parseNowParam, isoSeconds, formatTime } from './format.mjs';
 import { takeTokenFromLocation } from './data/server-api.mjs';
 import { localSource, serverSource } from './data/sources.mjs';
 import { useLocalCopies, useServer, useOverviewPages } from './data/hooks.mjs';
-import { parseRoute, routeHash, routeFromQuery } from './data/route.mjs';
+import { parseRoute, routeHash, routeFromQuery, routeTitle } from './data/route.mjs';
+import { InspectPane } from './inspect/pane.mjs';
 
 const params = new URLSearchParams(location.search);
 takeTokenFromLocation();
@@ -71,17 +72,38 @@ function NowSetting({ nowSeconds, nowError, onNow }) {
   </form>`;
 }
 
+// A preset program (--runner/--builder claude|codex) as the banner says it:
+// its name, or the one line saying it is not installed.
+function ProgramLine({ p, role }) {
+  if (!p.found) return html` <span class="card-error">${p.error}</span>`;
+  const unset = p.key === 'unset' ? html` (<code>${(p.key_env || []).join(' / ')}</code> not set)` : null;
+  return html` ${role} <strong>${p.title}</strong>${p.model ? html` (<code>${p.model}</code>)` : null}${unset}.`;
+}
+
 // Who thinks for Pulse's turns on this server: a model (named, with whether
-// its key is set: never the key), an external runner, or the built-in rules.
+// its key is set: never the key), a preset program (Claude Code, Codex), an
+// external runner, or the built-in rules; and a preset Builder chat.
 function ThinksWith({ t }) {
   if (!t) return null;
-  if (t.thinks_with === 'model' && t.model) {
+  let who;
+  if (t.thinks_with === 'program' && t.program) {
+    who = html`<${ProgramLine} p=${t.program} role="Pulse thinks with" />`;
+  } else if (t.thinks_with === 'model' && t.model) {
     const m = t.model;
     const unset = m.key === 'unset' ? html` (<code>${m.key_env}</code> is not set)` : null;
-    return html`<span id="thinks-with" class="thinks-with"> Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.</span>`;
+    who = html` Pulse thinks with <strong>${m.provider}:${m.name}</strong> at <code>${m.url}</code>${unset}.`;
+  } else if (t.thinks_with === 'runner') {
+    who = html` Pulse's turns run an external runner.`;
+  } else {
+    // With no model and no Builder command at all, the banner says what that
+    // means before anyone acts, and links the page that connects one.
+    who = t.has_builder
+      ? html` Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).`
+      : html` <span id="connected-note" class="connected-note">No model and no Builder command are set: Pulse's turns use the built-in
+        rules runner, and an accepted fix waits in the outbox.${' '}<a href="/docs/models.md">How to connect one (docs/models.md)</a>.</span>`;
   }
-  if (t.thinks_with === 'runner') return html`<span id="thinks-with" class="thinks-with"> Pulse's turns run an external runner.</span>`;
-  return html`<span id="thinks-with" class="thinks-with"> Pulse's turns use the built-in rules runner (no model; <code>--model</code> or <code>PULSE_MODEL</code> names one).</span>`;
+  const builder = t.builder ? html`<${ProgramLine} p=${t.builder} role="The Builder chat is" />` : null;
+  return html`<span id="thinks-with" class="thinks-with">${who}${builder}</span>`;
 }
 
 function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, thinksWith }) {
@@ -95,7 +117,7 @@ function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, thinksW
       </nav>
       ${mode === 'local'
         ? html`<${NowSetting} nowSeconds=${now.nowSeconds} nowError=${now.nowError} onNow=${now.onNow} />`
-        : html`<span class="now-setting" id="server-clock">Server clock${serverNow !== undefined ? `: ${isoSeconds(serverNow)}` : ''}</span>`}
+        : html`<span class="now-setting" id="server-clock">Server clock${serverNow !== undefined ? html`: <time datetime=${isoSeconds(serverNow)}>${formatTime(serverNow * 1000)} UTC</time>` : ''}</span>`}
     </header>
     <div class=${`mode-banner banner-${mode}`} id="mode-banner" data-mode=${mode}>
       ${mode === 'server'
@@ -104,6 +126,12 @@ function TopBar({ mode, switchMode, serverUp, now, serverNow, importing, thinksW
             of ${importing === 1 ? '1 workflow' : `${importing} workflows`}, a batch each tick; a workflow's goal check waits until its history is in.</span>` : null}`
         : html`<strong>Local copy, offline</strong> — computed in this browser by the WASM core; actions change only the copy in this browser (export it to keep them).`}
     </div>`;
+}
+
+// A time as the cards write it ("7 Oct 2026 12:00 UTC"), its RFC 3339 form
+// in datetime= for machines.
+function When({ s }) {
+  return html`<time datetime=${isoSeconds(s)}>${formatTime(s * 1000, 0)} UTC</time>`;
 }
 
 // Which clock the cards are on, and "as of the last recorded check": the
@@ -117,10 +145,10 @@ function ClockLine({ source, mode, nowSeconds, serverNow, onNow }) {
   }, [source, nowSeconds]);
   const lastAt = last && last.checked_at;
   const clock = mode === 'server'
-    ? html`On the server's clock${serverNow !== undefined ? html` (<time>${isoSeconds(serverNow)}</time>)` : null}.`
+    ? html`On the server's clock${serverNow !== undefined ? html` (<${When} s=${serverNow} />)` : null}.`
     : nowSeconds !== undefined
-      ? html`At a set time, <time>${isoSeconds(nowSeconds)}</time> (not this browser's clock).`
-      : html`On this browser's clock (<time>${isoSeconds(Math.floor(Date.now() / 1000))}</time>).`;
+      ? html`At a set time, <${When} s=${nowSeconds} /> (not this browser's clock).`
+      : html`On this browser's clock (<${When} s=${Math.floor(Date.now() / 1000)} />).`;
   const atLast = mode === 'local' && lastAt && parseNowParam(lastAt).seconds === nowSeconds;
   return html`<p class="clock-line" id="clock-line">
     <span class="clock-what">${clock}</span>
@@ -135,7 +163,7 @@ function ClockLine({ source, mode, nowSeconds, serverNow, onNow }) {
 
 function Sidebar({ mode, local, server, open, go, setPreview, nowSeconds, overview }) {
   if (mode !== 'local') {
-    return html`<${ServerPanel} rows=${overview.rows} total=${overview.total} error=${overview.error}
+    return html`<${ServerPanel} rows=${open ? overview.rows : null} total=${overview.total} error=${overview.error}
       openName=${open && open.kind === 'server' ? open.name : ''}
       onOpen=${(name) => go({ open: { kind: 'server', name } })}
       token=${server.token} tokenState=${server.tokenState} onToken=${server.onToken} />`;
@@ -161,27 +189,49 @@ function useOpenSource(open, store, api) {
   return { key, source: ref.current.source };
 }
 
-// Scrolls the view named in the address into sight once its card is drawn.
-function useViewScroll(view, key) {
+// Scrolls the view named in the address into sight, and keeps it there while
+// the cards above it load and grow (a direct load or a reload lands on the
+// card, not where it was before the cards above were drawn); the owner's
+// own scrolling or typing ends it.
+function useViewScroll(view, key, paramsKey) {
   useEffect(() => {
     if (!view) return undefined;
     let tries = 0;
     let timer = 0;
+    let stable = 0;
+    let lastTop = NaN;
+    let moved = false;
+    const stop = () => { moved = true; };
+    const events = ['wheel', 'touchmove', 'keydown', 'mousedown'];
+    for (const e of events) addEventListener(e, stop, { passive: true });
     const find = () => {
+      if (moved) return;
       const el = document.getElementById(view);
-      if (el) { el.scrollIntoView({ block: 'start' }); return; }
-      if (++tries < 50) timer = setTimeout(find, 100);
+      if (el) {
+        const loading = [...document.querySelectorAll('#main .card')].some((c) => /Loading…/.test(c.textContent));
+        el.scrollIntoView({ block: 'start' });
+        const top = el.getBoundingClientRect().top;
+        stable = !loading && Math.abs(top - lastTop) < 1 ? stable + 1 : 0;
+        lastTop = top;
+        if (stable >= 4) return;
+      }
+      if (++tries < 100) timer = setTimeout(find, 100);
     };
     find();
-    return () => clearTimeout(timer);
+    return () => { clearTimeout(timer); for (const e of events) removeEventListener(e, stop); };
   }, [view, key]);
 }
 
-const VIEW_LINKS = [['goal-status', 'Goal'], ['readings', 'Readings'], ['needs-you', 'Needs you'], ['decision-log', 'Decision log'],
-  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log']];
+const VIEW_LINKS = [['needs-you', 'What needs you'], ['goal-status', 'Goal'], ['readings', 'Readings'], ['decision-log', 'Decision log'],
+  ['messages', 'Messages'], ['memory', 'Memory'], ['agent-log', 'Agent log'], ['inspect', 'Inspect']];
 
-function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged, clock }) {
+function OpenWorkflow({ open, source, route, go, dirty, shownNow, readOnly, onChanged, clock, knownRows, inspect }) {
   const back = routeHash({ mode: open.kind === 'server' ? 'server' : 'local' });
+  const view = route.view;
+  // A card's filters go into the address with the card (a reload lands there).
+  const onParams = (card, params) => go({ open, view: card, params });
+  const linkFor = (card) => routeHash({ open, view: card });
+  const workflowLink = (name) => routeHash({ open: { kind: open.kind, name } });
   return html`<div class="open-title">
       <a class="back-link" href=${back}>← All ${open.kind === 'server' ? 'workflows' : 'copies'}</a>
       <h2>${open.name}</h2>
@@ -189,12 +239,13 @@ function OpenWorkflow({ open, source, view, dirty, shownNow, readOnly, onChanged
     </div>
     <nav class="view-links" aria-label="Cards">${VIEW_LINKS.map(([id, label]) => html`<a href=${routeHash({ open, view: id })}
       aria-current=${view === id ? 'location' : undefined}>${label}</a>`)}</nav>
-    ${clock}
+    ${inspect || html`${clock}
     <${Dashboard} key=${`${open.kind}:${open.name}${shownNow || ''}`} source=${source} nowSeconds=${shownNow}
-      readOnly=${readOnly} onChanged=${onChanged} />`;
+      readOnly=${readOnly} onChanged=${onChanged} view=${view} params=${route.params || {}} onParams=${onParams}
+      linkFor=${linkFor} workflowLink=${workflowLink} knownRows=${knownRows} />`}`;
 }
 
-function MainPane({ mode, route, local, server, source, key, preview, now, dirty, setDirty, overview }) {
+function MainPane({ mode, route, go, local, server, source, key, preview, now, dirty, setDirty, overview }) {
   const open = route.open;
   const shownNow = mode === 'server' ? server.serverNow : now.nowSeconds;
   const nowMs = (shownNow !== undefined ? shownNow : Date.now() / 1000) * 1000;
@@ -203,16 +254,17 @@ function MainPane({ mode, route, local, server, source, key, preview, now, dirty
     return html`<${OverviewCard} pages=${overview} error=${mode === 'local' ? local.storeError : ''} mode=${mode} nowMs=${nowMs} />`;
   }
   if (open.kind === 'local' && local.store && !local.copies.some((c) => c.name === open.name)) {
-    return html`<div class="empty"><h2>No copy named ${open.name} in this browser</h2>
-      <p>It may have been deleted, or imported in another browser. <a href="#/local">See the copies here</a>.</p></div>`;
+    return html`<${NoSuchWorkflow} name=${open.name} error="No copy by this name in this browser: it may have been deleted, or imported in another browser."
+      rows=${local.copies} linkFor=${(name) => routeHash({ open: { kind: 'local', name } })} />`;
   }
   if (!source) return html`<div class="empty"><h2>${open.name}</h2><p>Opening the copy…</p></div>`;
   const readOnly = open.kind === 'server' && (!server.token || server.tokenState === 'refused')
     ? 'Read only: paste the owner token (left) to answer or edit.' : '';
   const onChanged = () => { if (open.kind === 'local') { setDirty((d) => ({ ...d, [key]: true })); local.refreshCopies(); } };
   const clock = html`<${ClockLine} source=${source} mode=${mode} nowSeconds=${shownNow} serverNow=${server.serverNow} onNow=${now.onNow} />`;
-  return html`<${OpenWorkflow} open=${open} source=${source} view=${route.view} dirty=${dirty[key]} shownNow=${shownNow}
-    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} />`;
+  const inspect = route.view === 'inspect' ? html`<${InspectPane} open=${open} local=${local} query=${route.query} go=${go} />` : null;
+  return html`<${OpenWorkflow} open=${open} source=${source} route=${route} go=${go} dirty=${dirty[key]} shownNow=${shownNow}
+    readOnly=${readOnly} onChanged=${onChanged} clock=${clock} knownRows=${overview.rows} inspect=${inspect} />`;
 }
 
 function App() {
@@ -229,6 +281,8 @@ function App() {
   const { key, source } = useOpenSource(route.open, local.store, server.api);
   const overview = useOverviewPages({ mode, shown: !route.open, local, server, nowSeconds: now.nowSeconds });
   useViewScroll(route.view, key);
+  // The page's title names the workflow and the card.
+  useEffect(() => { document.title = routeTitle(route); }, [route.view, route.open && route.open.name, route.mode]);
 
   return html`<div class=${`app mode-${mode}`}>
     <${TopBar} mode=${mode} switchMode=${switchMode} serverUp=${server.serverUp} now=${now} serverNow=${server.serverNow}
@@ -239,7 +293,7 @@ function App() {
           setPreview=${setPreview} nowSeconds=${now.nowSeconds} overview=${overview} />
       </aside>
       <main class="main" id="main">
-        <${MainPane} mode=${mode} route=${route} local=${local} server=${server} source=${source} key=${key}
+        <${MainPane} mode=${mode} route=${route} go=${go} local=${local} server=${server} source=${source} key=${key}
           preview=${preview} now=${now} dirty=${dirty} setDirty=${setDirty} overview=${overview} />
       </main>
     </div>

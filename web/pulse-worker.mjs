@@ -7,7 +7,7 @@
 //   failure   {type: 'error', messageId, result: {operation, message, code?}}
 //   progress  {type: 'progress', messageId, loaded, total}   (during import)
 //
-// Types: init, list, import, check, importFile, inspectFile, export, delete, open, close, exec, run, call.
+// Types: init, list, import, check, importFile, inspectFile, export, delete, open, close, exec, run, call, fileOf.
 // Every Pulse tab has its own worker; one of them owns the pool and serves
 // the others (see "Several tabs, one pool" below), so all tabs work.
 // The module is loaded from `./wasm/` next to this file (the server maps
@@ -156,6 +156,9 @@ const handlers = {
     db.run(sql, params ?? undefined);
     return { changes: db.getRowsModified() };
   },
+  // The copy as a File for Inspect's own worker (web/inspect/), which reads
+  // it on a read-only connection of its own: {file, headerBytes}.
+  fileOf: ({ name }) => needPool().fileOf(name),
   async call({ name, method, args, now }) {
     const db = name ? await needPool().openDb(name) : null;
     return db ? pulseOf(db).call(method, args ?? {}, { now }) : new api.Pulse(null).call(method, args ?? {}, { now });
@@ -181,7 +184,7 @@ let nextRemoteId = 1;
 // Requests that only read: sent again to the next owner when the owner's tab
 // closed before answering. A write is never repeated: it fails with a reason.
 const READ_CALL = /\.(check|list|show|readings|runs_by_route|last_check|config|version|methods|levels|decisions)$/;
-const safeToRepeat = (type, args) => ['init', 'list', 'check', 'exec', 'export', 'inspectFile', 'open', 'close'].includes(type)
+const safeToRepeat = (type, args) => ['init', 'list', 'check', 'exec', 'export', 'inspectFile', 'open', 'close', 'fileOf'].includes(type)
   || (type === 'call' && READ_CALL.test(String(args && args.method)));
 
 function setOwner(id) {

@@ -5,13 +5,20 @@
 // does not. The server's JSON API (/api/, /s/, /mcp) is never cached.
 const CACHE = 'pulse-tab-v1';
 
-// Modules the page imports only when a card needs them (the chart's uPlot):
-// kept at install, so a copy first opened offline still draws its chart.
-const ON_DEMAND = ['./vendor/uPlot.esm.js'];
+// Modules the page imports only when a card needs them (the chart's uPlot)
+// and what Inspect loads only when it opens (its worker, what the worker
+// imports, its style sheet, and the WASM module its worker instantiates,
+// which a tab whose Pulse worker is not the pool's owner never loaded):
+// kept at install, each on its own, so a copy first opened offline still
+// draws its chart and can be inspected.
+const ON_DEMAND = ['./vendor/uPlot.esm.js', './inspect/inspect-worker.mjs', './inspect/engine.mjs', './inspect/sql.mjs',
+  './inspect/btree.mjs', './inspect/inspect.css', ...['pulse.mjs', 'pulse.wasm', 'sqljs-api.mjs', 'sqljs-statement.mjs',
+    'sqljs-functions.mjs', 'sqljs-guard.mjs', 'opfs-pool.mjs', 'file-handle.mjs', 'result-codes.mjs', 'sqlite-header.mjs']
+    .map((f) => `./wasm/${f}`)];
 
 self.addEventListener('install', (event) => {
   self.skipWaiting();
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(ON_DEMAND)).catch(() => {}));
+  event.waitUntil(caches.open(CACHE).then((c) => Promise.all(ON_DEMAND.map((u) => c.add(u).catch(() => {})))));
 });
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
 

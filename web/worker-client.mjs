@@ -88,6 +88,8 @@ export function createPulseClient(workerUrl = new URL('./pulse-worker.mjs', impo
     run: (name, sql, params) => post('run', { name, sql, params }),
     // → the core API method's result (see core/api.h); now: RFC 3339, Date or seconds
     call: (name, method, args = {}, now) => post('call', { name, method, args, now: now instanceof Date ? now.toISOString() : now }),
+    // → {file, headerBytes}: the copy as a File, read by Inspect's worker
+    fileOf: (name) => post('fileOf', { name }),
     // Closes one open copy (or all without a name); it reopens on next use.
     closeDb: (name) => post('close', name ? { name } : {}),
     // Ends the worker (and frees the pool for another tab).

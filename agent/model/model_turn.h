@@ -79,4 +79,22 @@ Result<ModelTurnResult> RunModelTurn(ApiContext& ctx, const ModelTurnInput& in);
 // The system prompt's last part: how Pulse's own loop works for the model.
 extern const char* const kModelPreface;
 
+// The turn's user message from what a runner reads on stdin (`prepared`)
+// and the turn's input: what it is, the owner's or caller's words, its
+// context (cut at 100,000 bytes) and the skill documents. A preset program
+// (agent/programs/) gets the same message as its prompt.
+std::string TurnUserText(const nlohmann::json& prepared, const nlohmann::json& input);
+
+// What a turn thought through by a model or a preset program leaves besides
+// its reply. The reply in the outbox: pulse_reply for a message to Pulse,
+// pulse_summary for a goal check that is not on track (and not a pause
+// already reported); true when stored. `thinker` names the model ("anthropic:NAME").
+bool StoreTurnReply(ApiContext& ctx, TurnKind kind, const nlohmann::json& input, const std::string& reply,
+                    const std::string& pulse_run_id, const std::string& thinker, std::vector<std::string>* notes);
+// The tokens priced from .pulse/prices.json and written to the workflow's
+// cost ledger (source 'pulse'); the cost, or nullopt (with a note) when
+// there is no price.
+std::optional<double> RecordTurnCost(ApiContext& ctx, const std::string& workspace, const ModelSpec& spec,
+                                     int64_t tokens_in, int64_t tokens_out, std::vector<std::string>* notes);
+
 }  // namespace pulse

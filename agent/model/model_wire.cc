@@ -23,14 +23,6 @@ std::string Str(const json& doc, const char* key) {
   return it != doc.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// A token count from the reply: a whole number within reason, else 0.
-int64_t Count(const json& doc, const char* key) {
-  if (!doc.is_object()) return 0;
-  auto it = doc.find(key);
-  if (it == doc.end() || !it->is_number_integer()) return 0;
-  int64_t v = it->get<int64_t>();
-  return v >= 0 && v < 1000000000000 ? v : 0;
-}
 
 // One tool call as the model wrote it: the name bounded and made safe to
 // echo, the id likewise (or made up), the arguments parsed or the problem said.
@@ -144,8 +136,8 @@ Result<ModelReply> ParseOpenAi(const json& doc) {
     }
   }
   const json usage = doc.value("usage", json::object());
-  out.tokens_in = Count(usage, "prompt_tokens");
-  out.tokens_out = Count(usage, "completion_tokens");
+  out.tokens_in = TokenCount(usage, "prompt_tokens");
+  out.tokens_out = TokenCount(usage, "completion_tokens");
   return out;
 }
 
@@ -220,13 +212,21 @@ Result<ModelReply> ParseAnthropic(const json& doc) {
   }
   out.stop = Str(doc, "stop_reason");
   const json usage = doc.value("usage", json::object());
-  out.tokens_in = Count(usage, "input_tokens") + Count(usage, "cache_creation_input_tokens") +
-                  Count(usage, "cache_read_input_tokens");
-  out.tokens_out = Count(usage, "output_tokens");
+  out.tokens_in = TokenCount(usage, "input_tokens") + TokenCount(usage, "cache_creation_input_tokens") +
+                  TokenCount(usage, "cache_read_input_tokens");
+  out.tokens_out = TokenCount(usage, "output_tokens");
   return out;
 }
 
 }  // namespace
+
+int64_t TokenCount(const json& doc, const char* key) {
+  if (!doc.is_object()) return 0;
+  auto it = doc.find(key);
+  if (it == doc.end() || !it->is_number_integer()) return 0;
+  int64_t v = it->get<int64_t>();
+  return v >= 0 && v < 1000000000000 ? v : 0;
+}
 
 std::string WireSafe(std::string_view text, size_t max, const std::string& fallback) {
   std::string out;

@@ -82,4 +82,8 @@ std::string ModelErrorText(std::string_view body);
 // [A-Za-z0-9_-]{1,max}: what both APIs accept as a tool name or id.
 std::string WireSafe(std::string_view text, size_t max, const std::string& fallback);
 
+// A token count from a reply (a model's, or a program's JSON output): a
+// whole number within reason, else 0 (hostile input).
+int64_t TokenCount(const nlohmann::json& doc, const char* key);
+
 }  // namespace pulse

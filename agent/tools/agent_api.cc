@@ -178,6 +178,7 @@ ApiContext ServerContext(const OpenedWorkflow& w, Env& env) {
   ctx.workflow = w.paths.name;
   ctx.config = w.config;
   ctx.workflow_dir = w.paths.dir;
+  ctx.outside_files = &ReadOutsideFiles;
   ctx.api = &ServerApi();
   return ctx;
 }

@@ -75,7 +75,7 @@ namespace {
 // The goal check document with Pulse's own memory and open focus areas
 // (goal_lead), so a turn reads them first.
 Result<json> GoalStatusView(ApiContext& ctx) {
-  PULSE_ASSIGN_OR_RETURN(json out, GoalStatusDocument(ctx, false));
+  PULSE_ASSIGN_OR_RETURN(json out, GoalStatusDocument(ctx, false, FactsWindow::kSinceLatestCheck));
   out["goal_lead"] = GoalLeadJson(ctx);
   return out;
 }

@@ -2,6 +2,9 @@
 // Builder chat through the server's Builder channel (agent/turns/pulse_asks.h).
 #include <algorithm>
 #include <cctype>
+#include <mutex>
+#include <set>
+#include <utility>
 
 #include "agent/outbox/outbox.h"
 #include "agent/turns/pulse_asks.h"
@@ -220,12 +223,55 @@ json ApplyOutcome::ToJson() const {
 
 namespace {
 
+// Apply messages on their way to a Builder chat right now (workflow folder,
+// outbox id). The owner's answer delivers its message at once while the
+// tick retries the undelivered ones, and a Builder turn takes seconds: one
+// message must reach the chat once, not once from each.
+std::mutex g_delivering_mu;
+std::set<std::pair<std::string, int64_t>> g_delivering;
+
+class DeliveryClaim {
+ public:
+  DeliveryClaim(std::string dir, int64_t id) : key_(std::move(dir), id) {
+    std::lock_guard<std::mutex> l(g_delivering_mu);
+    held_ = g_delivering.insert(key_).second;
+  }
+  ~DeliveryClaim() {
+    if (!held_) return;
+    std::lock_guard<std::mutex> l(g_delivering_mu);
+    g_delivering.erase(key_);
+  }
+  DeliveryClaim(const DeliveryClaim&) = delete;
+  DeliveryClaim& operator=(const DeliveryClaim&) = delete;
+  bool held() const { return held_; }
+
+ private:
+  std::pair<std::string, int64_t> key_;
+  bool held_ = false;
+};
+
+// Whether apply message `id` still waits (one delivered meanwhile does not).
+bool StillUndelivered(ApiContext& ctx, int64_t id) {
+  OutboxQuery q;
+  q.undelivered_only = true;
+  q.kind = kApplyKind;
+  q.limit = 100;
+  Result<std::vector<OutboxMessage>> waiting = ListOutbox(*ctx.db, q);
+  if (!waiting.ok()) return false;
+  return std::any_of(waiting->begin(), waiting->end(), [id](const OutboxMessage& w) { return w.id == id; });
+}
+
 // One try at delivering an apply message; records the attempt when one was
 // made or when nothing can carry it (so the tab can say why it waits).
 ApplyOutcome TryDeliverApply(ApiContext& ctx, const OutboxMessage& m, bool record_waiting) {
   ApplyOutcome out;
   out.sent = true;
   out.outbox_id = m.id;
+  DeliveryClaim claim(ctx.workflow_dir, m.id);
+  if (!claim.held() || !StillUndelivered(ctx, m.id)) {
+    out.reason = "undelivered here: the message is being delivered, or was, by another attempt";
+    return out;
+  }
   const int64_t now = ctx.env->NowSeconds();
   Result<std::optional<ChatRow>> chat = TargetChat(ctx, JStr(m.payload, "builder_session_id"));
   if (!chat.ok() || !*chat || !CurrentBuilderChannel() || (*chat)->busy) {

@@ -88,7 +88,7 @@ Result<RulesReport> RulesQaFix(ApiContext& ctx, const RulesTurn& turn, const Pul
     r.status = "failed";
     r.reason = "the facts could not be read: " + allowed.reason;
   } else {
-    PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
+    PULSE_ASSIGN_OR_RETURN(ContextFacts facts, FactsNow(ctx));
     r.status = "completed";
     r.technical_review = "Checked " + (request ? "\"" + request->what + "\"" : std::string("the workflow's runs")) +
                          " against the facts: " + HealthLine(facts.run_health) + ". Nothing was changed.";
@@ -109,7 +109,7 @@ Result<RulesReport> RulesArchitecture(ApiContext& ctx, const RulesTurn& turn) {
     out.summary = "Architecture: the facts could not be read: " + allowed.reason;
     return out;
   }
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, FactsNow(ctx));
   std::set<std::string> routes;
   for (const FailedRun& f : facts.run_health.failed_runs) if (!f.route.empty()) routes.insert(f.route);
   std::string list;

@@ -135,7 +135,7 @@ Result<json> TurnContext(ApiContext& ctx, TurnKind kind, bool report_only, const
   report_only = report_only || ctx.config.AllSchedulesPaused();
   PULSE_ASSIGN_OR_RETURN(std::string charter, TurnCharter(kind, report_only, caller == "owner"));
   charter = Replace(charter, "{wf}", ctx.workflow);
-  Result<json> check = GoalStatusDocument(ctx, false);
+  Result<json> check = GoalStatusDocument(ctx, false, FactsWindow::kSinceLatestCheck);
   ContextDecisions decisions(ctx);
   json context = {{"workflow", ctx.workflow},
                   {"now", FormatTime(ctx.env->NowSeconds())},
@@ -355,7 +355,7 @@ Result<RulesReport> RulesCheck(ApiContext& ctx, const RulesTurn& turn) {
   PULSE_ASSIGN_OR_RETURN(GuardDecision allowed, call.Ask("record_pulse_goal_check", json::object()));
   if (!allowed.allowed) return Status::Refused("record_pulse_goal_check was refused: " + allowed.reason);
   // The facts run from the previous recorded check: gathered before this one is stored.
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, FactsNow(ctx));
   const std::string reauth = facts.needs_reauth() ? "\n" + NeedsReauthLine(facts) : "";
   PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), true));
   out.status = check.status;

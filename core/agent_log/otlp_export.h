@@ -2,7 +2,7 @@
 // span, and every decision of the autonomy guard is a tool-call span under
 // the turn that made it, encoded as OTLP/HTTP JSON
 // (ExportTraceServiceRequest). The rules live here; the HTTP POST is the
-// server's (server-shim/http/otlp_exporter.h).
+// server's (server-shim/observe/otlp_exporter.h).
 //
 // Spans follow the OpenTelemetry GenAI conventions:
 //  - an agent row: name "invoke_agent <agent name>", gen_ai.operation.name

@@ -158,7 +158,7 @@ Result<json> Prune(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(a.OptInt("keep_last", INT64_MIN / 2, INT64_MAX / 2, &o.keep_last));
   PULSE_RETURN_IF_ERROR(a.OptBool("dry_run", &o.dry_run));
   // What the goal check still needs stays, whatever its age.
-  Result<ContextFacts> facts = ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir);
+  Result<ContextFacts> facts = FactsNow(ctx);
   if (!facts.ok()) return facts.status().WithContext(what + ": reading the goal check's evidence");
   Result<Evidence> evidence = GatherEvidence(*ctx.db, *facts);
   if (!evidence.ok()) return evidence.status().WithContext(what + ": reading the goal check's evidence");

@@ -70,6 +70,7 @@ const ApiRegistry& CoreApi() {
     AddQaApi(r);
     AddAsksApi(r);
     AddReviewApi(r);
+    AddAttentionApi(r);
     return r;
   }();
   return registry;
@@ -101,6 +102,7 @@ ApiContext ContextFor(WorkflowHandle& handle, const ApiRegistry* api) {
   ctx.workflow = handle.workflow();
   ctx.config = handle.config();
   ctx.workflow_dir = handle.dir();
+  ctx.outside_files = handle.outside_files();
   ctx.api = api;
   ctx.handle = &handle;
   return ctx;

@@ -32,6 +32,9 @@ struct ApiContext {
   // The workflow's folder; empty in the browser, where only the database is
   // at hand (methods that need files say so).
   std::string workflow_dir;
+  // Copies the folder's outside files into the database before the facts
+  // are read (FactsNow, core/api/facts.h); none in the browser.
+  OutsideFilesReader outside_files = nullptr;
   // The methods this caller can reach: the core's everywhere; the native
   // program adds the agent's (agent/tools/agent_api.h).
   const ApiRegistry* api = nullptr;
@@ -119,5 +122,6 @@ void AddFactsApi(ApiRegistry& registry);  // core/api/facts.cc
 void AddFocusApi(ApiRegistry& registry);  // focus.*, request.*, qa.* (core/api/focus_areas.cc)
 void AddQaApi(ApiRegistry& registry);     // pass.worklist, qa.failed_runs (core/api/qa.cc)
 void AddReviewApi(ApiRegistry& registry);  // review.*, schedule.after_run, workflow.migrate (core/api/review.cc)
+void AddAttentionApi(ApiRegistry& registry);  // attention.* (core/api/attention.cc)
 
 }  // namespace pulse

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/api/attention.h"
 #include "core/facts/fact_snapshot.h"
 #include "core/goal/goal_check.h"
 #include "core/base/time_util.h"
@@ -109,7 +110,7 @@ json RunHealthJson(const RunHealth& h) {
 
 Result<json> Facts(ApiContext& ctx, const Args& a) {
   PULSE_RETURN_IF_ERROR(NeedDb(ctx, a));
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
+  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, FactsNow(ctx, FactsWindow::kSincePreviousCheck));
   json out = ContextFactsJson(facts);
   out["workflow"] = ctx.workflow;
   return out;
@@ -149,6 +150,8 @@ json ContextFactsJson(const ContextFacts& f) {
   }
   return {{"since", FormatTime(f.since)},
           {"last_check_at", TimeOrNull(f.last_check_at)},
+          {"latest_check_at", TimeOrNull(f.latest_check_at)},
+          {"window", f.window == FactsWindow::kSincePreviousCheck ? "previous_check" : "latest_check"},
           {"now", FormatTime(f.now)},
           {"plan_changes", PlanChangesJson(f)},
           {"owner_answers", answers},
@@ -163,18 +166,34 @@ json ContextFactsJson(const ContextFacts& f) {
           {"unreadable", unreadable}};
 }
 
-Result<json> GoalStatusDocument(ApiContext& ctx, bool record) {
-  PULSE_ASSIGN_OR_RETURN(ContextFacts facts, ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir));
-  PULSE_ASSIGN_OR_RETURN(GoalCheck check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, facts.now, record));
-  json out = check.ToJson();
-  out["facts"] = ContextFactsJson(facts);
-  out["needs_reauth"] = facts.needs_reauth();
+Result<ContextFacts> FactsNow(ApiContext& ctx, FactsWindow window) {
+  return ContextFactsNow(*ctx.env, *ctx.db, ctx.config, ctx.workflow_dir, ctx.outside_files, window);
+}
+
+Result<GoalStatusParts> GoalStatusNow(ApiContext& ctx, bool record, FactsWindow window) {
+  GoalStatusParts p;
+  PULSE_ASSIGN_OR_RETURN(p.facts, FactsNow(ctx, window));
+  PULSE_ASSIGN_OR_RETURN(p.check, RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, p.facts.now, record));
+  PULSE_ASSIGN_OR_RETURN(p.attention, GatherAttention(*ctx.db, ctx.config, p.check, p.facts, p.facts.now));
+  return p;
+}
+
+Result<json> GoalStatusDocument(ApiContext& ctx, bool record, FactsWindow window) {
+  PULSE_ASSIGN_OR_RETURN(GoalStatusParts p, GoalStatusNow(ctx, record, window));
+  json out = p.check.ToJson();
+  out["facts"] = ContextFactsJson(p.facts);
+  out["needs_reauth"] = p.facts.needs_reauth();
+  AddAttentionJson(p.attention, p.check, ctx.workflow, &out);
   return out;
+}
+
+Result<json> GoalStatusDocument(ApiContext& ctx, bool record) {
+  return GoalStatusDocument(ctx, record, record ? FactsWindow::kSinceLatestCheck : FactsWindow::kSincePreviousCheck);
 }
 
 void AddFactsApi(ApiRegistry& r) {
   r.Add("goal.facts", Facts, Access::kRead,
-        "the goal check's context facts since the last recorded check: plan_changes, owner_answers, spend, "
+        "the goal check's context facts since the check before the latest recorded one: plan_changes, owner_answers, spend, "
         "cost_spikes, error_rate, login_hints, run_health, builder_asks");
 }
 

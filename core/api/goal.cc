@@ -151,6 +151,17 @@ Result<json> GoalReadingsJson(Db& db, const WorkflowConfig& config) {
                                {"run_id", r.run_id},
                                {"by_run", r.by_run()}});
   }
+  // The plan changes the chart marks on its time axis (the snapshot of
+  // planning/changelog.jsonl), the newest 200, oldest first.
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
+      "SELECT at, tool, reason FROM (SELECT at, tool, reason, id FROM pulse_fact_changelog ORDER BY at DESC, id DESC LIMIT 200)"
+      " ORDER BY at, id"));
+  out["plan_changes"] = json::array();
+  while (true) {
+    PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
+    if (!row) break;
+    out["plan_changes"].push_back({{"at", q.Text(0)}, {"tool", q.Text(1)}, {"reason", q.Text(2)}});
+  }
   return out;
 }
 

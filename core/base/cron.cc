@@ -121,4 +121,19 @@ std::optional<int64_t> PreviousFire(const CronSpec& spec, int64_t now, int horiz
   return std::nullopt;
 }
 
+std::optional<int64_t> NextFire(const CronSpec& spec, int64_t after, int horizon_days) {
+  int64_t t = after - ((after % 60) + 60) % 60 + 60;
+  const int64_t stop = after + static_cast<int64_t>(horizon_days) * kSecondsPerDay;
+  while (t <= stop) {
+    int64_t secs = ((t % kSecondsPerDay) + kSecondsPerDay) % kSecondsPerDay;
+    if (!spec.hour[secs / 3600]) {
+      t += 3600 - secs % 3600;  // to the next whole hour
+      continue;
+    }
+    if (spec.Matches(t)) return t;
+    t += 60;
+  }
+  return std::nullopt;
+}
+
 }  // namespace pulse

@@ -1,6 +1,7 @@
 // Five-field cron expressions ("0 6 * * *": minute, hour, day of month,
 // month, day of week; *, lists, ranges and /steps; Sunday is 0 or 7), in
-// UTC. Pulse uses them for pulse.full_pass: a pass is due once per fire.
+// UTC. Pulse uses them for pulse.full_pass (a pass is due once per fire) and
+// to watch each schedule's runs (core/attention/attention.h).
 #pragma once
 
 #include <cstdint>
@@ -29,5 +30,8 @@ Result<CronSpec> ParseCron(const std::string& text, const std::string& what);
 // The latest fire time at or before `now` within `horizon_days`; none when
 // the expression did not fire in that window.
 std::optional<int64_t> PreviousFire(const CronSpec& spec, int64_t now, int horizon_days = 400);
+// The first fire strictly after `after` within `horizon_days`; none when the
+// expression does not fire in that window.
+std::optional<int64_t> NextFire(const CronSpec& spec, int64_t after, int horizon_days = 400);
 
 }  // namespace pulse

@@ -1,5 +1,7 @@
 #include "core/decisions/decisions.h"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -121,6 +123,15 @@ AnswerKind ClassifyAnswer(const AnswerInput& in, const std::string& chosen, cons
   return {"answered", "", false};
 }
 
+// `clause` after `line`: "; clause", or as a sentence of its own when the
+// owner's words already end one ("…today. Overruled Pulse …", not
+// "…today.; overruled").
+std::string AddClause(std::string line, const std::string& clause) {
+  const char last = line.empty() ? ' ' : line.back();
+  if (last != '.' && last != '!' && last != '?') return line + "; " + clause;
+  return line + " " + static_cast<char>(std::toupper(static_cast<unsigned char>(clause[0]))) + clause.substr(1) + ".";
+}
+
 // The owner-answer line in goal memory: question, chosen option, note,
 // accepted or overruled Pulse.
 std::string OwnerAnswerLine(const Decision& d, const AnswerInput& in, const std::string& chosen,
@@ -129,16 +140,12 @@ std::string OwnerAnswerLine(const Decision& d, const AnswerInput& in, const std:
   std::string line = "\"" + d.question + "\" → " + (in.dismiss ? std::string("dismissed") : chosen);
   if (!in.note.empty()) line += " (note: " + in.note + ")";
   if (over_pulse_default) {
-    line += kind == "accepted" ? "; confirmed Pulse's applied default"
-                               : "; overruled Pulse's applied default (" + (rec ? rec->Chosen() : std::string()) + ")";
-  } else if (!rec) {
-    line += "; no Pulse recommendation";
-  } else if (kind == "accepted") {
-    line += "; accepted Pulse's recommendation";
-  } else {
-    line += "; overruled Pulse (recommended " + rec->Chosen() + ")";
+    return AddClause(line, kind == "accepted" ? "confirmed Pulse's applied default"
+                                              : "overruled Pulse's applied default (" + (rec ? rec->Chosen() : std::string()) + ")");
   }
-  return line;
+  if (!rec) return AddClause(line, "no Pulse recommendation");
+  if (kind == "accepted") return AddClause(line, "accepted Pulse's recommendation");
+  return AddClause(line, "overruled Pulse (recommended " + rec->Chosen() + ")");
 }
 
 // Writes a memory line and commits; on a failed commit puts goal.md back.

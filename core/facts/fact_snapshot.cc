@@ -8,6 +8,7 @@
 
 #include "core/facts/fact_snapshot_util.h"
 #include "core/goal/goal_facts.h"
+#include "core/review/workflow_review.h"
 #include "core/base/json_limits.h"
 #include "core/store/schema.h"
 #include "core/base/time_util.h"
@@ -22,6 +23,7 @@ const char kPlanFile[] = "planning/plan.json";
 const char kLedgerFile[] = "costs/costs.sqlite";
 const char kChatsFile[] = "chats.json";
 const char kRunsDir[] = "runs";
+const char kReviewFile[] = "planning/workflow_review.json";
 
 namespace {
 
@@ -155,6 +157,15 @@ const char kRunDaysSql[] =
 #undef PULSE_GOAL_DAY
 #undef PULSE_NO_RUN_ROW
 
+// The latest Workflow Review record (planning/workflow_review.json), so a
+// break that stops runs is known from the database alone.
+constexpr char kFactReviewSql[] =
+    "CREATE TABLE IF NOT EXISTS pulse_fact_review ("
+    " id INTEGER PRIMARY KEY CHECK (id = 1),"
+    " outcome TEXT NOT NULL,"
+    " broken_json TEXT NOT NULL DEFAULT '[]',"
+    " finished_at TEXT NOT NULL DEFAULT '');";
+
 }  // namespace
 
 Status EnsureFactsSchema(Db& db) {
@@ -228,6 +239,7 @@ Status EnsureFactsSchema(Db& db) {
        " seen_at TEXT NOT NULL);"},
       {3, kFactAggregatesSql},
       {4, kRunDaysSql},
+      {5, kFactReviewSql},
   };
   // Migration 3 indexes the goal's run facts (goal_run_facts), so those
   // tables come first: a database holding only the facts is still one the
@@ -412,6 +424,23 @@ void SnapshotChats(SnapshotRun& run) {
   });
 }
 
+void SnapshotReview(SnapshotRun& run) {
+  SourceRead src;
+  if (!run.OpenTextFile(kReviewFile, run.limits.max_plan_bytes, &src)) return;
+  ReviewFile file = ParseReviewFile(src.text, kReviewFile);
+  if (!file.rebuilt_reason.empty()) return run.Unreadable(kReviewFile, src, file.rebuilt_reason);
+  if (file.reviews.empty()) return run.Store(kReviewFile, src, 0, [](Db& db) { return db.Exec("DELETE FROM pulse_fact_review"); });
+  const ReviewRecord& r = file.reviews.back();
+  json broken = json::array();
+  for (const BrokenStep& b : r.broken) broken.push_back(b.ToJson());
+  run.Store(kReviewFile, src, 0, [&](Db& db) -> Status {
+    PULSE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
+        "INSERT OR REPLACE INTO pulse_fact_review(id, outcome, broken_json, finished_at) VALUES(1, ?, ?, ?)"));
+    put.Bind(1, r.outcome).Bind(2, broken.dump()).Bind(3, r.finished_at ? FormatTime(*r.finished_at) : "");
+    return put.Run();
+  });
+}
+
 // One run of `steps` (REQUIRES: the schema ensured, as every opened
 // workflow has it).
 SnapshotReport RunSnapshot(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
@@ -431,7 +460,11 @@ SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_d
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits) {
   return RunSnapshot(env, db, workflow_dir, now, limits,
-                     {SnapshotChangelog, SnapshotPlan, SnapshotChats, SnapshotLedger, SnapshotRunFolders});
+                     {SnapshotChangelog, SnapshotPlan, SnapshotChats, SnapshotLedger, SnapshotRunFolders, SnapshotReview});
+}
+
+void ReadOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now) {
+  (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
 }
 
 }  // namespace pulse

@@ -6,6 +6,7 @@
 //   costs/costs.sqlite        -> pulse_fact_costs       (the cost ledger, opened read-only)
 //   chats.json                -> pulse_fact_chats       (which sessions are Builder chats)
 //   runs/iteration-*/default/run.json (+ route_selection.json) -> pulse_fact_runs
+//   planning/workflow_review.json -> pulse_fact_review (its latest record)
 // and what became of each read in pulse_fact_sources (ok, missing,
 // unreadable with the reason, lines or rows skipped).
 //
@@ -48,6 +49,7 @@ extern const char kPlanFile[];       // "planning/plan.json"
 extern const char kLedgerFile[];     // "costs/costs.sqlite"
 extern const char kChatsFile[];      // "chats.json"
 extern const char kRunsDir[];        // "runs"
+extern const char kReviewFile[];     // "planning/workflow_review.json"
 
 struct SnapshotReport {
   // One line each ("planning/changelog.jsonl:4: ..., skipped"), each also
@@ -60,6 +62,18 @@ struct SnapshotReport {
 // row says so; the others are still read.
 SnapshotReport SnapshotOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now,
                                     const SnapshotLimits& limits = {});
+
+// What copies a workflow folder's outside files into its database before the
+// facts are read (ReadOutsideFiles below). A workflow opened from its folder
+// carries it (WorkflowHandle, the native program); the browser has no folder
+// and passes none, so the WASM module carries no file readers (docs/wasm.md,
+// *Size and speed*).
+using OutsideFilesReader = void (*)(Env& env, Db& db, const std::string& workflow_dir, int64_t now);
+
+// SnapshotOutsideFiles with the default bounds, its warnings left to the
+// log: the OutsideFilesReader a workflow opened from its folder refreshes
+// its facts with.
+void ReadOutsideFiles(Env& env, Db& db, const std::string& workflow_dir, int64_t now);
 
 // chats.json alone: the asks read the chats at the moment of the call.
 SnapshotReport SnapshotChatsFile(Env& env, Db& db, const std::string& workflow_dir, int64_t now,

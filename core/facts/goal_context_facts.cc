@@ -284,12 +284,19 @@ std::string NeedsReauthLine(const ContextFacts& f) {
   return line + ".";
 }
 
-Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now) {
+Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now, FactsWindow window) {
   ContextFacts f;
   f.now = now;
+  f.window = window;
   PULSE_ASSIGN_OR_RETURN(std::optional<RecordedCheck> last, LatestRecordedCheck(db, now));
+  int64_t before = now;  // with no check to start at, the 7 days before this
+  if (last && window == FactsWindow::kSincePreviousCheck) {
+    f.latest_check_at = last->checked_at;
+    before = last->checked_at;
+    PULSE_ASSIGN_OR_RETURN(last, PreviousRecordedCheck(db, *last));
+  }
   if (last) f.last_check_at = last->checked_at;
-  f.since = f.last_check_at ? *f.last_check_at : now - kFactsDefaultWindowSeconds;
+  f.since = f.last_check_at ? *f.last_check_at : before - kFactsDefaultWindowSeconds;
   PULSE_RETURN_IF_ERROR(ReadSources(db, &f));
   PULSE_RETURN_IF_ERROR(ReadPlanChanges(db, config, &f));
   PULSE_RETURN_IF_ERROR(ReadOwnerAnswers(db, &f));
@@ -312,10 +319,11 @@ Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, in
   return f;
 }
 
-Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir) {
+Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir,
+                                     OutsideFilesReader read_outside_files, FactsWindow window) {
   const int64_t now = env.NowSeconds();
-  if (!workflow_dir.empty()) (void)SnapshotOutsideFiles(env, db, workflow_dir, now);
-  return GatherContextFacts(db, config, now);
+  if (!workflow_dir.empty() && read_outside_files) read_outside_files(env, db, workflow_dir, now);
+  return GatherContextFacts(db, config, now, window);
 }
 
 }  // namespace pulse

@@ -1,8 +1,8 @@
 // The goal check's context facts: what turns "is it measured" into "why is
 // it not moving". Each is computed from the workflow database alone (the
 // outside files are snapshotted into it first, core/facts/fact_snapshot.h), over
-// the time since the last recorded goal check (the last 7 days when none was
-// recorded):
+// a window that starts at a recorded goal check (FactsWindow; the last 7 days
+// before it, or before now, when there is none):
 //   plan_changes   changelog entries; those touching the goal route's steps or
 //                  the metric are marked (the check asks the Builder about them)
 //   owner_answers  decisions the owner answered or dismissed
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/base/env.h"
+#include "core/facts/fact_snapshot.h"
 #include "core/store/db.h"
 #include "core/base/status.h"
 #include "core/workflow/workflow_config.h"
@@ -150,8 +151,16 @@ struct BuilderAsk {
   std::string status, call_id, builder_session_id;
 };
 
+// Where the window starts. A check being made (and the turn that makes it)
+// reads what is new since the latest recorded check; a reader is shown what
+// the latest check saw and what came since, from the check before it, so
+// the check just recorded does not empty "since the last check".
+enum class FactsWindow { kSinceLatestCheck, kSincePreviousCheck };
+
 struct ContextFacts {
   std::optional<int64_t> last_check_at;  // the window starts here (exclusive)
+  std::optional<int64_t> latest_check_at;  // the latest recorded check (kSincePreviousCheck)
+  FactsWindow window = FactsWindow::kSinceLatestCheck;
   int64_t since = 0;
   int64_t now = 0;
   std::vector<PlanChange> plan_changes;
@@ -167,12 +176,16 @@ struct ContextFacts {
   bool needs_reauth() const { return !login_hints.empty(); }
 };
 
-Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now);
+Result<ContextFacts> GatherContextFacts(Db& db, const WorkflowConfig& config, int64_t now,
+                                        FactsWindow window = FactsWindow::kSinceLatestCheck);
 
-// The facts now: where the workflow's folder is at hand (`workflow_dir`: the
-// command line and the server), its outside files are snapshotted into the
-// database first; the browser (no folder) computes from the database alone.
-Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir);
+// The facts now: where the workflow's folder is at hand (`workflow_dir` and
+// its reader, OutsideFilesReader in core/facts/fact_snapshot.h: the command
+// line and the server), its outside files are snapshotted into the database
+// first; the browser (no folder, no reader) computes from the database alone.
+Result<ContextFacts> ContextFactsNow(Env& env, Db& db, const WorkflowConfig& config, const std::string& workflow_dir,
+                                     OutsideFilesReader read_outside_files,
+                                     FactsWindow window = FactsWindow::kSinceLatestCheck);
 
 // The Pulse summary's one line when login hints were found: "Needs re-auth:
 // re-connect what run r-9 uses (invalid_grant in its error: "...")".

@@ -515,11 +515,9 @@ Result<std::vector<RouteCount>> RunsByRoute(Db& db, const WorkflowConfig& config
   return out;
 }
 
-Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now) {
-  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT id, checked_at, status, fingerprint, pause_reported FROM pulse_goal_checks"
-      " WHERE checked_at <= ? ORDER BY checked_at DESC, id DESC LIMIT 1"));
-  q.Bind(1, FormatTime(now));
+namespace {
+
+Result<std::optional<RecordedCheck>> OneCheck(Statement& q) {
   PULSE_ASSIGN_OR_RETURN(bool row, q.Step());
   if (!row) return std::optional<RecordedCheck>();
   RecordedCheck c;
@@ -529,6 +527,25 @@ Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now) {
   c.fingerprint = q.Text(3);
   c.pause_reported = q.Int64(4) != 0;
   return std::optional<RecordedCheck>(std::move(c));
+}
+
+constexpr const char kCheckColumns[] = "SELECT id, checked_at, status, fingerprint, pause_reported FROM pulse_goal_checks";
+
+}  // namespace
+
+Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(std::string(kCheckColumns) +
+                                                 " WHERE checked_at <= ? ORDER BY checked_at DESC, id DESC LIMIT 1"));
+  q.Bind(1, FormatTime(now));
+  return OneCheck(q);
+}
+
+Result<std::optional<RecordedCheck>> PreviousRecordedCheck(Db& db, const RecordedCheck& check) {
+  PULSE_ASSIGN_OR_RETURN(Statement q, db.Prepare(std::string(kCheckColumns) +
+                                                 " WHERE checked_at < ?1 OR (checked_at = ?1 AND id < ?2)"
+                                                 " ORDER BY checked_at DESC, id DESC LIMIT 1"));
+  q.Bind(1, FormatTime(check.checked_at)).Bind(2, check.id);
+  return OneCheck(q);
 }
 
 Status StoreCheck(Db& db, int64_t checked_at, const std::string& status, const std::string& document,

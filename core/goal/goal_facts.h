@@ -150,6 +150,8 @@ struct RecordedCheck {
 };
 // The latest recorded check at or before `now` (nullopt when none).
 Result<std::optional<RecordedCheck>> LatestRecordedCheck(Db& db, int64_t now);
+// The recorded check just before `check` (nullopt when it is the first).
+Result<std::optional<RecordedCheck>> PreviousRecordedCheck(Db& db, const RecordedCheck& check);
 Status StoreCheck(Db& db, int64_t checked_at, const std::string& status, const std::string& document,
                   const std::string& fingerprint, bool pause_reported);
 

@@ -113,15 +113,20 @@ std::string PlanPath(const std::string& dir) { return dir + "/planning/plan.json
 std::string ReviewFilePath(const std::string& dir) { return dir + "/planning/workflow_review.json"; }
 
 ReviewFile ReadReviewFile(Env& env, const std::string& path) {
-  ReviewFile f;
-  if (!env.FileExists(path)) return f;
+  if (!env.FileExists(path)) return ReviewFile();
   Result<std::string> text = env.ReadFile(path);
   if (!text.ok()) {
+    ReviewFile f;
     f.rebuilt_reason = path + ": " + text.status().message();
     return f;
   }
-  f.text = *text;
-  Result<json> doc = ParseJsonBounded(*text, path);
+  return ParseReviewFile(*text, path);
+}
+
+ReviewFile ParseReviewFile(const std::string& text, const std::string& path) {
+  ReviewFile f;
+  f.text = text;
+  Result<json> doc = ParseJsonBounded(text, path);
   std::string why;
   if (!doc.ok()) {
     why = doc.status().message();

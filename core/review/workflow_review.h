@@ -89,6 +89,8 @@ struct ReviewFile {
 // Reads planning/workflow_review.json; a missing file is empty, a corrupt
 // one is empty with rebuilt_reason naming the problem.
 ReviewFile ReadReviewFile(Env& env, const std::string& path);
+// The same from the file's text (`path` names it in the reason).
+ReviewFile ParseReviewFile(const std::string& text, const std::string& path);
 std::string RenderReviewFile(const ReviewFile& file);
 
 // The plan as the review and the due set see it.

@@ -138,6 +138,7 @@ Status EnsureEveryComponent(Db& db) {
       EnsureConversationSchema, EnsurePassSchema,      EnsureFactsSchema,    EnsureRequestsSchema,
       EnsureWorklistSchema, EnsureRunFailuresSchema,   EnsureAsksSchema,     EnsureAfterRunSchema,
       EnsureOtlpExportSchema,
+      EnsureAttentionSchema,
   };
   for (auto ensure : kComponents) PULSE_RETURN_IF_ERROR(ensure(db));
   return Status::OK();

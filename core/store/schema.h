@@ -53,5 +53,6 @@ Status EnsureRunFailuresSchema(Db& db);  // failed runs Pulse has seen (run_fail
 Status EnsureAsksSchema(Db& db);       // ask_pulse and ask_builder calls and threads (asks.h)
 Status EnsureAfterRunSchema(Db& db);   // housekeeping hashes, requests, run summaries (after_run.h)
 Status EnsureOtlpExportSchema(Db& db);  // the OTLP export's durable cursor (core/agent_log/otlp_export.h)
+Status EnsureAttentionSchema(Db& db);  // snoozes, the schedules' latest runs (core/attention/attention.h)
 
 }  // namespace pulse

@@ -18,6 +18,7 @@ std::unique_ptr<WorkflowHandle> WorkflowHandle::Adopt(Env& env, OpenedWorkflow o
   h->env_ = &env;
   h->workflow_ = opened.paths.name;
   h->dir_ = opened.paths.dir;
+  h->outside_files_ = &ReadOutsideFiles;
   h->config_ = opened.config;
   h->opened_ = std::move(opened);
   h->db_ = h->opened_->db.get();

@@ -27,6 +27,7 @@
 #include "core/base/status.h"
 #include "core/conversation/conversation.h"
 #include "core/decisions/decisions.h"
+#include "core/facts/fact_snapshot.h"
 #include "core/focus_areas/focus_areas.h"
 #include "core/goal/goal_memory.h"
 #include "core/store/db.h"
@@ -71,6 +72,11 @@ class WorkflowHandle {
   const WorkflowConfig& config() const { return config_; }
   // The workflow's folder; empty for a borrowed database (no files at hand).
   const std::string& dir() const { return dir_; }
+  // What refreshes the database from the folder's outside files before the
+  // goal check's facts are read: ReadOutsideFiles for a workflow opened from
+  // its folder, none for a borrowed database (so the WASM module, which only
+  // borrows, carries no file readers).
+  OutsideFilesReader outside_files() const { return outside_files_; }
   // The workspace paths; nullptr for a borrowed database.
   const WorkflowPaths* paths() const { return opened_ ? &opened_->paths : nullptr; }
   // memory/goal.md, or empty with no folder (the memory lives in the
@@ -101,6 +107,7 @@ class WorkflowHandle {
   Env* env_ = nullptr;
   std::string workflow_;
   std::string dir_;
+  OutsideFilesReader outside_files_ = nullptr;
   WorkflowConfig config_;
   // Borrowed: what the database looked like when the snapshot was read.
   int64_t data_version_ = -1;

@@ -5,10 +5,15 @@
 #include <iostream>
 #include <vector>
 
+#include "agent/programs/program_preset.h"
 #include "agent/tools/agent_api.h"
+#include <algorithm>
+
 #include "core/api/api.h"
+#include "core/attention/attention.h"
 #include "core/base/one_line.h"
 #include "core/base/time_util.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/turns/sandbox.h"
 
 namespace pulse::cli {
@@ -52,10 +57,22 @@ void AddModelOptions(CLI::App* sub, ModelFlags& flags) {
 }
 
 Status CheckTurnFlags(const ModelFlags& model, const std::string& runner) {
-  if (!model.model.empty() && !runner.empty()) {
-    return Status::InvalidArgument("--runner and --model both say what thinks for the turns; give one");
+  const ProgramPreset* preset = FindProgramPreset(runner);
+  if (!model.model.empty() && !runner.empty() && !preset) {
+    return Status::InvalidArgument("--runner and --model both say what thinks for the turns; give one (with --runner "
+                                   "claude or codex, --model names the program's model)");
   }
-  return CheckModelFlags(model);
+  PULSE_RETURN_IF_ERROR(CheckModelFlags(model));
+  if (preset) PULSE_RETURN_IF_ERROR(ProgramModelFromFlags(*preset, model).status());
+  return Status::OK();
+}
+
+Status ServeRunnerMcp(Env* env, const serve::ServeOptions& options, const std::string& workflow,
+                      serve::TurnManager& turns, std::unique_ptr<serve::LoopbackMcp>* mcp) {
+  if (options.runner.empty()) return Status::OK();
+  PULSE_ASSIGN_OR_RETURN(*mcp, serve::LoopbackMcp::Start(env, options, workflow));
+  turns.SetBaseUrl((*mcp)->base_url());
+  return Status::OK();
 }
 
 void AddCommonOptions(CLI::App* sub, State& state, bool needs_workflow) {
@@ -114,12 +131,14 @@ Result<Env*> GetEnv(State& state) {
     int64_t now = DefaultEnv()->NowSeconds();
     std::string text = state.globals.now;
     std::string flag = "--now";
+    if (state.clock.empty()) state.clock = text.empty() ? "the system clock" : "--now";
     if (!state.globals.now_file.empty()) {
       Result<std::string> file = DefaultEnv()->ReadFile(state.globals.now_file);
       if (!file.ok()) return Status::InvalidArgument("--now-file " + state.globals.now_file + ": " + file.status().message());
       text = *file;
       while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
       flag = "--now-file " + state.globals.now_file;
+      if (state.clock == "the system clock") state.clock = flag;
     }
     if (!text.empty()) {
       Result<int64_t> t = ParseTime(text);
@@ -131,11 +150,45 @@ Result<Env*> GetEnv(State& state) {
   return static_cast<Env*>(state.env.get());
 }
 
+Result<Env*> GetJudgingEnv(State& state) {
+  const std::string demo = state.globals.workspace + "/.pulse/demo-now";
+  if (!state.env && state.globals.now.empty() && state.globals.now_file.empty() && DefaultEnv()->FileExists(demo)) {
+    state.globals.now_file = demo;
+    state.clock = "the demo clock in " + demo;
+  }
+  return GetEnv(state);
+}
+
+std::string ClockLine(const State& state) {
+  const std::string at = state.env ? FormatTime(state.env->NowSeconds()) : "";
+  if (state.clock.rfind("the demo clock in ", 0) == 0) {
+    return "On the demo clock: " + at + " (" + state.clock.substr(18) + "; --now for another time, or delete the file).";
+  }
+  if (state.clock == "the system clock") return "On the system clock: " + at + ".";
+  return "At a set time: " + at + " (" + state.clock + ").";
+}
+
+Status CheckWorkspace(Env& env, const std::string& workspace) {
+  if (!env.IsDirectory(workspace)) return Status::NotFound(workspace + ": workspace directory does not exist");
+  // A workflow's own folder given as the workspace (…/Workflow/substack).
+  if (env.FileExists(workspace + "/workflow.json") && !env.IsDirectory(workspace + "/Workflow")) {
+    std::string dir = workspace;
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    const size_t slash = dir.rfind('/');
+    const std::string name = slash == std::string::npos ? dir : dir.substr(slash + 1);
+    const std::string parent = slash == std::string::npos ? "." : dir.substr(0, slash);
+    const std::string suffix = "/Workflow";
+    const bool nested = parent.size() >= suffix.size() && parent.compare(parent.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const std::string ws = nested ? (parent.size() == suffix.size() ? "." : parent.substr(0, parent.size() - suffix.size())) : "WORKSPACE";
+    return Status::InvalidArgument("--workspace " + workspace + ": this is a workflow's folder (it holds workflow.json), not a workspace; use --workspace " +
+                                   ws + " --workflow " + name);
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<WorkflowHandle>> OpenFromFlags(State& state) {
   PULSE_ASSIGN_OR_RETURN(Env * env, GetEnv(state));
-  if (!env->IsDirectory(state.globals.workspace)) {
-    return Status::NotFound(state.globals.workspace + ": workspace directory does not exist");
-  }
+  PULSE_RETURN_IF_ERROR(CheckWorkspace(*env, state.globals.workspace));
   std::string folder = state.globals.workspace + "/Workflow/" + state.globals.workflow;
   if (ValidateWorkflowName(state.globals.workflow).ok() && !env->IsDirectory(folder)) {
     Result<std::vector<std::string>> names = ListWorkflows(*env, state.globals.workspace);
@@ -158,20 +211,43 @@ int StatusRank(const std::string& status) {
 }
 
 Result<std::vector<std::string>> ParseFailOn(const std::string& list) {
+  std::vector<std::string> known = {"off_track", "not_measured", "at_risk", "on_track", "no_goal"};
+  for (int i = 0; i < kAttentionKindCount; ++i) known.push_back(AttentionKindName(static_cast<AttentionKind>(i)));
+  std::string all;
+  for (const std::string& k : known) all += (all.empty() ? "" : ", ") + k;
+  if (list.empty()) {
+    return Status::InvalidArgument("--fail-on: empty; give goal statuses or attention kinds, comma-separated (" + all + ")");
+  }
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= list.size()) {
     size_t comma = list.find(',', start);
     std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (StatusRank(item) == 0) {
-      return Status::InvalidArgument("--fail-on: \"" + item +
-                                     "\" is not a goal status (use off_track, not_measured, at_risk, on_track, no_goal)");
+    if (item.empty()) return Status::InvalidArgument("--fail-on: \"" + list + "\" has an empty item");
+    if (std::find(known.begin(), known.end(), item) == known.end()) {
+      std::string near = Nearest(item, known);
+      return Status::InvalidArgument("--fail-on: \"" + item + "\" is not a goal status or an attention kind" +
+                                     (near.empty() ? "" : "; did you mean \"" + near + "\"?") + " (" + all + ")");
     }
     out.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
   return out;
+}
+
+std::string FailOnReason(const nlohmann::json& doc, const std::vector<std::string>& fail_on) {
+  auto listed = [&](const std::string& name) { return std::find(fail_on.begin(), fail_on.end(), name) != fail_on.end(); };
+  const std::string status = doc.value("status", std::string());
+  if (listed(status)) return "is " + status;
+  std::string kinds;
+  for (const nlohmann::json& item : doc.value("attention", nlohmann::json::array())) {
+    const std::string kind = item.value("kind", std::string());
+    if (!item.value("snoozed", false) && listed(kind) && kinds.find(kind) == std::string::npos) {
+      kinds += (kinds.empty() ? "" : ", ") + kind;
+    }
+  }
+  return kinds.empty() ? "" : "needs attention: " + kinds;
 }
 
 int Fail(const Status& status) {

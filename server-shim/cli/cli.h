@@ -22,6 +22,9 @@
 
 namespace pulse::serve {
 struct SandboxOptions;
+struct ServeOptions;
+class TurnManager;
+class LoopbackMcp;
 }
 
 namespace pulse::cli {
@@ -39,6 +42,9 @@ struct State {
   Globals globals;
   int exit_code = 0;
   std::unique_ptr<FixedClockEnv> env;  // the clock stands at --now (or the real now)
+  // Which clock `env` stands on, for the commands that name it: "--now",
+  // "--now-file <path>", "the demo clock in <path>", "the system clock".
+  std::string clock;
 };
 
 using CommandSetup = void (*)(CLI::App& app, State& state);
@@ -72,9 +78,19 @@ Result<std::string> SessionToken(const SessionTokenFlags& t, bool required, bool
 
 // Env for this invocation; InvalidArgument when --now is not a time.
 Result<Env*> GetEnv(State& state);
+// The same for a command that judges the workspace (`status`, `check`):
+// without --now or --now-file, a workspace's .pulse/demo-now (the demo's
+// clock, which `pulse serve` is given by scripts/run.sh) is the clock, so the
+// command agrees with the Pulse tab; state.clock names the clock either way.
+Result<Env*> GetJudgingEnv(State& state);
+// "On the demo clock: 2026-10-07T12:00:00Z (demo-workspace/.pulse/demo-now; --now for another time)."
+std::string ClockLine(const State& state);
 
 // Opens the named workflow (workflow.json parsed, database ready).
 Result<std::unique_ptr<WorkflowHandle>> OpenFromFlags(State& state);
+// NotFound when `workspace` is not a directory; InvalidArgument naming the
+// right flags when it is a workflow's own folder (…/Workflow/substack).
+Status CheckWorkspace(Env& env, const std::string& workspace);
 
 // CLI::Range for a real-number flag (seconds): CLI11's Range lets "nan"
 // through, since every comparison with NaN is false, so a value that is not
@@ -88,6 +104,12 @@ void AddModelOptions(CLI::App* sub, ModelFlags& flags);
 // InvalidArgument naming the flag.
 Status CheckTurnFlags(const ModelFlags& model, const std::string& runner);
 
+// A one-shot command whose turn has a runner (--runner claude|codex or a
+// command): serves Pulse's MCP on loopback for it (`*mcp`, kept until the
+// turn is over) and tells `turns` its URL. Nothing without a runner.
+Status ServeRunnerMcp(Env* env, const serve::ServeOptions& options, const std::string& workflow,
+                      serve::TurnManager& turns, std::unique_ptr<serve::LoopbackMcp>* mcp);
+
 // Every command's --help: plain flags, one example, the exit codes (cli_help.cc).
 void FinishHelp(CLI::App& app);
 // The one line for a usage error: "did you mean" for a mistyped command or
@@ -97,8 +119,16 @@ std::string UsageError(CLI::App& app, int argc, char** argv, const std::string& 
 // Goal statuses worst first (what `pulse status` sorts by and what
 // `--fail-on` accepts): off_track, not_measured, at_risk, on_track, no_goal.
 int StatusRank(const std::string& status);
-// "--fail-on a,b": the statuses, or InvalidArgument naming the one unknown.
+// "--fail-on a,b": goal statuses and attention kinds (core/attention/
+// attention.h); InvalidArgument for an empty list or item, or naming the one
+// unknown, with "did you mean" for a near miss.
 Result<std::vector<std::string>> ParseFailOn(const std::string& list);
+// Why `doc` (a goal status document or a `pulse status` row) meets --fail-on:
+// "is not_measured", "needs attention: needs_reauth"; "" when it does not.
+// Snoozed attention items never count.
+std::string FailOnReason(const nlohmann::json& doc, const std::vector<std::string>& fail_on);
+// The nearest of `names` to `typed` (a mistyped name), or "".
+std::string Nearest(const std::string& typed, const std::vector<std::string>& names);
 
 // Prints "pulse: <message>" on stderr and returns the exit status for it.
 int Fail(const Status& status);

@@ -19,7 +19,7 @@
 #include "core/api/api.h"
 #include "core/base/time_util.h"
 #include "server-shim/cli/cli.h"
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/observe/otlp_exporter.h"
 
 namespace pulse::cli {
 namespace {

@@ -10,6 +10,7 @@
 
 #include "agent/turns/pulse_asks.h"
 #include "server-shim/cli/cli.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -77,6 +78,9 @@ void Setup(CLI::App& app, State& state) {
     opt.sandbox = f.sandbox;
     opt.max_turns = 1;
     serve::TurnManager turns(state.env.get(), opt);
+    // A runner reaches Pulse's tools over MCP: served here on loopback for the turn.
+    std::unique_ptr<serve::LoopbackMcp> mcp;
+    if (Status s = ServeRunnerMcp(state.env.get(), opt, state.globals.workflow, turns, &mcp); !s.ok()) { state.exit_code = Fail(s); return; }
     ApiContext ctx = ServerContext(**w);
     Result<json> out = serve::AskAndWait(turns, ctx, *call, true);
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }

@@ -17,6 +17,7 @@
 #include "core/conversation/pass.h"
 #include "core/base/time_util.h"
 #include "server-shim/cli/cli.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -92,6 +93,9 @@ void RunHere(State& state, const TurnFlags& flags, serve::TurnRequest request) {
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
   request.workflow = state.globals.workflow;
+  // A runner reaches Pulse's tools over MCP: served here on loopback for the turn.
+  std::unique_ptr<serve::LoopbackMcp> mcp;
+  if (Status s = ServeRunnerMcp(state.env.get(), opt, request.workflow, turns, &mcp); !s.ok()) { state.exit_code = Fail(s); return; }
   Result<serve::TurnTicket> t = turns.Submit(request);
   if (!t.ok()) { state.exit_code = Fail(t.status()); return; }
   turns.Drain();

@@ -144,24 +144,36 @@ void PrintCheck(const json& c) {
               << r["at"].get<std::string>() << "\n";
   }
   if (c["quiet"].get<bool>()) std::cout << "  quiet: the pause was already reported and nothing changed since\n";
+  if (c.contains("attention") && !c["attention"].empty()) {
+    std::cout << "  needs attention:\n";
+    for (const json& a : c["attention"]) {
+      std::cout << "    - " << a["severity"].get<std::string>() << " " << a["kind"].get<std::string>() << ": "
+                << a["text"].get<std::string>()
+                << (a.value("snoozed", false) ? " (snoozed" + (a.contains("snoozed_until") ? " until " + a["snoozed_until"].get<std::string>() : std::string(" until it changes")) + ")" : "")
+                << "\n";
+    }
+  }
   if (c.contains("facts")) PrintFacts(c["facts"]);
 }
 
 void SetupCheck(CLI::App& app, State& state) {
   static struct { bool record = false; std::string fail_on; } f;
-  CLI::App* sub = app.add_subcommand("check", "the goal check: status, key number, last measured, alarms");
+  CLI::App* sub = app.add_subcommand("check", "the goal check: status, key number, last measured, alarms, attention");
   AddCommonOptions(sub, state);
   sub->add_flag("--record", f.record, "store the check (what makes \"paused: said once, then quiet\" work)");
-  sub->add_option("--fail-on", f.fail_on,
-                  "exit 1 when the status is one of these (comma-separated, e.g. not_measured,off_track); "
-                  "without it a bad status still exits 0");
-  sub->callback([&state] {
+  CLI::Option* fail_on_flag = sub->add_option(
+      "--fail-on", f.fail_on,
+      "exit 1 when the status, or the kind of an attention item not snoozed, is one of these (comma-separated, "
+      "e.g. not_measured,off_track,needs_reauth); without it a bad status still exits 0");
+  sub->callback([&state, fail_on_flag] {
     std::vector<std::string> fail_on;
-    if (!f.fail_on.empty()) {
+    if (fail_on_flag->count() > 0) {
       Result<std::vector<std::string>> parsed = ParseFailOn(f.fail_on);
       if (!parsed.ok()) { state.exit_code = Fail(parsed.status()); return; }
       fail_on = *parsed;
     }
+    Result<Env*> env = GetJudgingEnv(state);
+    if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
     Result<std::unique_ptr<WorkflowHandle>> w = OpenFromFlags(state);
     if (!w.ok()) { state.exit_code = Fail(w.status()); return; }
     ApiContext ctx = ServerContext(**w);
@@ -173,11 +185,15 @@ void SetupCheck(CLI::App& app, State& state) {
     if (!out.ok()) { state.exit_code = Fail(out.status()); return; }
     // A bad goal status is a finding, not an error: exit 0, unless the
     // caller (cron, CI) asked to be alerted on it with --fail-on.
-    if (state.globals.json) PrintJson(*out);
-    else PrintCheck(*out);
-    std::string status = (*out)["status"].get<std::string>();
-    if (std::find(fail_on.begin(), fail_on.end(), status) != fail_on.end()) {
-      std::cerr << "pulse: " << (*out)["workflow"].get<std::string>() << " is " << status << " (--fail-on)" << std::endl;
+    if (state.globals.json) {
+      PrintJson(*out);
+    } else {
+      std::cout << ClockLine(state) << "\n";
+      PrintCheck(*out);
+    }
+    const std::string why = FailOnReason(*out, fail_on);
+    if (!why.empty()) {
+      std::cerr << "pulse: " << (*out)["workflow"].get<std::string>() << " " << why << " (--fail-on)" << std::endl;
       state.exit_code = 1;
     }
   });

@@ -146,18 +146,6 @@ size_t Distance(const std::string& a, const std::string& b) {
 }
 
 // The closest of `names` to `typed`, or "" when none is close.
-std::string Nearest(const std::string& typed, const std::vector<std::string>& names) {
-  std::string best;
-  size_t best_d = std::max<size_t>(2, typed.size() / 3) + 1;
-  for (const std::string& n : names) {
-    size_t d = Distance(typed, n);
-    if (d < best_d || (!n.empty() && n.rfind(typed, 0) == 0 && typed.size() >= 3 && d < best_d + 4 && best.empty())) {
-      best_d = d;
-      best = n;
-    }
-  }
-  return best;
-}
 
 std::vector<std::string> LongNames(CLI::App* app) {
   std::vector<std::string> out = {"--help"};
@@ -174,6 +162,19 @@ std::vector<std::string> SubNames(CLI::App* app) {
 }
 
 }  // namespace
+
+std::string Nearest(const std::string& typed, const std::vector<std::string>& names) {
+  std::string best;
+  size_t best_d = std::max<size_t>(2, typed.size() / 3) + 1;
+  for (const std::string& n : names) {
+    size_t d = Distance(typed, n);
+    if (d < best_d || (!n.empty() && n.rfind(typed, 0) == 0 && typed.size() >= 3 && d < best_d + 4 && best.empty())) {
+      best_d = d;
+      best = n;
+    }
+  }
+  return best;
+}
 
 void FinishHelp(CLI::App& app) { Decorate(&app, "", std::make_shared<PlainFormatter>()); }
 

@@ -17,7 +17,7 @@ std::string S(const json& v) { return v.is_string() ? v.get<std::string>() : "";
 std::string DeliveryLine(const json& d) {
   std::string line = S(d["target"]) + " " + S(d["state"]);
   if (S(d["state"]) == "delivered") line += " at " + S(d["delivered_at"]);
-  if (S(d["state"]) == "retrying") line += ", retried at " + S(d["next_attempt_at"]);
+  if (S(d["state"]) == "retrying") line += " at " + S(d["next_attempt_at"]);
   if (!S(d["error"]).empty()) line += " (" + S(d["error"]) + ")";
   if (d["attempts"].get<int>() > 0) line += ", " + std::to_string(d["attempts"].get<int>()) + " attempt(s)";
   return line;

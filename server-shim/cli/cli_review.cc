@@ -11,6 +11,7 @@
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
 #include "server-shim/cli/cli.h"
+#include "server-shim/http/loopback_mcp.h"
 #include "server-shim/turns/prerun.h"
 #include "server-shim/serve.h"
 
@@ -43,6 +44,9 @@ void RunPreRun(State& state, const PreRunFlags& f) {
   opt.sandbox = f.sandbox;
   opt.max_turns = 1;
   serve::TurnManager turns(state.env.get(), opt);
+  // A runner reaches Pulse's tools over MCP: served here on loopback for the turn.
+  std::unique_ptr<serve::LoopbackMcp> mcp;
+  if (Status s = ServeRunnerMcp(state.env.get(), opt, state.globals.workflow, turns, &mcp); !s.ok()) { state.exit_code = Fail(s); return; }
   serve::PreRunRequest req;
   req.workflow = state.globals.workflow;
   req.step = f.step;

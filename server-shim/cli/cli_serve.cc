@@ -8,7 +8,7 @@
 #include "server-shim/cli/cli.h"
 #include "core/store/db.h"
 #include "server-shim/cluster/etcd_client.h"
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/observe/otlp_exporter.h"
 #include "server-shim/serve.h"
 
 namespace pulse::cli {
@@ -138,14 +138,16 @@ void Setup(CLI::App& app, State& state) {
       ->check(FiniteRange(0.05, 86400.0));
   sub->add_flag("!--no-tick", opt.tick, "serve only: no scheduler tick");
   sub->add_option("--runner", opt.runner,
-                  "external runner command for background turns (run with sh -c; turn JSON on stdin, "
-                  "MCP_API_URL/MCP_API_TOKEN in its environment); default: the built-in rules runner");
+                  "claude or codex (the real program, Pulse's MCP its only tools; docs/models.md), or an external "
+                  "runner command (sh -c; turn JSON on stdin, MCP_API_URL/MCP_API_TOKEN in its environment); "
+                  "default: the built-in rules runner");
   AddModelOptions(sub, opt.model);
   sub->add_option("--platform", opt.platform,
                   "command that carries out platform tool calls the autonomy guard allows (sh -c; the call as JSON on "
                   "stdin, its answer on stdout; exit 0 = done); default: such calls are answered carry_out_on_platform");
   sub->add_option("--builder", opt.builder,
-                  "command that runs a turn in a Builder chat for ask_builder and apply messages (sh -c, in the runner "
+                  "claude, codex, or a command that runs a turn in a Builder chat for ask_builder and apply messages "
+                  "(sh -c, in the runner "
                   "sandbox; the request as JSON on stdin, MCP_API_URL/MCP_API_TOKEN of a guarded builder_question or "
                   "builder_fix session, the reply on stdout); default: questions get no_builder_chat, fixes become "
                   "decisions, apply messages wait in the outbox");

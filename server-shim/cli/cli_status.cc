@@ -1,9 +1,11 @@
 // `pulse status`: every workflow of a workspace in one table, worst first —
 // the goal check of each (as `pulse check`, not recorded), its key number,
-// worst alarm, pending decisions and last recorded check. The Pulse tab's
-// overview shows the same rows in the same order.
+// its attention items (core/attention/attention.h), pending decisions and
+// last recorded check. The Pulse tab's overview shows the same rows in the
+// same order (the attention rank, then the goal status).
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "agent/tools/agent_api.h"
 #include "core/api/api.h"
@@ -43,6 +45,9 @@ json StatusRow(State& state, const std::string& name) {
   row["metric"] = c["metric"];
   row["alarms"] = c["alarms"].size();
   row["worst_alarm"] = c["alarms"].empty() ? json(nullptr) : c["alarms"][0]["message"];
+  row["attention"] = c["attention"];
+  row["rank"] = c["rank"];
+  row["needs_attention"] = c["needs_attention"];
   Result<json> pending = CallApi(ctx, "decision.list", json{{"status", "pending"}});
   row["pending_decisions"] = pending.ok() ? json((*pending)["decisions"].size()) : json(nullptr);
   Result<json> last = CallApi(ctx, "goal.last_check", json::object());
@@ -56,51 +61,80 @@ std::string Cell(const json& v) {
   return v.dump();
 }
 
+// The worst item not snoozed, and how many more: "critical: Needs re-auth: … (+2 more)".
+std::string AttentionCell(const json& r) {
+  if (r.contains("error")) return r["error"].get<std::string>();
+  std::vector<const json*> open;
+  if (r.contains("attention")) {
+    for (const json& item : r["attention"]) {
+      if (!item.value("snoozed", false)) open.push_back(&item);
+    }
+  }
+  if (open.empty()) return "-";
+  std::string cell = (*open[0])["severity"].get<std::string>() + ": " + (*open[0])["text"].get<std::string>();
+  if (open.size() > 1) cell += " (+" + std::to_string(open.size() - 1) + " more)";
+  return cell;
+}
+
 void PrintTable(const json& rows) {
-  std::printf("%-24s %-13s %-16s %-8s %s\n", "WORKFLOW", "STATUS", "KEY NUMBER", "PENDING", "WORST ALARM");
+  std::printf("%-24s %-13s %-16s %-8s %s\n", "WORKFLOW", "STATUS", "KEY NUMBER", "PENDING", "NEEDS ATTENTION");
   for (const json& r : rows) {
     std::string key = "-";
     if (r.contains("metric") && r["metric"].is_object() && !r["metric"]["value"].is_null()) {
       key = Cell(r["metric"]["value"]);
       if (!r["metric"]["target"].is_null()) key += " / " + Cell(r["metric"]["target"]);
     }
-    std::string alarm = r.contains("error") ? r["error"].get<std::string>() : Cell(r.value("worst_alarm", json(nullptr)));
     std::printf("%-24s %-13s %-16s %-8s %s\n", r["workflow"].get<std::string>().c_str(), r["status"].get<std::string>().c_str(),
-                key.c_str(), Cell(r.value("pending_decisions", json(nullptr))).c_str(), alarm.c_str());
+                key.c_str(), Cell(r.value("pending_decisions", json(nullptr))).c_str(), AttentionCell(r).c_str());
   }
 }
 
 void Setup(CLI::App& app, State& state) {
   static std::string fail_on_text;
-  CLI::App* sub = app.add_subcommand("status", "every workflow of the workspace, worst first: status, key number, worst alarm");
+  CLI::App* sub = app.add_subcommand("status", "every workflow of the workspace, worst first: status, key number, what needs attention");
   AddCommonOptions(sub, state, false);
-  sub->add_option("--fail-on", fail_on_text, "exit 1 when any workflow's status is one of these (comma-separated)");
-  sub->callback([&state] {
+  CLI::Option* fail_on_flag = sub->add_option(
+      "--fail-on", fail_on_text,
+      "exit 1 when any workflow's status, or a kind of its attention items, is one of these (comma-separated)");
+  sub->callback([&state, fail_on_flag] {
     std::vector<std::string> fail_on;
-    if (!fail_on_text.empty()) {
+    if (fail_on_flag->count() > 0) {
       Result<std::vector<std::string>> parsed = ParseFailOn(fail_on_text);
       if (!parsed.ok()) { state.exit_code = Fail(parsed.status()); return; }
       fail_on = *parsed;
     }
-    Result<Env*> env = GetEnv(state);
+    Result<Env*> env = GetJudgingEnv(state);
     if (!env.ok()) { state.exit_code = Fail(env.status()); return; }
-    if (!(*env)->IsDirectory(state.globals.workspace)) {
-      state.exit_code = Fail(Status::NotFound(state.globals.workspace + ": workspace directory does not exist"));
-      return;
-    }
+    Status workspace = CheckWorkspace(**env, state.globals.workspace);
+    if (!workspace.ok()) { state.exit_code = Fail(workspace); return; }
     Result<std::vector<std::string>> names = ListWorkflows(**env, state.globals.workspace);
     if (!names.ok()) { state.exit_code = Fail(names.status()); return; }
     std::vector<json> rows;
     for (const std::string& name : *names) rows.push_back(StatusRow(state, name));
-    std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
-      return StatusRank(a["status"].get<std::string>()) < StatusRank(b["status"].get<std::string>());
-    });
-    json out = {{"checked_at", FormatTime((*env)->NowSeconds())}, {"workflows", rows}};
-    if (state.globals.json) PrintJson(out);
-    else if (rows.empty()) std::cout << "no workflows under " << state.globals.workspace << "/Workflow/\n";
-    else PrintTable(out["workflows"]);
+    // Worst first: the attention rank (core/attention/attention.h), then the
+    // goal status, then more open items; names stay in order otherwise.
+    auto key = [](const json& r) {
+      const int rank = r.contains("error") ? 0 : r.value("rank", 9);
+      int open = 0;
+      for (const json& item : r.value("attention", json::array())) open += item.value("snoozed", false) ? 0 : 1;
+      return std::make_tuple(rank, StatusRank(r["status"].get<std::string>()), -open);
+    };
+    std::stable_sort(rows.begin(), rows.end(), [&](const json& a, const json& b) { return key(a) < key(b); });
+    json out = {{"checked_at", FormatTime((*env)->NowSeconds())},
+                {"clock", {{"now", FormatTime((*env)->NowSeconds())}, {"source", state.clock}}},
+                {"workflows", rows}};
+    if (state.globals.json) {
+      PrintJson(out);
+    } else {
+      std::cout << ClockLine(state) << "\n";
+      if (rows.empty()) std::cout << "no workflows under " << state.globals.workspace << "/Workflow/\n";
+      else PrintTable(out["workflows"]);
+    }
     for (const json& r : rows) {
-      if (std::find(fail_on.begin(), fail_on.end(), r["status"].get<std::string>()) != fail_on.end()) state.exit_code = 1;
+      const std::string why = FailOnReason(r, fail_on);
+      if (why.empty()) continue;
+      std::cerr << "pulse: " << r["workflow"].get<std::string>() << " " << why << " (--fail-on)" << std::endl;
+      state.exit_code = 1;
     }
   });
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
+#include <set>
 
 #include "core/api/api.h"
 #include "core/base/json_limits.h"
@@ -97,6 +98,11 @@ bool IsDatabaseFileName(const std::string& path) {
 
 }  // namespace
 
+void SetIsolationHeaders(httplib::Response& res) {
+  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
+  res.set_header("Cross-Origin-Embedder-Policy", "require-corp");
+}
+
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason) {
   *http_status = 404;
   *reason = "not found";
@@ -144,6 +150,30 @@ std::string SafeStaticPath(const std::string& root, const std::string& rel, int*
   }
   if (IsDatabaseFileName(r)) return refuse_database();
   return r;
+}
+
+bool StaticRootFor(const std::string& path, const std::string& web_root, const std::string& wasm_root, std::string* root,
+                   std::string* rel) {
+  // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
+  static const std::set<std::string> kWasmFiles = {
+      "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
+      "sqljs-worker.mjs",    "opfs-pool.mjs",       "result-codes.mjs", "sqlite-header.mjs",   "sqljs-guard.mjs",
+      "file-handle.mjs",     "opfs-copies.mjs"};
+  auto under = [&](const char* prefix) { return path.rfind(prefix, 0) == 0; };
+  if (under("/wasm/")) {
+    *root = wasm_root;
+    *rel = path.substr(6);
+    return kWasmFiles.count(*rel) > 0;
+  }
+  if (under("/docs/")) {
+    *root = web_root + "/../docs";
+    *rel = path.substr(6);
+    return rel->size() > 3 && rel->compare(rel->size() - 3, 3, ".md") == 0;
+  }
+  *root = web_root;
+  *rel = path.size() > 1 ? path.substr(1) : "";
+  if (rel->empty() || rel->back() == '/') *rel += "index.html";
+  return true;
 }
 
 std::string ContentTypeFor(const std::string& path) {

@@ -37,7 +37,21 @@ bool ParseJsonObjectBody(const httplib::Request& req, httplib::Response& res, nl
 // the root (".." segments, hidden files, backslashes, NUL, symlinks pointing
 // out). Empty with `*http_status` set when refused or missing.
 std::string SafeStaticPath(const std::string& root, const std::string& rel, int* http_status, std::string* reason);
+// Where a GET of `path` is looked for (`root`, and `rel` under it for
+// SafeStaticPath): /wasm/<file> under `wasm_root`, only the module's own files
+// (its build directory also holds CMakeCache.txt, build.ninja, ...);
+// /docs/<page>.md, the reference pages the tab links to (docs/models.md from
+// its banner), in docs/ beside `web_root`; the rest under `web_root`, a
+// folder meaning its index.html. False when the path is refused (404).
+bool StaticRootFor(const std::string& path, const std::string& web_root, const std::string& wasm_root, std::string* root,
+                   std::string* rel);
 std::string ContentTypeFor(const std::string& path);
+
+// The tab's files are sent cross-origin isolated (COOP same-origin, COEP
+// require-corp): the tab then has SharedArrayBuffer, which Inspect's Cancel
+// uses to stop a query in its worker (web/inspect/client.mjs). Everything
+// the tab loads is from this origin.
+void SetIsolationHeaders(httplib::Response& res);
 
 // Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF.
 bool IsValidUtf8(std::string_view s);

@@ -27,10 +27,11 @@
 #include "server-shim/http/http_server.h"
 #include "server-shim/http/http_util.h"
 #include "server-shim/http/mcp.h"
-#include "server-shim/http/observability.h"
+#include "server-shim/observe/observability.h"
 #include "server-shim/http/rest_routes.h"
 #include "server-shim/http/owner_token.h"
 #include "server-shim/http/pooled_reads.h"
+#include "server-shim/http/snapshot_route.h"
 #include "server-shim/turns/sandbox.h"
 #include "server-shim/turns/prerun.h"
 #include "server-shim/serve.h"
@@ -309,23 +310,11 @@ void App::AnswerAndApply(const httplib::Request& req, httplib::Response& res, co
 }
 
 void App::Static(const httplib::Request& req, httplib::Response& res) {
-  std::string path = req.path;
-  std::string root = options_.web_root;
+  const std::string& path = req.path;
+  std::string root;
   std::string rel;
-  if (path.rfind("/wasm/", 0) == 0) {
-    // The module's build directory also holds CMakeCache.txt, build.ninja,
-    // compile_commands.json (paths, flags): only what the tab loads is served.
-    // Keep in step with PULSE_WASM_JS in wasm/CMakeLists.txt.
-    static const std::set<std::string> kWasmFiles = {
-        "pulse.mjs",           "pulse.wasm",          "sqljs-api.mjs",    "sqljs-statement.mjs", "sqljs-functions.mjs",
-        "sqljs-worker.mjs",    "opfs-pool.mjs",       "opfs-copies.mjs",  "result-codes.mjs", "sqlite-header.mjs"};
-    root = options_.wasm_root;
-    rel = path.substr(6);
-    if (!kWasmFiles.count(rel)) return ReplyError(res, 404, "not found: " + path);
-  } else {
-    rel = path.size() > 1 ? path.substr(1) : "";
-  }
-  if (rel.empty() || rel.back() == '/') rel += "index.html";
+  if (!StaticRootFor(path, options_.web_root, options_.wasm_root, &root, &rel)) return ReplyError(res, 404, "not found: " + path);
+  SetIsolationHeaders(res);
   int status = 404;
   std::string reason;
   std::string file = SafeStaticPath(root, rel, &status, &reason);
@@ -370,6 +359,11 @@ void App::InstallService(HttpServer& s) {
 }
 
 void App::InstallReads(HttpServer& s) {
+  // The owner's consistent copy of the database, for the tab's Inspect.
+  s.Get(kWorkflow + "/snapshot", [this](const httplib::Request& req, httplib::Response& res) {
+    auto oc = RequireOwner(req, res) ? Open(req.matches[1], res) : nullptr;
+    if (oc) ReplySnapshot(options_.workspace, req.matches[1], *oc->ctx.db, res);
+  });
   for (const RestRoute& r : RestRoutes()) {
     if (r.verb != "GET") continue;
     s.Get(r.Pattern(), [this, &r](const httplib::Request& req, httplib::Response& res) {

@@ -6,6 +6,7 @@
 
 #include "core/agent_log/agent_log.h"
 #include "core/api/agent_log.h"
+#include "core/api/facts.h"
 #include "core/api/review.h"
 #include "core/base/time_util.h"
 #include "core/decisions/decisions.h"
@@ -55,19 +56,24 @@ bool ParseLimit(const std::string& text, int* limit, std::string* error) {
 }
 
 // Everything the overview and the unpaged list show of one workflow, kept
-// in the status cache: its goal check, pending decisions, last recorded
-// check and latest Workflow Review.
+// in the status cache: its goal status document (with the attention items),
+// pending decisions, last recorded check and latest Workflow Review.
 Result<json> ComputeItem(ApiContext& ctx, const std::string& wf) {
   json item = {{"name", wf}};
   item["has_goal"] = ctx.config.HasGoal();
   item["schedules_paused"] = ctx.config.AllSchedulesPaused();
   item["workflow_review"] = LatestReviewJson(ctx);
-  Result<GoalCheck> check = RunGoalCheck(*ctx.db, ctx.config, ctx.workflow, ctx.env->NowSeconds(), false);
-  if (check.ok()) {
-    item["status"] = GoalStatusName(check->status);
-    item["goal_status"] = check->ToJson();
+  // The goal status document as `pulse check --json` reads it: the check,
+  // its facts and the attention items (the overview sorts by their rank).
+  Result<json> doc = GoalStatusDocument(ctx, false);
+  if (doc.ok()) {
+    item["status"] = (*doc)["status"];
+    item["attention"] = (*doc)["attention"];
+    item["rank"] = (*doc)["rank"];
+    item["needs_attention"] = (*doc)["needs_attention"];
+    item["goal_status"] = std::move(doc).value();
   } else {
-    item["error"] = check.status().message();
+    item["error"] = doc.status().message();
   }
   Result<std::vector<Decision>> pending = PendingDecisions(*ctx.db);
   item["pending_decisions"] = pending.ok() ? json(pending->size()) : json(nullptr);
@@ -89,7 +95,8 @@ json ItemOf(PooledReads& reads, Env& env, const std::string& wf) { return Cached
 // A page's item: the overview's row, without the whole goal status document.
 json Compact(const json& full) {
   json out = {{"name", full.value("name", "")}};
-  for (const char* key : {"error", "status", "has_goal", "schedules_paused", "pending_decisions", "last_check"}) {
+  for (const char* key : {"error", "status", "has_goal", "schedules_paused", "pending_decisions", "last_check", "attention",
+                          "rank", "needs_attention"}) {
     if (full.contains(key)) out[key] = full[key];
   }
   auto doc = full.find("goal_status");

@@ -1,6 +1,7 @@
 // GET /api/workflows: the workspace's workflows, each with what the Pulse
 // tab's overview shows of it (status, key number against the target, alarms,
-// pending decisions, the last recorded check), from the status cache while
+// attention items and the rank the overview sorts by, pending decisions, the
+// last recorded check), from the status cache while
 // its inputs stand still (status_cache.h).
 //
 // Without ?limit, ?cursor or ?q the answer is every workflow, each item with

@@ -13,7 +13,7 @@
 #include "core/base/time_util.h"
 #include "server-shim/cluster/claims.h"
 #include "server-shim/turns/prerun.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
 #include "server-shim/tick/tick_import.h"

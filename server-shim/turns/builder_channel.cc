@@ -52,6 +52,12 @@ class CommandBuilderChannel : public BuilderChannel {
     json in = BuilderStdin(request);
     in["guard_session"] = session->session.id;
     in["mcp"] = {{"url", base_url_ + "mcp"}, {"tool_url", tool_url}, {"token_env", "MCP_API_TOKEN"}};
+    if (const ProgramPreset* preset = FindProgramPreset(options_.builder)) {
+      RunPreset(*preset, request, in, env, db, (*oc)->paths().dir, &out);
+      (void)CloseToolSession(db, session->session.id, env_->NowSeconds());
+      if (out.status != "answered") spdlog::warn("{}: Builder turn {}: {}", request.workflow, out.status, out.error);
+      return out;
+    }
     ProcessSandbox sandbox = RunnerSandbox(options_, (*oc)->paths().dir);
     spdlog::info("{}: Builder turn ({}, {}) in chat {} runs `{}`", request.workflow, request.kind,
                  TurnKindName(request.turn), request.chat_session, options_.builder);
@@ -85,6 +91,36 @@ class CommandBuilderChannel : public BuilderChannel {
   }
 
  private:
+  // --builder claude|codex: the program as the Builder chat, its session of
+  // that chat resumed from one request to the next.
+  void RunPreset(const ProgramPreset& preset, const BuilderTurnRequest& request, const json& in,
+                 const std::map<std::string, std::string>& env, Db& db, const std::string& workflow_dir,
+                 BuilderTurnResult* out) const {
+    ProgramRun run;
+    run.preset = &preset;
+    run.flag = "--builder";
+    run.role = "builder";
+    run.workflow = request.workflow;
+    run.workflow_dir = workflow_dir;
+    run.conversation = "builder:" + request.chat_session;
+    run.system_prompt = BuilderProgramCharter(in);
+    run.prompt = BuilderProgramPrompt(in);
+    run.mcp_url = base_url_ + "mcp";
+    for (const auto& [k, v] : env) {
+      if (k != "MCP_API_URL") run.env[k] = v;
+    }
+    run.timeout = request.wait_seconds;
+    ProgramRunResult r = RunProgram(options_, *env_, db, run, stopping_);
+    std::string state;
+    out->error = ProgramRunError(r, preset, request.wait_seconds, &state);
+    out->status = out->error.empty() ? "answered" : r.process.timed_out ? "timeout" : "builder_failed";
+    out->reply = out->error.empty() ? r.reply.text : "";
+    if (out->error.empty() && out->reply.empty()) {
+      out->status = "builder_failed";
+      out->error = std::string(preset.title) + " answered nothing";
+    }
+  }
+
   const ServeOptions& options_;
   Env* env_;
   std::string base_url_;

@@ -31,14 +31,26 @@ TurnTokens TakeTurnTokens() {
 }
 
 json ThinksWithJson(const ServeOptions& options) {
-  if (!options.runner.empty()) return json{{"thinks_with", "runner"}};
+  json out;
   Result<std::optional<ModelSpec>> spec = ModelForWorkflow(options.model, json::object());
-  if (!spec.ok() || !*spec) {
-    return json{{"thinks_with", "rules"},
-                {"note", "the built-in rules runner (no model); --model or a workflow's pulse.model names one"}};
+  if (const ProgramPreset* preset = FindProgramPreset(options.runner)) {
+    out = {{"thinks_with", "program"}, {"program", ProgramStatusJson(options, *preset, "--runner")}};
+  } else if (!options.runner.empty()) {
+    out = {{"thinks_with", "runner"}};
+  } else if (!spec.ok() || !*spec) {
+    out = {{"thinks_with", "rules"},
+           {"note", "the built-in rules runner (no model); --model or a workflow's pulse.model names one"}};
+  } else {
+    const bool key_set = !(*spec)->key_env.empty() && std::getenv((*spec)->key_env.c_str()) != nullptr;
+    out = {{"thinks_with", "model"}, {"model", (*spec)->ToJson(key_set)}};
   }
-  const bool key_set = !(*spec)->key_env.empty() && std::getenv((*spec)->key_env.c_str()) != nullptr;
-  return json{{"thinks_with", "model"}, {"model", (*spec)->ToJson(key_set)}};
+  // Whether ask_builder and Accept's apply message reach anyone (any
+  // --builder); the preset's own status besides.
+  out["has_builder"] = !options.builder.empty();
+  if (const ProgramPreset* preset = FindProgramPreset(options.builder)) {
+    out["builder"] = ProgramStatusJson(options, *preset, "--builder");
+  }
+  return out;
 }
 
 Result<json> TurnManager::ModelTurn(OpenCtx& oc, const TurnTicket& ticket, const TurnRequest& request,

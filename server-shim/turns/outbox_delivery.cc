@@ -12,7 +12,7 @@
 #include "core/notify/delivery.h"
 #include "core/slack/slack_routing.h"
 #include "core/base/time_util.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/slack/slack_client.h"
 
@@ -109,7 +109,7 @@ void DeliverOutbox(OpenCtx& oc) {
 }
 
 OutboxDeliverer::OutboxDeliverer(Env* env, const ServeOptions& options)
-    : env_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
+    : env_(&moving_), moving_(env), options_(options), quiet_(DueIndexFor(options, "outbox-due.json", INT64_MAX, 30)) {}
 
 OutboxDeliverer::~OutboxDeliverer() { Stop(); }
 

@@ -361,8 +361,9 @@ struct Tree {
 // the shutdown grace.
 class Pump {
  public:
-  Pump(pid_t pid, Tree* tree, const std::string& input, int in_fd, int out_fd, int err_fd, ProcessResult* r)
-      : pid_(pid), tree_(tree), input_(input), in_(in_fd), out_(out_fd), err_(err_fd), r_(r) {
+  Pump(pid_t pid, Tree* tree, const std::string& input, int in_fd, int out_fd, int err_fd, ProcessResult* r,
+       size_t out_head)
+      : pid_(pid), tree_(tree), input_(input), in_(in_fd), out_(out_fd), err_(err_fd), r_(r), out_head_(out_head) {
     for (int fd : {in_, out_, err_}) SetNonBlocking(fd);
     if (input_.empty()) CloseFd(in_);
   }
@@ -371,7 +372,7 @@ class Pump {
 
  private:
   void Deadlines(double timeout_s, const std::atomic<bool>* stopping, double grace_s);
-  void Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail);
+  void Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail, size_t keep_head = 0);
   void Finish();
   static void CloseFd(int& fd) {
     if (fd >= 0) ::close(fd);
@@ -383,6 +384,7 @@ class Pump {
   const std::string& input_;
   int in_, out_, err_;
   ProcessResult* r_;
+  size_t out_head_;  // past the cap: keep this much of the head, the rest from the tail
   size_t written_ = 0;
   Clock::time_point t0_ = Clock::now();
   Clock::time_point stop_seen_{};
@@ -410,13 +412,17 @@ void Pump::Deadlines(double timeout_s, const std::atomic<bool>* stopping, double
   }
 }
 
-void Pump::Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail) {
+void Pump::Drain(int& fd, short revents, std::string& into, size_t cap, bool keep_tail, size_t keep_head) {
   if (fd < 0 || !revents) return;
   char buf[8192];
   ssize_t got = ::read(fd, buf, sizeof buf);
   if (got > 0) {
     into.append(buf, static_cast<size_t>(got));
-    if (into.size() > cap) into = keep_tail ? into.substr(into.size() - cap) : into.substr(0, cap);
+    if (into.size() > cap && keep_head > 0 && keep_head < cap) {
+      into.erase(keep_head, into.size() - cap);
+    } else if (into.size() > cap) {
+      into = keep_tail ? into.substr(into.size() - cap) : into.substr(0, cap);
+    }
   } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
     CloseFd(fd);
   }
@@ -437,7 +443,7 @@ int Pump::Run(double timeout_s, const std::atomic<bool>* stopping, double grace_
       if (w > 0) written_ += static_cast<size_t>(w);
       if ((w < 0 && errno != EAGAIN && errno != EINTR) || written_ >= input_.size()) CloseFd(in_);
     }
-    Drain(out_, fds[1].revents, r_->out, kMaxOut, false);
+    Drain(out_, fds[1].revents, r_->out, kMaxOut, false, out_head_);
     Drain(err_, fds[2].revents, r_->err, kMaxErr, true);
     if (::waitpid(pid_, &wstatus, WNOHANG) == pid_) break;
   }
@@ -453,7 +459,15 @@ void Pump::Finish() {
   if (out_ >= 0) {
     char buf[8192];
     ssize_t got;
-    while ((got = ::read(out_, buf, sizeof buf)) > 0 && r_->out.size() < kMaxOut) r_->out.append(buf, got);
+    while ((got = ::read(out_, buf, sizeof buf)) > 0) {
+      r_->out.append(buf, got);
+      if (r_->out.size() <= kMaxOut) continue;
+      if (out_head_ == 0 || out_head_ >= kMaxOut) {
+        r_->out.resize(kMaxOut);
+        break;
+      }
+      r_->out.erase(out_head_, r_->out.size() - kMaxOut);
+    }
   }
   for (int* fd : {&in_, &out_, &err_}) CloseFd(*fd);
 }
@@ -498,7 +512,16 @@ std::string PrepareSandbox(const ProcessSandbox& box, const std::string& command
     env["USER"] = env["LOGNAME"] = user->name;
   }
   l.cwd = box.workflow_dir;
-  *policy = RunnerPolicy(box.workflow_dir, *tmp_dir, box.options.allow_write, box.options.allow_read);
+  std::vector<std::string> writes = box.options.allow_write;
+  std::vector<std::string> reads = box.options.allow_read;
+  reads.insert(reads.end(), box.read.begin(), box.read.end());
+  if (!box.home.empty()) {
+    // A preset program's home: its own, whoever it runs as.
+    env["HOME"] = box.home;
+    writes.push_back(box.home);
+    GiveToRunnerUser(*user, box.home);
+  }
+  *policy = RunnerPolicy(box.workflow_dir, *tmp_dir, writes, reads);
   PrepareForRunnerUser(*user, box.workspace, box.workflow_dir, tmp_fd);
   if (tmp_fd >= 0) ::close(tmp_fd);
   Result<int> ruleset = BuildSandboxRuleset(*policy);
@@ -548,7 +571,7 @@ ProcessResult RunProcess(const std::string& command, const std::string& input,
     int in_fd = l.in[1], out_fd = l.out[0], err_fd = l.err[0];
     l.in[1] = l.out[0] = l.err[0] = -1;  // the pump owns these now
     CloseAll(l);
-    Pump pump(pid, &tree, input, in_fd, out_fd, err_fd, &r);
+    Pump pump(pid, &tree, input, in_fd, out_fd, err_fd, &r, sandbox ? sandbox->out_head : 0);
     int wstatus = pump.Run(timeout_s, stopping, grace_s);
     if (WIFEXITED(wstatus)) r.exit_code = WEXITSTATUS(wstatus);
     if (WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);

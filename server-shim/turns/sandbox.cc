@@ -409,6 +409,22 @@ void PrepareForRunnerUser(const RunnerUser& user, const std::string& workspace, 
   CloseToRunner(workflow_dir + "/db", user);
 }
 
+void GiveToRunnerUser(const RunnerUser& user, const std::string& path) {
+  if (!user.drop) return;
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (::fstat(fd, &st) == 0 && (st.st_uid != user.uid || st.st_gid != user.gid) &&
+      ::fchown(fd, user.uid, user.gid) != 0) {
+    spdlog::warn("sandbox: cannot give {} to {}: {}", path, user.name, std::strerror(errno));
+  }
+  ::close(fd);
+}
+
+std::string FindProgramOnPath(const std::string& prog, const std::string& path_env) {
+  return ResolveProgram(prog, "/", path_env);
+}
+
 Result<int> BuildSandboxRuleset(const SandboxPolicy& policy) {
   const Probe& probe = GetProbe();
   if (probe.abi <= 0) return -1;

@@ -90,6 +90,14 @@ SandboxPolicy RunnerPolicy(const std::string& workflow_dir, const std::string& t
 void PrepareForRunnerUser(const RunnerUser& user, const std::string& workspace, const std::string& workflow_dir,
                           int tmp_fd);
 
+// Makes the folder `path` (not followed through a link) `user`'s own, when
+// the runner runs as another user than the server: a preset program's home.
+void GiveToRunnerUser(const RunnerUser& user, const std::string& path);
+
+// `prog` found as sh would find it on `path_env` (or a path): its real path,
+// or "" when there is none that may be executed.
+std::string FindProgramOnPath(const std::string& prog, const std::string& path_env);
+
 // Builds a Landlock ruleset for `policy` (in the parent: allocates, opens
 // paths). Returns its fd (close it after the child started), or -1 when the
 // kernel has no Landlock. Paths that do not exist are skipped.

@@ -23,7 +23,7 @@
 #include "core/base/time_util.h"
 #include "core/base/utf8.h"
 #include "server-shim/cluster/fence.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/tick/first_open.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
@@ -167,6 +167,7 @@ TurnManager::TurnManager(Env* env, const ServeOptions& options) : env_(env), opt
   // The model's key stays in this process: no runner, platform or Builder
   // command started from here inherits it.
   SetHiddenEnvironment(ModelKeyVariables(options.model));
+  HideProgramKeys(options);
 }
 
 TurnManager::~TurnManager() { Shutdown(); }
@@ -470,6 +471,9 @@ Result<json> TurnManager::RunTurn(OpenCtx& oc, const TurnTicket& ticket, const T
   // stands before goes on without it.
   const double timeout = kind == TurnKind::kWorkflowReview ? options_.review_timeout : options_.runner_timeout;
   if (model) return ModelTurn(oc, ticket, request, stdin_doc, *model, timeout);
+  if (const ProgramPreset* preset = FindProgramPreset(options_.runner)) {
+    return ProgramTurn(oc, ticket, request, stdin_doc, *preset, timeout);
+  }
 
   // An external runner: charter and context on stdin, the session's MCP
   // endpoint and token in its environment.

@@ -57,7 +57,7 @@ test('the schedules card: three checkboxes per schedule and "After a manual run"
   await page.setViewportSize({ width: 1400, height: 1000 });
   await page.goto(`${url}/?nosw#token=${token}`);
   await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
-  await page.goto(`${url}/?nosw#/w/digest`);
+  await page.goto(`${url}/?nosw#/w/digest/schedules`);
   const card = page.locator('#schedules');
   await card.locator('tr[data-schedule="daily"]').waitFor();
   // The review is an input to the run, with its state.

@@ -67,13 +67,15 @@ test('Accept with no Builder command: the tab says the apply message waits in th
   const item = page.locator('#needs-you .decision', { hasText: QUESTION });
   await item.waitFor();
   await item.getByRole('button', { name: /^Accept/ }).click();
-  const notice = page.locator('.notice', { hasText: 'The apply message waits in the outbox' });
+  const notice = page.locator('.notice', { hasText: 'the apply message waits in the outbox' });
   await notice.waitFor();
   const words = await notice.innerText();
-  assert.match(words, new RegExp(`^Answered: ${QUESTION.replace('?', '\\?')} The apply message`), 'one mark after the question');
-  assert.match(words, /The apply message waits in the outbox, undelivered: no Builder command \(pulse serve --builder\)\./);
+  assert.match(words, new RegExp(`^Answered: ${QUESTION.replace('?', '\\?')} Recorded; the apply message`), 'one mark after the question');
+  // Said plainly (issue #37): recorded, and waiting for a Builder.
+  assert.match(words, /Recorded; the apply message waits in the outbox until a Builder is connected \(pulse serve --builder\)\./);
   assert.doesNotMatch(words, /undelivered: undelivered/);
   assert.equal(words.split('waits in the outbox').length, 2, 'said once');
+  await page.locator('#decision-log .fold-toggle').click();
   await page.locator('#decision-log .log-entry', { hasText: QUESTION }).waitFor();
   await screenshot(page, 'apply_message_waits_in_outbox');
 

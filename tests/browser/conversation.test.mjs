@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import initSqlJs from 'sql.js';
 import { makeTempDir, PULSE_BIN, WASM_DIR, ROOT } from '../node/helpers.mjs';
-import { browserSkip, launchBrowser, screenshot, startStaticServer, ARTIFACTS } from './helpers.mjs';
+import { browserSkip, launchBrowser, screenshot, startStaticServer, ARTIFACTS, openCard } from './helpers.mjs';
 import { buildPulseTabFixture, FIXTURE_NOW } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
@@ -86,10 +86,11 @@ test('Talk to Pulse sends the owner\'s words into the conversation; the reply an
   try {
     await page.setViewportSize({ width: 1300, height: 1000 });
     await page.goto(`${server.url}/?nosw#token=${token}`);
-    const wf = page.locator('.copies .copy[data-name="substack"]');
+    const wf = page.locator('#overview .overview-row[data-name="substack"]');
     await wf.waitFor();
     await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
-    await wf.getByRole('button', { name: 'Open substack' }).click();
+    await wf.getByRole('link', { name: 'substack', exact: true }).click();
+    for (const id of ['talk-to-pulse', 'pulse-chat']) await openCard(page, id);
     const chat = page.locator('#pulse-chat');
     await chat.locator('.chat').waitFor();
 
@@ -149,6 +150,8 @@ test('a local copy shows the same conversation offline, and its Talk box says wh
     await page.goto(`${web.url}/?now=${FIXTURE_NOW}&mode=local&nosw`);
     await page.locator('#choose-file:not([disabled])').waitFor();
     await page.locator('#file-input').setInputFiles(fixture.dbPath);
+    await page.locator('#goal-status').waitFor({ timeout: 60000 });
+    for (const id of ['talk-to-pulse', 'pulse-chat']) await openCard(page, id);
     const chat = page.locator('#pulse-chat');
     await chat.locator('.chat').waitFor({ timeout: 60000 });
     const kinds = await chat.locator('.chat > li').evaluateAll((els) => els.map((e) => e.dataset.turn || `thread:${e.dataset.thread}`));

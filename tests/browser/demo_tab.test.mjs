@@ -68,11 +68,14 @@ function overflowReport(page) {
 }
 
 // Every card of the open workflow has its document (no "Loading…" left),
-// the readings chart drawn (every demo workflow has readings by its runs).
+// each folded card opened, the readings chart drawn (every demo workflow has
+// readings by its runs).
 async function cardsDrawn(page) {
   await page.locator('#goal-status').waitFor();
   await page.waitForFunction(() => ![...document.querySelectorAll('#main .card')].some((c) => /Loading…/.test(c.textContent))
     && document.querySelectorAll('#main .card').length >= 8);
+  await page.evaluate(() => { for (const b of document.querySelectorAll('.fold-toggle[aria-expanded="false"]')) b.click(); });
+  await page.waitForFunction(() => !document.querySelector('.fold-toggle[aria-expanded="false"]'));
   await page.locator('#readings .chart[data-y-max]').waitFor();
 }
 

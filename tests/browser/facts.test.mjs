@@ -57,6 +57,8 @@ test('a local copy shows Needs re-auth and the facts since the last check, from 
   assert.match(reauthText, /MCP server gmail: connection refused/);
   const facts = page.locator('#goal-facts');
   await facts.waitFor();
+  // Folded below What needs you and the goal card until opened.
+  await facts.locator('.fold-toggle').click();
   const text = await facts.innerText();
   assert.match(text, /Shorter replies: three sentences at most/);
   assert.match(text, /goal step draft-reply/);

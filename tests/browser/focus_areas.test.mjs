@@ -53,9 +53,11 @@ test('focus areas: proposed by the tool, confirmed, rejected, added, extended an
   const page = await context.newPage();
   await page.setViewportSize({ width: 1300, height: 1100 });
   await page.goto(`${server.url}?nosw#token=${server.ownerToken}`);
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  // The card's own address opens it (it is folded below the goal card).
   const open = async () => {
-    await page.locator('.copies .copy[data-name="substack"]').getByRole('button', { name: 'Open substack' }).click();
-    await page.locator('#focus-areas').waitFor();
+    await page.goto(`${server.url}?nosw#/w/substack/focus-areas`);
+    await page.locator('#focus-areas .fold-toggle[aria-expanded="true"]').waitFor();
   };
   await open();
   const area = page.locator('#focus-areas .focus-area[data-id="fa-1"]');
@@ -63,7 +65,7 @@ test('focus areas: proposed by the tool, confirmed, rejected, added, extended an
   assert.match(await area.innerText(), /proposed by Pulse/);
   assert.match(await area.innerText(), /until 2026-10-10/);
   // The section sits right under the goal status card.
-  const order = await page.evaluate(() => [...document.querySelectorAll('.dashboard > section, .dashboard > .grid')].map((e) => e.id || e.className));
+  const order = await page.evaluate(() => [...document.querySelectorAll('.dashboard > section, .dashboard > .folded-cards > section')].map((e) => e.id || e.className));
   assert.equal(order.indexOf('focus-areas'), order.indexOf('goal-status') + 1, order.join(','));
   await screenshot(page, 'focus_areas_proposed');
 
@@ -145,7 +147,8 @@ test('QA and fast requests Pulse recorded are visible in the tab', opts, async (
   const page = await context.newPage();
   await page.setViewportSize({ width: 1300, height: 1100 });
   await page.goto(`${server.url}?nosw#token=${server.ownerToken}`);
-  await page.locator('.copies .copy[data-name="substack"]').getByRole('button', { name: 'Open substack' }).click();
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  await page.goto(`${server.url}?nosw#/w/substack/requests`);
   const card = page.locator('#requests');
   await card.locator('.qa-requests li').waitFor();
   const text = await card.innerText();
@@ -173,7 +176,8 @@ test('a refused update_step, then create_decision_request: the decision waits in
   const page = await context.newPage();
   await page.setViewportSize({ width: 1300, height: 1100 });
   await page.goto(`${server.url}?nosw#token=${server.ownerToken}`);
-  await page.locator('.copies .copy[data-name="substack"]').getByRole('button', { name: 'Open substack' }).click();
+  await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
+  await page.goto(`${server.url}?nosw#/w/substack/needs-you`);
   const item = page.locator('#needs-you li', { hasText: 'May I make growth_funnel record subscribers?' });
   await item.waitFor();
   const text = await item.innerText();

@@ -105,6 +105,15 @@ export async function launchBrowser(profileDir) {
   return ctx;
 }
 
+// A folded card of the workflow page (the cards below What needs you and the
+// goal card) opened as a reader's Show does it; nothing when it is open.
+export async function openCard(page, id) {
+  const toggle = page.locator(`#${id} > .card-head .fold-toggle`);
+  await toggle.waitFor();
+  if (await toggle.getAttribute('aria-expanded') === 'false') await toggle.click();
+  await page.locator(`#${id} > .card-head .fold-toggle[aria-expanded="true"]`).waitFor();
+}
+
 let shotDir = null;
 // Saves a full-page screenshot as <name>.png in a temp dir and copies it to
 // tests/artifacts/; returns the artifact's path.

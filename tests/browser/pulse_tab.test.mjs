@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir } from '../node/helpers.mjs';
-import { browserSkip, allowConsoleErrors, startStaticServer, launchBrowser, screenshot } from './helpers.mjs';
+import { browserSkip, allowConsoleErrors, startStaticServer, launchBrowser, screenshot, openCard } from './helpers.mjs';
 import { buildPulseTabFixture, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import initSqlJs from 'sql.js';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
@@ -58,7 +58,7 @@ async function importFile(page, file) {
 async function alarmTexts(page) {
   await page.locator('nav.view-links').waitFor();
   await page.locator('#goal-status .alarms').waitFor();
-  return page.locator('#goal-status .alarm').allInnerTexts();
+  return page.locator('#goal-status .alarm .alarm-text').allInnerTexts();
 }
 
 test('importing the Substack database shows the seed\'s alarm sentences on the goal status card', opts, async () => {
@@ -72,7 +72,8 @@ test('importing the Substack database shows the seed\'s alarm sentences on the g
   const card = await page.locator('#goal-status').innerText();
   assert.match(card, /412/);
   assert.match(card, /17 Sep 09:30/);
-  // The other cards computed by the same core.
+  // The other cards computed by the same core (folded below the goal card).
+  for (const id of ['readings', 'routes']) await openCard(page, id);
   await page.locator('#readings .chart canvas').first().waitFor();
   assert.match(await page.locator('#routes').innerText(), /growth_funnel/);
   assert.match(await page.locator('#needs-you').innerText(), /Pulse recommends/i);
@@ -134,6 +135,7 @@ test('accepting a recommendation moves the decision into the log', opts, async (
   const logBefore = await page.locator('#decision-log').innerText();
   assert.doesNotMatch(logBefore, new RegExp(escapeRe(fixture.decisionQuestion)));
   await item.getByRole('button', { name: /^Accept/ }).click();
+  await openCard(page, 'decision-log');
   const entry = page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion });
   await entry.waitFor();
   assert.match(await entry.innerText(), new RegExp(`Accepted Pulse's recommendation: ${escapeRe(fixture.recommendedOption)}`));
@@ -145,6 +147,7 @@ test('goal memory is readable and editable in the copy', opts, async () => {
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   const card = page.locator('#memory');
+  await openCard(page, 'memory');
   await card.getByRole('button', { name: 'Edit' }).waitFor();
   await card.getByRole('button', { name: 'Edit' }).click();
   const area = card.locator('textarea');
@@ -159,6 +162,7 @@ test('goal memory is readable and editable in the copy', opts, async () => {
   // Stored in the copy: a reload shows it.
   await page.reload();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
+  await openCard(page, 'memory');
   await page.locator('#memory .memory-text', { hasText: 'subscribers are counted on Mondays only' }).waitFor();
   await screenshot(page, 'pulse_tab_memory');
 });
@@ -179,6 +183,7 @@ test('export downloads the changed copy; imported again it shows the answer; del
   const secondName = 'substack-2';
   const second = page.locator(`.copies .copy.open[data-name="${secondName}"]`);
   await second.waitFor();
+  await openCard(page, 'decision-log');
   await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
   assert.equal(await page.locator('.copies .copy').count(), 2);
   await screenshot(page, 'pulse_tab_two_copies');
@@ -307,10 +312,11 @@ test('keyboard only: Tab reaches the main controls in order, Enter and Space act
   await page.keyboard.press('Tab');
   assert.equal((await describe()).text, 'Send answer');
   await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement.classList.contains('notice'), null, { timeout: 5000 });
+  await openCard(page, 'decision-log');
   const entry = page.locator('#decision-log .log-entry', { hasText: fixture.secondQuestion });
   await entry.waitFor();
   assert.match(await entry.innerText(), /Changed from Pulse's recommendation to: No/);
-  await page.waitForFunction(() => document.activeElement.classList.contains('notice'), null, { timeout: 5000 });
 });
 
 function escapeRe(s) {
@@ -337,6 +343,7 @@ test('offline: after one visit the page, the worker and the WASM module come fro
     const alarms = await alarmTexts(page);
     assert.equal(alarms.length, SEED_ALARMS.length);
     // The chart, whose module no online visit had loaded.
+    await openCard(page, 'readings');
     await page.locator('#readings .chart canvas').first().waitFor();
     await screenshot(page, 'pulse_tab_offline');
   } finally {
@@ -355,5 +362,6 @@ test('after a browser restart on the same profile the copy and its answers are s
   const page = await openPage();
   await page.getByRole('button', { name: `Open ${fixture.copyName}` }).click();
   assert.equal((await alarmTexts(page)).length, SEED_ALARMS.length);
+  await openCard(page, 'decision-log');
   await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
 });

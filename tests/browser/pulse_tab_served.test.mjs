@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTempDir, PULSE_BIN } from '../node/helpers.mjs';
-import { browserSkip, allowConsoleErrors, launchBrowser, screenshot, serveTab } from './helpers.mjs';
+import { browserSkip, allowConsoleErrors, launchBrowser, screenshot, serveTab, openCard } from './helpers.mjs';
 import { buildPulseTabFixture, FIXTURE_NOW, SEED_ALARMS } from './pulse_tab_fixture.mjs';
 import { vendorWeb } from '../../scripts/vendor-web.mjs';
 
@@ -55,19 +55,22 @@ test('served mode: the server\'s workflows, the card from its API, Accept throug
   await page.locator('.mode-switch button.active', { hasText: 'Server' }).waitFor();
   assert.match(await page.locator('#mode-banner').innerText(), /Served by pulse serve/);
   assert.equal(new URL(page.url()).hash, '');
-  const wf = page.locator('.copies .copy[data-name="substack"]');
+  // The overview lists the server's workflows (the side panel holds the token).
+  const wf = page.locator('#overview .overview-row[data-name="substack"]');
   await wf.waitFor();
   assert.match(await wf.innerText(), /Not measured/);
   await page.locator('.server-panel', { hasText: 'Accepted by the server' }).waitFor();
-  await wf.getByRole('button', { name: 'Open substack' }).click();
+  await wf.getByRole('link', { name: 'substack', exact: true }).click();
   await page.locator('#goal-status .alarms').waitFor();
-  const alarms = (await page.locator('#goal-status .alarm').allInnerTexts()).map((t) => t.replace(/^!\s*/, '').trim());
+  const alarms = (await page.locator('#goal-status .alarm .alarm-text').allInnerTexts()).map((t) => t.trim());
   for (const sentence of SEED_ALARMS) assert.ok(alarms.includes(sentence), `missing alarm: ${sentence}`);
+  await openCard(page, 'readings');
   await page.locator('#readings .chart canvas').first().waitFor();
 
   const item = page.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
   await item.waitFor();
   await item.getByRole('button', { name: /^Accept/ }).click();
+  await openCard(page, 'decision-log');
   await page.locator('#decision-log .log-entry', { hasText: fixture.decisionQuestion }).waitFor();
   // The server's own API now reports it answered.
   const answered = await (await fetch(`${url}/api/workflows/substack/decisions?status=answered`)).json();

@@ -179,7 +179,9 @@ test('the clock a result is on is named, and "as of the last recorded check" mov
   await p.goto(at('#/copy/substack'));
   const line = p.locator('#clock-line');
   await line.locator('#as-of-last-check').waitFor();
-  assert.match(await line.innerText(), /At a set time, 2026-10-07T12:00:00Z \(not this browser's clock\)/);
+  // One way of writing times (the RFC 3339 form is the <time> element's datetime).
+  assert.match(await line.innerText(), /At a set time, 7 Oct 2026 12:00 UTC \(not this browser's clock\)/);
+  assert.equal(await line.locator('time').first().getAttribute('datetime'), '2026-10-07T12:00:00Z');
   assert.match(await line.innerText(), /Last recorded check: 6 Oct 09:00 UTC \(not measured\)/);
   await line.locator('#as-of-last-check').click();
   await p.waitForFunction(() => /now=2026-10-06T09/.test(location.search));
@@ -238,7 +240,7 @@ test('on a 390 px phone: the workflow first, cards stacked, nothing wider than t
   assert.ok(m.tallest < 500, `a row is ${m.tallest} px tall`);
   assert.ok(m.tallestId < 24, `an id is ${m.tallestId} px tall (wrapped)`);
   await screenshot(p, 'ux_390_agent_log');
-  await p.goto(at('#/copy/substack'));
+  await p.goto(at('#/copy/substack/readings'));
   await p.locator('#readings .chart canvas').first().waitFor();
   assert.ok(await p.evaluate(() => document.documentElement.scrollWidth) <= 390);
   await screenshot(p, 'ux_390_workflow');
@@ -254,8 +256,7 @@ test('"Needs you" says what Accept does, marks Pulse\'s pick, offers Dismiss; th
   const item = p.locator('#needs-you .decision', { hasText: fixture.decisionQuestion });
   await item.waitFor();
   const text = await item.innerText();
-  assert.match(text, /Accept records “Resume the schedules” as your answer; Pulse reads it at its next pass/);
-  assert.match(text, /Dismiss closes the question with no answer/);
+  assert.match(text, /Accept answers “Resume the schedules”, carried out within the autonomy levels; Dismiss closes it unanswered, with an undo/);
   assert.match(text, /Waiting 3 days/);
   assert.doesNotMatch(await p.locator('#needs-you').innerText(), /waiting 0 s|raised by pulse/);
   assert.equal(await item.locator('.option-rec').innerText(), 'Resume the schedules');
@@ -265,6 +266,9 @@ test('"Needs you" says what Accept does, marks Pulse\'s pick, offers Dismiss; th
   await screenshot(p, 'ux_needs_you');
   const second = p.locator('#needs-you .decision', { hasText: fixture.secondQuestion });
   await second.getByRole('button', { name: 'Dismiss' }).click();
+  // Sent once its Undo has passed; the decision log (folded) records it.
+  await second.waitFor({ state: 'detached', timeout: 20000 });
+  await p.locator('#decision-log .fold-toggle').click();
   const dismissed = p.locator('#decision-log .log-entry', { hasText: fixture.secondQuestion });
   await dismissed.waitFor();
   assert.match(await dismissed.innerText(), /Dismissed/);
@@ -307,6 +311,7 @@ test('messages: what Pulse sent and whether it was delivered; memory: no repeate
   assert.match(await card.locator('.owner-actions').innerText(),
     /^Check now runs on the server \(pulse serve\), not on a copy\. The schedules are paused: Pulse's API cannot resume them/);
   const mem = p.locator('#memory');
+  await mem.locator('.fold-toggle').click();
   await mem.getByRole('button', { name: 'Edit' }).waitFor();
   assert.equal(await mem.locator('h3', { hasText: /^Goal memory$/ }).count(), 0);
   assert.equal(await mem.locator('.memory-text > p', { hasText: 'What Pulse and the owner have learned' }).count(), 0);
@@ -336,7 +341,7 @@ test('several tabs of one browser all work: one worker owns the pool, the others
   await first.locator('#overview .overview-row').nth(1).waitFor();
   const second = await context.newPage();
   await second.setViewportSize({ width: 1400, height: 1000 });
-  await second.goto(at('#/copy/substack'));
+  await second.goto(at('#/copy/substack/memory'));
   await second.locator('#goal-status .alarms').waitFor();
   assert.equal((await second.locator('#goal-status .alarm').allInnerTexts()).length, SEED_ALARMS.length);
   assert.equal(await second.locator('.local-panel .card-error').count(), 0);

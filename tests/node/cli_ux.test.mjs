@@ -49,9 +49,10 @@ test('pulse status: every workflow of the workspace, worst first, as a table and
   const table = pulse('status', '--workspace', ws, ...at);
   assert.equal(table.code, 0, table.err);
   const lines = table.out.trim().split('\n');
-  assert.match(lines[0], /^WORKFLOW\s+STATUS\s+KEY NUMBER\s+PENDING\s+WORST ALARM/);
-  assert.match(lines[1], /^substack\s+not_measured\s+412 \/ 1000\s+\d+\s+not measured by a workflow run for 20 days/);
-  assert.match(lines[2], /^alpha\s+no_goal/);
+  assert.equal(lines[0], `At a set time: ${SUBSTACK_CHECK_AT} (--now).`, 'the clock it judges on, named');
+  assert.match(lines[1], /^WORKFLOW\s+STATUS\s+KEY NUMBER\s+PENDING\s+NEEDS ATTENTION/);
+  assert.match(lines[2], /^substack\s+not_measured\s+412 \/ 1000\s+\d+\s+critical: Not measured by a workflow run for 20 days/);
+  assert.match(lines[3], /^alpha\s+no_goal/);
   // The cron form: alert when any workflow is in a bad state.
   assert.equal(pulse('status', '--workspace', ws, ...at, '--fail-on', 'off_track,not_measured').code, 1);
   assert.equal(pulse('status', '--workspace', ws, ...at, '--fail-on', 'off_track').code, 0);
@@ -68,7 +69,7 @@ test('pulse check --fail-on: exit 1 on a listed status, 0 by default, 2 for a st
   assert.equal(pulse(...base, '--fail-on', 'off_track', '--json').code, 0);
   const bad = pulse(...base, '--fail-on', 'not_measured,bogus');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--fail-on: "bogus" is not a goal status/);
+  assert.match(bad.err, /--fail-on: "bogus" is not a goal status or an attention kind/);
 });
 
 test('a mistyped command or flag gets "did you mean" and the command\'s own --help', opts, () => {

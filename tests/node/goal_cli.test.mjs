@@ -19,21 +19,30 @@ function pulse(args) {
 }
 
 // The v1 check document: a check also carries the context facts and
-// needs_reauth (v2; their own tests are facts_cli.test.mjs), set aside here.
+// needs_reauth (v2; their own tests are facts_cli.test.mjs) and the
+// attention items with the schedules' watch and the rank (v3; their own
+// tests are attention_cli.test.mjs and tests/cpp/attention/), set aside here.
 function contract(doc) {
   if (doc && doc.checked_at !== undefined) {
     assert.equal(typeof doc.needs_reauth, 'boolean');
     assert.equal(typeof doc.facts, 'object');
-    const { facts, needs_reauth: reauth, ...rest } = doc;
+    assert.ok(Array.isArray(doc.attention) && Array.isArray(doc.schedules));
+    assert.equal(typeof doc.rank, 'number');
+    assert.equal(typeof doc.needs_attention, 'boolean');
+    const { facts, needs_reauth: reauth, attention, schedules, rank, needs_attention: needs, ...rest } = doc;
     return rest;
   }
   return doc;
 }
 
-function json(args) {
+function raw(args) {
   const r = pulse([...args, '--json']);
   assert.equal(r.code, 0, r.stderr);
-  return contract(JSON.parse(r.stdout));
+  return JSON.parse(r.stdout);
+}
+
+function json(args) {
+  return contract(raw(args));
 }
 
 function withSubstack(fn) {
@@ -192,11 +201,15 @@ test('the WASM module computes exactly what the native check does, from the same
     const made = makeSubstack(dir, { pulseBin: PULSE_BIN });
     const ws = ['--workspace', made.workspace, '--workflow', 'substack'];
     const times = [SUBSTACK_CHECK_AT, '2026-09-20T00:00:00Z', '2026-09-26T12:00:00Z', '2026-12-01T00:00:00Z'];
-    const native = times.map((t) => json(['check', ...ws, '--now', t]));
+    const full = times.map((t) => raw(['check', ...ws, '--now', t]));
+    const native = full.map(contract);
     const db = openDbInModule(Module, made.db);
     try {
       for (let i = 0; i < times.length; ++i) {
-        assert.deepEqual(contract(callInModule(Module, db, 'goal.check', {}, times[i])), native[i], times[i]);
+        const wasm = callInModule(Module, db, 'goal.check', {}, times[i]);
+        assert.deepEqual(contract(wasm), native[i], times[i]);
+        // The attention items, the schedules' watch and the rank alike.
+        for (const key of ['attention', 'schedules', 'rank', 'needs_attention']) assert.deepEqual(wasm[key], full[i][key], `${times[i]} ${key}`);
       }
       assert.deepEqual(contract(callInModule(Module, db, 'goal.check', {}, SUBSTACK_CHECK_AT)), EXPECTED);
       const readings = callInModule(Module, db, 'goal.readings', {}, SUBSTACK_CHECK_AT);

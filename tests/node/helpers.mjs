@@ -1,5 +1,6 @@
 // Shared helpers for the Node suites: where the builds are, and temp dirs.
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -29,6 +30,14 @@ export function makeTempDir(prefix = 'pulse-node-') {
 // One core API call through the module's facade (Module.Pulse) on a raw
 // sqlite3* (0: none), as a reply document: {result} or {error, code}. A
 // failure that is not an Error with a string .code fails the test.
+// The demo workspace scripts/run.sh serves (scripts/demo_workspace.mjs), made
+// at `ws` with the native pulse; throws with the script's stderr if it fails.
+export function makeDemo(ws) {
+  const made = spawnSync('node', [join(ROOT, 'scripts', 'demo_workspace.mjs'), ws, '--pulse', PULSE_BIN], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`scripts/demo_workspace.mjs exited ${made.status}: ${made.stderr}`);
+  return ws;
+}
+
 export function pulseReply(Module, db, method, args = {}, nowSeconds = NaN) {
   const now = Number.isFinite(nowSeconds) ? nowSeconds : undefined;
   try {

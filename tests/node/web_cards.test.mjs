@@ -91,7 +91,8 @@ test('runs by route mark the goal route and failures', () => {
     { route: 'growth_funnel', runs: 7, completed: 6, failed: 1, primary: true },
   ] }} />`);
   assert.match(out, /growth_funnel <span class="tag goal-tag">goal route/);
-  assert.match(out, /class="num failed">1</);
+  assert.match(out, /class="num failed"[^>]*>1</);
+  assert.match(out, /data-label="Route"/, 'a phone shows each route as label: value lines, not squeezed columns');
 });
 
 const DECISIONS = {
@@ -208,8 +209,22 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   const { plural } = await import('../../web/cards/card.mjs');
   const { formatDuration, parseDurationText } = await import('../../web/format.mjs');
   const { chartSeries } = await import('../../web/cards/goal.mjs');
-  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log' });
-  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '' });
+  assert.deepEqual(parseRoute('#/w/substack/agent-log'), { mode: 'server', open: { kind: 'server', name: 'substack' }, view: 'agent-log', params: {}, query: '' });
+  assert.deepEqual(parseRoute('#/copy/substack-2'), { mode: 'local', open: { kind: 'local', name: 'substack-2' }, view: '', params: {}, query: '' });
+  // A card's filters are in the address, and come back out of it.
+  const filtered = parseRoute('#/w/substack/agent-log?status=running&stuck=30&session=schedule-goallead--x-g1');
+  assert.deepEqual(filtered.params, { status: 'running', stuck: '30', session: 'schedule-goallead--x-g1' });
+  assert.equal(routeHash({ open: filtered.open, view: 'agent-log', params: { status: 'running', run: '', stuck: '30' } }),
+    '#/w/substack/agent-log?status=running&stuck=30');
+  assert.equal(routeHash({ open: filtered.open, params: { status: 'running' } }), '#/w/substack', 'filters belong to a card');
+  const { routeTitle, needsAttention } = await import('../../web/data/route.mjs');
+  assert.equal(routeTitle(filtered), 'Background agent log · substack · Pulse');
+  assert.equal(routeTitle(parseRoute('#/w/substack')), 'substack · Pulse');
+  assert.equal(routeTitle(parseRoute('#/')), 'Workflows · Pulse');
+  // Inspect's own state follows a "?" (a "?" inside it stays escaped).
+  assert.deepEqual(parseRoute('#/copy/substack/inspect?t=log&q=SELECT%201%3F'),
+    { mode: 'local', open: { kind: 'local', name: 'substack' }, view: 'inspect', params: { t: 'log', q: 'SELECT 1?' }, query: 't=log&q=SELECT%201%3F' });
+  assert.equal(routeHash({ open: { kind: 'local', name: 'substack' }, view: 'inspect', query: 't=log' }), '#/copy/substack/inspect?t=log');
   assert.deepEqual(parseRoute('#/local'), { mode: 'local', open: null, view: '' });
   assert.deepEqual(parseRoute(''), { mode: null, open: null, view: '' });
   assert.equal(routeHash({ open: { kind: 'local', name: 'a b' }, view: 'needs-you' }), '#/copy/a%20b/needs-you');
@@ -217,6 +232,12 @@ test('the shell\'s address, worst-first order, plural forms, durations and the c
   assert.equal(routeFromQuery(new URLSearchParams('copy=substack&mode=local')), '#/copy/substack');
   assert.deepEqual(worstFirst([{ name: 'a', status: 'on_track' }, { name: 'b', status: 'no_goal' }, { name: 'c', status: 'off_track' },
     { name: 'd', status: 'not_measured' }, { name: 'e', status: 'error' }]).map((r) => r.name), ['e', 'c', 'd', 'a', 'b']);
+  // With the core's attention rank: an on-track workflow with an expired
+  // login (critical) comes before one merely at risk, after not measured.
+  const ranked = [{ name: 'digest', status: 'on_track', rank: 3 }, { name: 'inbox', status: 'on_track', rank: 1 },
+    { name: 'substack', status: 'not_measured', rank: 1 }, { name: 'news', status: 'at_risk', rank: 2 }];
+  assert.deepEqual(worstFirst(ranked).map((r) => r.name), ['substack', 'inbox', 'news', 'digest']);
+  assert.deepEqual(ranked.filter(needsAttention).map((r) => r.name), ['inbox', 'substack', 'news']);
   assert.equal(plural(1, 'row'), '1 row');
   assert.equal(plural(0, 'row'), '0 rows');
   assert.equal(plural(2, 'copy', 'copies'), '2 copies');
@@ -246,4 +267,71 @@ test('Pulse\'s requests: QA checks and earlier passes with their state, and a se
   const empty = text(html`<${RequestsCard} doc=${{ requests: [] }} nowMs=${NOW} />`);
   assert.match(empty, /Pulse has not asked for a QA check\./);
   assert.match(empty, /Pulse has not asked for an earlier full pass\./);
+});
+
+const INBOX_ATTENTION = [
+  { kind: 'needs_reauth', severity: 'critical', key: 'needs_reauth', link: '#/w/inbox/run-health', since: '2026-10-05T10:25:00Z',
+    text: 'Needs re-auth: re-connect what run r-0011 uses (invalid_grant in its error: "invalid_grant").', snoozed: false },
+  { kind: 'error_rate_spike', severity: 'warning', key: 'error_rate_spike', link: '#/w/inbox/run-health',
+    text: '4 of 11 runs failed since 30 Sep (36%, against 0% on the median day of the last 14).', snoozed: false },
+  { kind: 'cost_spike', severity: 'warning', key: 'cost_spike', link: '#/w/inbox/goal-facts', snoozed: true, snooze: 'until_it_changes',
+    text: 'Run r-0010 cost $3.20, 4.0× the 14-day median run ($0.80), on route reply.' },
+  { kind: 'goal_alarm', severity: 'critical', key: 'goal_alarm:no_run', link: '#/w/inbox/goal-status', text: 'No run for 7 days.', snoozed: false },
+];
+
+test('what needs you: each attention item with its cause and snooze, a snoozed one marked, goal alarms left to the goal card', async () => {
+  const check = { ...CHECK, attention: INBOX_ATTENTION, facts: { login_hints: [
+    { run_id: 'r-0011', at: '2026-10-05T10:25:00Z', where: 'error', pattern: 'invalid_grant', matched: 'invalid_grant',
+      line: 'gmail: token refresh failed: invalid_grant' }] } };
+  const snooze = { onSnooze: () => true, onUnsnooze: () => true, busyKey: '' };
+  const out = text(html`<${NeedsYouCard} doc=${DECISIONS} nowMs=${NOW} onAnswer=${() => {}} check=${check}
+    linkFor=${(c) => `#/copy/inbox/${c}`} snooze=${snooze} />`);
+  assert.match(out, /What needs you 2 items · 1 decision waiting/);
+  assert.match(out, /critical: Needs re-auth: re-connect what run r-0011 uses/);
+  assert.match(out, /Since 5 Oct 10:25 UTC See Run health/);
+  assert.match(out, /Re-connect what these runs use, then run them again: run r-0011 \(5 Oct 10:25 UTC\) ?: invalid_grant in its error gmail: token refresh failed: invalid_grant/);
+  assert.match(out, /Run r-0010 cost \$3\.20.*Snoozed until it changes.*Unsnooze/);
+  assert.doesNotMatch(out, /No run for 7 days/, 'a goal alarm is the goal card\'s');
+  assert.match(out, /Decisions waiting Resume the growth_funnel schedule\?/);
+  const links = render(html`<${NeedsYouCard} doc=${DECISIONS} nowMs=${NOW} onAnswer=${() => {}} check=${check}
+    linkFor=${(c) => `#/copy/inbox/${c}`} snooze=${snooze} />`);
+  assert.match(links, /href="#\/copy\/inbox\/run-health"/);
+  // The goal card snoozes its own alarms.
+  const goal = text(html`<${GoalStatusCard} check=${{ ...check, alarms: [{ kind: 'no_run', days: 7, message: 'no run for 7 days' }] }}
+    nowMs=${NOW} snooze=${snooze} />`);
+  assert.match(goal, /no run for 7 days Snooze…/);
+  // Read only (no owner token): no snooze buttons.
+  const reader = text(html`<${NeedsYouCard} doc=${DECISIONS} nowMs=${NOW} onAnswer=${() => {}} check=${check} readOnly="Read only" />`);
+  assert.doesNotMatch(reader, /Snooze…/);
+});
+
+test('the facts card keeps its spaces, names the window from the previous check, and the apply note says what happened', async () => {
+  const { FactsCard, windowWords } = await import('../../web/cards/facts.mjs');
+  const { applyNote, agentFiltersFromParams, agentFiltersToParams } = await import('../../web/cards/dashboard.mjs');
+  const facts = { since: '2026-10-06T12:00:00Z', last_check_at: '2026-10-06T12:00:00Z', latest_check_at: '2026-10-07T12:00:00Z',
+    error_rate: { runs: 1, failed: 0, share: 0, median_daily_share: 0, min_runs: 5, spike: false }, spend: {}, run_health: {} };
+  const out = text(html`<${FactsCard} check=${{ facts }} nowMs=${NOW} />`);
+  assert.match(out, /0 of 1 runs failed \(0%\); the 14-day median day: 0%\. A spike needs 5 runs\./);
+  assert.equal(windowWords(facts), 'since the previous check, 6 Oct 12:00 UTC (the latest was 7 Oct 12:00 UTC)');
+  assert.equal(windowWords({ since: '2026-09-30T12:00:00Z', last_check_at: null, latest_check_at: '2026-10-07T12:00:00Z' }),
+    'since 30 Sep 12:00 UTC: no earlier recorded check, so the last 7 days before the latest check (7 Oct 12:00 UTC)');
+  assert.equal(applyNote({ apply: { sent: true, delivered: false, reason: 'undelivered: no Builder command (pulse serve --builder); the message waits in the outbox' } }),
+    ' Recorded; the apply message waits in the outbox until a Builder is connected (pulse serve --builder).');
+  const f = agentFiltersFromParams({ status: 'running', stuck: '30', group: 'run', period: '24h', stuckonly: '1' });
+  assert.deepEqual(f, { groupBy: 'run', period: '24h', session: '', run: '', status: 'running', stuckOnly: true, stuckAfter: '30' });
+  assert.deepEqual(agentFiltersFromParams(agentFiltersToParams(f)), f);
+  assert.equal(agentFiltersFromParams({ stuck: '-5' }).stuckAfter, '', 'an address with -5 minutes does not filter');
+});
+
+test('the chart marks plan changes, decisions and answers, and a range keeps only its days', async () => {
+  const { chartMarks } = await import('../../web/cards/goal.mjs');
+  const marks = chartMarks({ plan_changes: [{ at: '2026-10-06T16:00:00Z', tool: 'rename_step', reason: 'subscriber_export_v1 is now subscriber_export' }] },
+    DECISIONS);
+  assert.deepEqual(marks.map((m) => m.kind), ['decision', 'owner_answer', 'decision', 'plan_change']);
+  assert.equal(marks[3].label, 'rename_step: subscriber_export_v1 is now subscriber_export');
+  const doc = { readings: [{ at: '2026-08-20T09:30:00Z', value: 300, by_run: true }, { at: '2026-09-17T09:30:00Z', value: 380, by_run: true }],
+    target: 1000 };
+  assert.equal(chartSeries(doc, NOW, '30d').readings.length, 1, 'the last 30 days hold one reading');
+  assert.equal(chartSeries(doc, NOW, 'all').readings.length, 2);
+  assert.equal(chartSeries(doc, NOW, '30d').start, NOW / 1000 - 30 * 86400);
 });

@@ -93,8 +93,9 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     assert.equal(subReview.workflow_review.current.outcome, 'broken');
     assert.equal(subReview.workflow_review.current.broken[0].step, 'growth_funnel');
     // Digest's year before Pulse (schedule-runs.json, 670 runs) comes in a
-    // batch a pass; its goal check runs once the history is in, still on
-    // track, and raises nothing.
+    // batch a pass; its goal check runs once the history is in, still on track.
+    // Its own runs: every day's 07:00 run of the last ten days and today's,
+    // and last Saturday's weekend run (so no schedule of it is late).
     const digCheck = await waitFor(async () => (await request(`${s.url}api/workflows/digest/agent-log`)).body.rows
       .find((r) => r.kind === 'goal_check' && r.status === 'completed'), { what: 'the digest goal check' });
     assert.match(digCheck.result, /^Digest Pulse: on track/);
@@ -113,7 +114,7 @@ test('the demo workspace shows the seed\'s Substack situation and a healthy work
     const digSpend = (await request(`${s.url}api/workflows/digest/facts`)).body.spend;
     assert.ok(Math.abs(digSpend.last_7_days_usd - (36900 * 3 + 270 * 15) / 1e6) < 1e-6, JSON.stringify(digSpend));
     const digRuns = (await request(`${s.url}api/workflows/digest/runs-by-route`)).body.routes.reduce((n, r) => n + r.runs, 0);
-    assert.equal(digRuns, 670 + 10);
+    assert.equal(digRuns, 670 + 12);
     assert.equal((await request(`${s.url}api/health`)).body.tick.importing, 0);
     // Focus areas: Substack's own (tracked) and Pulse's proposal; Digest's closed one with its lesson in memory.
     const subFocus = (await request(`${s.url}api/workflows/substack/focus-areas`)).body.focus_areas;
@@ -175,6 +176,14 @@ test('run.sh passes PULSE_MODEL, PULSE_MODEL_URL and PULSE_MODEL_KEY_ENV through
     assert.equal(plain.status, 0, plain.stderr);
     assert.ok(!plain.stdout.includes('--model'), plain.stdout);
     assert.match(plain.stdout, /built-in rules runner; PULSE_MODEL=openai:NAME/);
+    // The real Claude Code / Codex as Pulse's mind and as the Builder chat.
+    const presets = spawnSync('bash', [join(ROOT, 'scripts', 'run.sh')], { encoding: 'utf8',
+      env: { ...process.env, PULSE_RUN_DRY: '1', PULSE_WORKSPACE: tmp.dir, PULSE_MODEL: '', PULSE_RUNNER: 'claude', PULSE_BUILDER: 'codex' } });
+    assert.equal(presets.status, 0, presets.stderr);
+    const presetArgs = presets.stdout.trim().split('\n');
+    assert.equal(presetArgs[presetArgs.indexOf('--runner') + 1], 'claude', presets.stdout);
+    assert.equal(presetArgs[presetArgs.indexOf('--builder') + 1], 'codex', presets.stdout);
+    assert.match(presets.stdout, /run: Pulse thinks with the real claude program, Pulse's MCP its only tools/);
   } finally {
     tmp.cleanup();
   }

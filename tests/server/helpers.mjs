@@ -2,7 +2,7 @@
 // an ephemeral loopback port, JSON requests, the real `pulse` CLI.
 import { createServer } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PULSE_BIN, makeTempDir as makePrivateTempDir } from '../node/helpers.mjs';
 
@@ -53,6 +53,52 @@ export function pulse(args, opts = {}) {
   let json;
   try { json = JSON.parse(r.stdout); } catch { json = undefined; }
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+// The real CLI without blocking this process (a scripted model server or a
+// loopback peer answers from it): {status, stdout, stderr, json}. Killed
+// after `timeoutMs`.
+export function pulseAsync(args, env = process.env, { timeoutMs = 120000 } = {}) {
+  return new Promise((resolve) => {
+    const p = spawn(PULSE_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('close', (status) => {
+      clearTimeout(timer);
+      let json;
+      try { json = JSON.parse(stdout); } catch { json = undefined; }
+      resolve({ status, stdout, stderr, json });
+    });
+  });
+}
+
+// The agent-log row of turn `runId` (its pulse_run_id) once it has ended.
+export async function turnRow(s, runId, { workflow = 'substack', timeoutMs = 20000 } = {}) {
+  return waitFor(async () => {
+    const rows = (await request(`${s.url}api/workflows/${workflow}/agent-log?run_id=${runId}`)).body.rows;
+    return rows.length === 1 && rows[0].status !== 'running' ? rows[0] : null;
+  }, { what: `turn ${runId}`, timeoutMs });
+}
+
+// The owner's message to Pulse (Talk to Pulse); the turn's row once it has ended.
+export async function sayToPulse(s, text, { workflow = 'substack', timeoutMs = 20000 } = {}) {
+  const r = await request(`${s.url}api/workflows/${workflow}/messages`, { method: 'POST', token: s.ownerToken, body: { text } });
+  if (r.status !== 202) throw new Error(`POST messages: ${r.status} ${r.text}`);
+  return turnRow(s, r.body.turn.pulse_run_id, { workflow, timeoutMs });
+}
+
+// Every regular file under dir as [path, bytes] (links and what vanishes
+// meanwhile passed over).
+export function* filesUnder(dir) {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st) continue;
+    if (st.isDirectory()) yield* filesUnder(p); else if (st.isFile()) yield [p, readFileSync(p)];
+  }
 }
 
 // Owner tokens seen per workspace: the server shows a token once, when it

@@ -11,6 +11,10 @@
 //   POST /v1/messages          Anthropic's Messages API: x-api-key,
 //                              anthropic-version; system, max_tokens, content
 //                              blocks text/tool_use/tool_result (is_error)
+//   POST /v1/responses         OpenAI's Responses API (what Codex speaks): the
+//                              same Bearer key; input items message /
+//                              function_call / function_call_output, tools in
+//                              namespaces (model_responses.mjs)
 //   GET  /v1/models            the model list (both shapes)
 //
 // Requests are checked as the vendors check them (roles alternate, every
@@ -31,6 +35,10 @@
 //   { usage: { input, output } }              token counts (default 1000 / 100)
 // A request past the end of the script gets 500 "script exhausted".
 import { createServer } from 'node:http';
+import {
+  checkResponses, responsesAnswer, responsesErrorBody, responsesLastToolResults, responsesLastUserText,
+  responsesStream, responsesSystemPrompt, responsesToolCalls, responsesToolNames, responsesToolResults,
+} from './model_responses.mjs';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -153,6 +161,7 @@ let serial = 0;
 const id = (prefix) => `${prefix}${(++serial).toString(36).padStart(6, '0')}${Math.random().toString(36).slice(2, 10)}`;
 
 function errorBody(format, status, message) {
+  if (format === 'responses') return responsesErrorBody(status, message);
   if (format === 'anthropic') {
     const type = status === 429 ? 'rate_limit_error' : status === 401 ? 'authentication_error'
       : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
@@ -264,7 +273,8 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
   async function handle(req, res, raw) {
     const url = new URL(req.url, 'http://x');
     const path = url.pathname.replace(/\/+$/, '');
-    const format = path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/v1/messages') ? 'anthropic' : null;
+    const format = path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/v1/messages') ? 'anthropic'
+      : path.endsWith('/responses') ? 'responses' : null;
     let record = null;
     const reply = (status, body, headers = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -283,12 +293,15 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
     try { body = JSON.parse(record.raw); } catch (e) { return reply(400, errorBody(format, 400, `could not parse the JSON body: ${e.message}`)); }
     record.body = body;
     if (key !== undefined) {
-      const given = format === 'openai' ? req.headers.authorization : req.headers['x-api-key'];
-      const want = format === 'openai' ? `Bearer ${key}` : key;
-      if (given !== want) return reply(401, errorBody(format, 401, format === 'openai' ? 'Incorrect API key provided.' : 'invalid x-api-key'));
+      const bearer = format !== 'anthropic';
+      const given = bearer ? req.headers.authorization : req.headers['x-api-key'];
+      const want = bearer ? `Bearer ${key}` : key;
+      if (given !== want) return reply(401, errorBody(format, 401, bearer ? 'Incorrect API key provided.' : 'invalid x-api-key'));
     }
     try {
-      if (format === 'openai') checkOpenAi(body); else checkAnthropic(body, req.headers);
+      if (format === 'openai') checkOpenAi(body);
+      else if (format === 'responses') checkResponses(body, need);
+      else checkAnthropic(body, req.headers);
     } catch (e) {
       if (!(e instanceof BadRequest)) throw e;
       record.rejected = e.message;
@@ -313,9 +326,11 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
     if (step.status && step.status !== 200) {
       return reply(step.status, errorBody(format, step.status, step.error || `status ${step.status}`), step.headers || {});
     }
-    const answer = format === 'openai' ? openAiAnswer(step, body.model) : anthropicAnswer(step, body.model);
+    const answer = format === 'openai' ? openAiAnswer(step, body.model)
+      : format === 'responses' ? responsesAnswer(step, body.model, id) : anthropicAnswer(step, body.model);
     if (body.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      if (format === 'responses') return responsesStream(res, answer);
       return format === 'openai' ? openAiStream(res, answer, body.stream_options && body.stream_options.include_usage)
         : anthropicStream(res, answer);
     }
@@ -339,6 +354,7 @@ export async function startModelServer({ script = [], key, models = ['pulse-test
 
 // The tool results a request carries, in either format: [{id, content, is_error}].
 export function toolResults(record) {
+  if (record.format === 'responses') return responsesToolResults(record.body);
   const out = [];
   for (const m of record.body.messages) {
     if (m.role === 'tool') out.push({ id: m.tool_call_id, content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content), is_error: undefined });
@@ -353,6 +369,7 @@ export function toolResults(record) {
 
 // The results of the last round only (what answers the previous answer's calls).
 export function lastToolResults(record) {
+  if (record.format === 'responses') return responsesLastToolResults(record.body);
   const msgs = record.body.messages;
   if (record.format === 'anthropic') {
     const last = msgs[msgs.length - 1];
@@ -365,6 +382,7 @@ export function lastToolResults(record) {
 
 // The tool calls the conversation so far carries (the replay), in either format: [{id, name, arguments}].
 export function toolCallsIn(record) {
+  if (record.format === 'responses') return responsesToolCalls(record.body);
   const out = [];
   for (const m of record.body.messages) {
     for (const tc of m.tool_calls || []) out.push({ id: tc.id, name: tc.function.name, arguments: JSON.parse(tc.function.arguments) });
@@ -377,6 +395,7 @@ export function toolCallsIn(record) {
 
 // The system prompt of a request, in either format.
 export function systemPrompt(record) {
+  if (record.format === 'responses') return responsesSystemPrompt(record.body);
   if (record.format === 'anthropic') {
     const s = record.body.system;
     return typeof s === 'string' ? s : (s || []).map((b) => b.text).join('');
@@ -386,9 +405,17 @@ export function systemPrompt(record) {
 
 // The last user text of a request (the turn's own message).
 export function lastUserText(record) {
+  if (record.format === 'responses') return responsesLastUserText(record.body);
   const users = record.body.messages.filter((m) => m.role === 'user');
   const last = users[users.length - 1];
   if (!last) return '';
   return typeof last.content === 'string' ? last.content
     : last.content.filter((b) => b.type === 'text').map((b) => b.text).join('\n');
+}
+
+// The names of the tools a request offers, in any format (a Responses
+// namespace's tools as namespace__name, as Claude Code names MCP tools).
+export function toolNames(record) {
+  if (record.format === 'responses') return responsesToolNames(record.body);
+  return (record.body.tools || []).map((t) => (t.function ? t.function.name : t.name));
 }

@@ -4,12 +4,11 @@
 // request. No model vendor is reachable from the test machines; the wire
 // formats are the vendors' own.
 import { test } from 'node:test';
-import { spawn } from 'node:child_process';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  PULSE_BIN, SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, request, runnerWritableDir, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, sayToPulse, filesUnder, runnerWritableDir, setNow, startServer, waitFor,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -34,45 +33,6 @@ function setup(prefix, config = SUBSTACK_CONFIG) {
 
 const modelArgs = (m, extra = []) => ['--model', `openai:${MODEL}`, '--model-url', m.openaiUrl, ...extra];
 
-async function turnRow(s, runId) {
-  return waitFor(async () => {
-    const rows = (await request(`${s.url}api/workflows/substack/agent-log?run_id=${runId}`)).body.rows;
-    return rows.length === 1 && rows[0].status !== 'running' ? rows[0] : null;
-  }, { what: `turn ${runId}` });
-}
-
-async function say(s, text) {
-  const r = await request(`${s.url}api/workflows/substack/messages`, { method: 'POST', token: s.ownerToken, body: { text } });
-  assert.equal(r.status, 202, r.text);
-  return turnRow(s, r.body.turn.pulse_run_id);
-}
-
-// The real CLI, without blocking this process (the scripted model server
-// answers from it): {status, stdout, stderr, json}.
-function pulseAsync(args, env = process.env) {
-  return new Promise((resolve) => {
-    const p = spawn(PULSE_BIN, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 60000);
-    p.on('close', (status) => {
-      clearTimeout(timer);
-      let json;
-      try { json = JSON.parse(stdout); } catch { json = undefined; }
-      resolve({ status, stdout, stderr, json });
-    });
-  });
-}
-
-// Every file under dir, as bytes.
-function* files(dir) {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) yield* files(p); else yield [p, readFileSync(p)];
-  }
-}
 
 test('a goal check thinks with a model (OpenAI format): tools through the guard, a refusal sent back with its reason, a decision with Pulse\'s recommendation, the summary to the owner, tokens and spend kept, the next turn replaying it', async () => {
   const { tmp, ws, nowFile, wf } = setup('pulse-model-check-', CHECK_ONLY);
@@ -171,7 +131,7 @@ test('a goal check thinks with a model (OpenAI format): tools through the guard,
         { name: 'record_pulse_focus_area', arguments: { action: 'propose', title: 'Welcome email', end_date: '2026-10-31',
           check: 'signups from the welcome email rise' } }] };
     }, { text: 'Noted: weekly posts only, kept in goal memory; the welcome email is a proposed focus area.' });
-    const talk = await say(s, 'From now on, weekly posts only. This month, focus on the welcome email.');
+    const talk = await sayToPulse(s, 'From now on, weekly posts only. This month, focus on the welcome email.');
     assert.equal(talk.status, 'completed', JSON.stringify(talk));
     assert.equal(talk.result, 'Noted: weekly posts only, kept in goal memory; the welcome email is a proposed focus area.');
     const [memoryAdded, proposed] = lastToolResults(m.requests[6]);
@@ -330,7 +290,7 @@ test('model failures end the turn with a one-line reason and the server goes on:
   try {
     // 429 with Retry-After, then the answer: the second try waited.
     m.push({ status: 429, headers: { 'retry-after': '1' }, error: 'Rate limit reached' }, { text: 'after the wait' });
-    const retried = await say(s, 'one');
+    const retried = await sayToPulse(s, 'one');
     assert.equal(retried.status, 'completed', JSON.stringify(retried));
     assert.equal(retried.result, 'after the wait');
     assert.equal(m.requests.length, 2);
@@ -338,17 +298,17 @@ test('model failures end the turn with a one-line reason and the server goes on:
 
     const loop = { tools: [{ name: 'get_pulse_state', arguments: { view: 'goal_status' } }] };
     m.push(loop, loop, loop);
-    const capped = await say(s, 'two');
+    const capped = await sayToPulse(s, 'two');
     assert.equal(capped.status, 'failed');
     assert.match(capped.error, /^step cap: the model still asked for tools after 2 round trips \(--model-max-steps 2\); it did: get_pulse_state: done; get_pulse_state: done$/);
 
     m.push({ delayMs: 3000, text: 'too late' });
-    const slow = await say(s, 'three');
+    const slow = await sayToPulse(s, 'three');
     assert.equal(slow.status, 'failed');
     assert.equal(slow.error, `the model at ${m.openaiUrl}/chat/completions did not answer within 1 s (--model-timeout)`);
 
     m.push({ bodyBytes: 10 * 1024 * 1024 });
-    const huge = await say(s, 'four');
+    const huge = await sayToPulse(s, 'four');
     assert.equal(huge.status, 'failed');
     assert.equal(huge.error, `the model at ${m.openaiUrl}/chat/completions answered more than 4194304 bytes; the answer was refused`);
 
@@ -357,7 +317,7 @@ test('model failures end the turn with a one-line reason and the server goes on:
     const raw = Buffer.from(answer, 'utf8');
     const at = raw.indexOf('BAD');
     m.push({ raw: Buffer.concat([raw.subarray(0, at), Buffer.from([0xff, 0xfe, 0x80]), raw.subarray(at + 3)]) });
-    const repaired = await say(s, 'five');
+    const repaired = await sayToPulse(s, 'five');
     assert.equal(repaired.status, 'completed', JSON.stringify(repaired));
     assert.equal(repaired.result, 'ok \uFFFD\uFFFD\uFFFD done');
 
@@ -387,7 +347,7 @@ test('the model\'s key reaches the model and nothing else: not a Builder or plat
     '--builder', dump('builder.json'), '--platform', dump('platform.json'), '--sandbox-allow-write', out],
   { env: { OPENAI_API_KEY: KEY } });
   try {
-    const row = await say(s, 'Look at growth_funnel.');
+    const row = await sayToPulse(s, 'Look at growth_funnel.');
     assert.equal(row.status, 'completed', JSON.stringify(row));
     assert.equal(m.requests[0].headers.authorization, `Bearer ${KEY}`);
     // Both commands ran, without the key.
@@ -404,7 +364,7 @@ test('the model\'s key reaches the model and nothing else: not a Builder or plat
       ['server stdout', s.stdout], ['server stderr', s.stderr]]) {
       assert.ok(!text.includes(KEY), what);
     }
-    for (const [path, bytes] of files(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
+    for (const [path, bytes] of filesUnder(ws)) assert.equal(bytes.indexOf(KEY), -1, path);
   } finally {
     await s.stop();
     await m.close();

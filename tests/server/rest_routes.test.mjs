@@ -79,13 +79,15 @@ test('every listed route answers on the real server with its method\'s result', 
 });
 
 test('no per-method route is written by hand on either side', () => {
-  // The server: the one workflow route outside the list is the generic call.
+  // The server: the workflow routes outside the list are the generic call,
+  // the Workflow Review and the snapshot (no core method: it streams a copy
+  // of the database file).
   const shim = join(ROOT, 'server-shim');
   const handWritten = [];
   for (const f of readdirSync(shim, { recursive: true }).filter((n) => n.endsWith('.cc'))) {
     for (const m of readFileSync(join(shim, f), 'utf8').matchAll(/kWorkflow \+ "([^"]*)"/g)) handWritten.push(m[1]);
   }
-  assert.deepEqual(handWritten.sort(), ['/call/([^/]+)', '/pre-run'],
+  assert.deepEqual(handWritten.sort(), ['/call/([^/]+)', '/pre-run', '/snapshot'],
     'a workflow route in server-shim/ that is not in web/data/rest-routes.mjs');
   // The tab: only server-api.mjs builds workflow URLs.
   const web = join(ROOT, 'web');

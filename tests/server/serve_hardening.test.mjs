@@ -290,7 +290,7 @@ test('/wasm/ serves the module\'s files only, never the build directory\'s', asy
   const wasm = join(tmp.dir, 'wasm');
   mkdirSync(join(wasm, 'CMakeFiles'), { recursive: true });
   const modules = ['pulse.mjs', 'sqljs-api.mjs', 'sqljs-statement.mjs', 'sqljs-functions.mjs', 'sqljs-worker.mjs',
-    'opfs-pool.mjs', 'opfs-copies.mjs', 'result-codes.mjs', 'sqlite-header.mjs'];
+    'opfs-pool.mjs', 'opfs-copies.mjs', 'result-codes.mjs', 'sqlite-header.mjs', 'sqljs-guard.mjs', 'file-handle.mjs'];
   for (const f of modules) writeFileSync(join(wasm, f), 'export {};\n');
   writeFileSync(join(wasm, 'pulse.wasm'), Buffer.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]));
   for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log']) {
@@ -300,6 +300,12 @@ test('/wasm/ serves the module\'s files only, never the build directory\'s', asy
   try {
     for (const f of [...modules, 'pulse.wasm']) {
       assert.equal((await request(`${s.url}wasm/${f}`)).status, 200, f);
+    }
+    // The tab's files come cross-origin isolated (Inspect's Cancel needs a SharedArrayBuffer).
+    for (const path of ['', 'wasm/sqljs-guard.mjs']) {
+      const res = await fetch(`${s.url}${path}`);
+      assert.equal(res.headers.get('cross-origin-opener-policy'), 'same-origin', path);
+      assert.equal(res.headers.get('cross-origin-embedder-policy'), 'require-corp', path);
     }
     for (const f of ['CMakeCache.txt', 'build.ninja', 'compile_commands.json', 'cmake_install.cmake', 'libsqlite3.a', 'CMakeFiles/x.log', '']) {
       const r = await request(`${s.url}wasm/${f}`);

@@ -1,6 +1,7 @@
 // The background agent log card: the rows agent_log.show gives, grouped by
 // session or Pulse run, with the filters the dashboard applies.
 import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
 import { formatTime, formatSpan, formatDuration, parseDurationText, parseTime } from '../format.mjs';
 
@@ -56,13 +57,20 @@ function ResultText({ text }) {
     <div class="pre-text">${t}</div></details>`;
 }
 
+// A turn kind ("workflow_review") may break after its underscores, never
+// inside a word.
+function breakAfterUnderscores(kind) {
+  const parts = String(kind || '').split('_');
+  return parts.map((p, i) => (i < parts.length - 1 ? html`${p}_<wbr />` : p));
+}
+
 function AgentRow({ r, nowMs, byRun }) {
   const state = rowState(r);
   return html`<tr class=${`agent-row state-${state}`}>
     <td data-label="Started">${formatTime(r.started_at || r.updated_at, nowMs)}</td>
     <td data-label="Agent"><strong>${r.name || r.agent_id}</strong>${r.name ? html`<br /><code class="muted id" title=${r.agent_id}>${r.agent_id}</code>` : null}
       ${r.parent_execution_id ? html`<br /><span class="muted">parent <code class="id">${r.parent_execution_id}</code></span>` : null}</td>
-    <td data-label="Kind">${r.kind}</td>
+    <td data-label="Kind" class="kind">${breakAfterUnderscores(r.kind)}</td>
     <td data-label="State"><span class=${`state-badge state-${state}`}>${state === 'stuck' ? `stuck (running ${formatSpan(nowMs - parseTime(r.started_at || r.updated_at))})` : state}</span></td>
     <td data-label="Duration">${duration(r)}${r.tokens ? html`<br /><span class="muted tokens">${r.tokens.in.toLocaleString('en')} in / ${r.tokens.out.toLocaleString('en')} out tokens</span>` : null}</td>
     <td data-label="Result" class="result">${r.error ? html`<span class="failed"><${ResultText} text=${r.error} /></span>` : html`<${ResultText} text=${r.result} />`}</td>
@@ -87,7 +95,30 @@ function emptyText(readCount, f) {
   return `No background agent ran ${period}.`;
 }
 
-export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, onOlder }) {
+// "Stuck after N min": a whole number of minutes from 1; anything else is
+// refused in words and the filter stays as it was.
+function StuckAfter({ value, onApply }) {
+  const [draft, setDraft] = useState(String(value || ''));
+  const [error, setError] = useState('');
+  useEffect(() => { setDraft(String(value || '')); }, [value]);
+  const apply = (text) => {
+    const t = String(text).trim();
+    if (t === '') { setError(''); onApply(''); return; }
+    if (!/^\d{1,6}$/.test(t) || Number(t) < 1) {
+      setError(`Stuck after: "${t}" is not a whole number of minutes from 1; the filter is unchanged.`);
+      return;
+    }
+    setError('');
+    onApply(String(Number(t)));
+  };
+  return html`<label>Stuck after
+    <input type="number" min="1" step="1" class="narrow" aria-label="Stuck after (minutes)" aria-invalid=${error ? 'true' : 'false'}
+      aria-describedby=${error ? 'stuck-after-error' : undefined} value=${draft}
+      onInput=${(e) => setDraft(e.target.value)} onChange=${(e) => apply(e.target.value)} /> min</label>
+    ${error ? html`<span class="card-error" id="stuck-after-error" role="alert">${error}</span>` : null}`;
+}
+
+export function AgentLogCard({ fold, doc, nowMs, filters, onFilter, sessions, runs, onOlder }) {
   const rows = doc && Array.isArray(doc.rows) ? doc.rows : [];
   const f = filters || {};
   const matching = f.stuckOnly ? rows.filter((r) => r.stuck) : rows;
@@ -97,9 +128,11 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, on
     ? matching.slice(matching.length - MAX_AGENT_ROWS) : matching;
   const more = !!(doc && doc.next_cursor);
   const groups = groupAgentRows(shown, f.groupBy === 'run' ? 'run' : 'session');
-  const set = (k) => (e) => onFilter({ ...f, [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
+  // Each change is a patch: the owner of the filters merges it into the
+  // latest ones (two quick changes must not undo each other).
+  const set = (k) => (e) => onFilter({ [k]: e.target.type === 'checkbox' ? e.target.checked : e.target.value });
   const counts = { running: rows.filter((r) => r.status === 'running' && !r.stuck).length, stuck: rows.filter((r) => r.stuck).length };
-  return html`<${Card} id="agent-log" title="Background agent log"
+  return html`<${Card} fold=${fold} id="agent-log" title="Background agent log"
     subtitle=${`${more ? 'newest ' : ''}${plural(rows.length, 'row')}${counts.running ? ` · ${counts.running} running` : ''}${counts.stuck ? ` · ${counts.stuck} stuck` : ''}`}>
     <form class="filters" onSubmit=${(e) => e.preventDefault()} aria-label="Agent log filters">
       <label>Period
@@ -127,8 +160,7 @@ export function AgentLogCard({ doc, nowMs, filters, onFilter, sessions, runs, on
           <option value="completed">completed</option><option value="failed">failed</option><option value="cancelled">cancelled</option>
         </select></label>
       <label class="check"><input type="checkbox" checked=${!!f.stuckOnly} onChange=${set('stuckOnly')} /> stuck only</label>
-      <label>Stuck after
-        <input type="number" min="1" class="narrow" aria-label="Stuck after (minutes)" value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onChange=${set('stuckAfter')} /> min</label>
+      <${StuckAfter} value=${f.stuckAfter || (doc && doc.stuck_after_minutes) || ''} onApply=${(v) => onFilter({ stuckAfter: v })} />
     </form>
     ${shown.length < matching.length ? html`<p class="muted">Showing the newest ${MAX_AGENT_ROWS} of ${matching.length} rows: narrow the period or filter by session or Pulse run.</p>` : null}
     ${more ? html`<p class="muted agent-more">Showing the newest ${plural(rows.length, 'row')}; older rows match too.

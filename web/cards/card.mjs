@@ -27,29 +27,35 @@ export function TableScroll({ children, label }) {
   return html`<div class="table-scroll" role="region" aria-label=${label || 'table'} tabindex="0">${children}</div>`;
 }
 
-export function Card({ id, title, subtitle, children, actions }) {
-  return html`<section class="card" id=${id} aria-labelledby=${`${id}-title`}>
+// `fold` ({open, toggle}): a card below "What needs you" shows its title and
+// one-line summary until opened (its address opens it), so the page stays
+// short; the toggle says which card it opens and whether it is open.
+export function Card({ id, title, subtitle, children, actions, fold }) {
+  const folded = !!fold && !fold.open;
+  return html`<section class=${`card${fold ? ' foldable' : ''}${folded ? ' folded' : ''}`} id=${id} aria-labelledby=${`${id}-title`}>
     <header class="card-head">
       <h2 id=${`${id}-title`}>${title}</h2>
       ${subtitle ? html`<span class="card-sub">${subtitle}</span>` : null}
-      ${actions ? html`<div class="card-actions">${actions}</div>` : null}
+      ${actions && !folded ? html`<div class="card-actions">${actions}</div>` : null}
+      ${fold ? html`<button type="button" class="fold-toggle" aria-expanded=${folded ? 'false' : 'true'} aria-controls=${`${id}-body`}
+        onClick=${fold.toggle}>${folded ? 'Show' : 'Hide'}<span class="sr-only"> ${typeof title === 'string' ? title : ''}</span></button>` : null}
     </header>
-    ${children}
+    ${folded ? null : fold ? html`<div class="card-body" id=${`${id}-body`}>${children}</div>` : children}
   </section>`;
 }
 
 // A card whose document could not be read: the error in one line.
-export function CardError({ id, title, error }) {
+export function CardError({ id, title, error, fold }) {
   const missing = /unknown method "([^"]+)"/.exec(error || '');
-  return html`<${Card} id=${id} title=${title}>
+  return html`<${Card} id=${id} title=${title} fold=${fold}>
     ${missing
       ? html`<p class="muted">Not available: this Pulse core has no <code>${missing[1]}</code> method.</p>`
       : html`<p class="card-error" role="alert">${error}</p>`}
   <//>`;
 }
 
-export function CardLoading({ id, title }) {
-  return html`<${Card} id=${id} title=${title}><p class="muted">Loading…</p><//>`;
+export function CardLoading({ id, title, fold }) {
+  return html`<${Card} id=${id} title=${title} fold=${fold}><p class="muted">Loading…</p><//>`;
 }
 
 export function optionLabel(o) {

@@ -12,7 +12,7 @@ import {
   callerWords, turnWords, spokenText, instructionText, groupConversationTurns, threadTitle,
 } from '../data/conversation.mjs';
 
-export function TalkToPulseCard({ local, canAct, hasGoal, onSend }) {
+export function TalkToPulseCard({ fold, local, canAct, hasGoal, onSend }) {
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
@@ -33,7 +33,7 @@ export function TalkToPulseCard({ local, canAct, hasGoal, onSend }) {
       setBusy(false);
     }
   };
-  return html`<${Card} id="talk-to-pulse" title="Talk to Pulse">
+  return html`<${Card} fold=${fold} id="talk-to-pulse" title="Talk to Pulse">
     <form class="talk-form" onSubmit=${send}>
       <label class="field" for="talk-text">Your message</label>
       <p class="muted small" id="talk-help">Ask Pulse why, or give it direction.</p>
@@ -92,7 +92,7 @@ function GenerationPicker({ doc, shown, onPick, busy }) {
 // most of the time a long conversation took to open.
 const DRAWN_AT_FIRST = 50;
 
-export function PulseChatCard({ doc, source, nowSeconds }) {
+export function PulseChatCard({ fold, doc, source, nowSeconds }) {
   const [older, setOlder] = useState(null);  // another generation's document, read on demand
   const [before, setBefore] = useState({ generation: 0, turns: [], left: 0 });  // earlier pages, read on demand
   const [busy, setBusy] = useState(false);
@@ -117,7 +117,7 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
     if (listRef.current) listRef.current.scrollTop = listRef.current.scrollHeight;
   }, [lastId, view && view.shown_generation]);
   if (!doc || !doc.exists) {
-    return html`<${Card} id="pulse-chat" title="Pulse chat">
+    return html`<${Card} fold=${fold} id="pulse-chat" title="Pulse chat">
       <${EmptyState}>${doc && doc.has_goal === false ? 'This workflow has no goal, so Pulse keeps no conversation for it.'
         : 'Pulse has no conversation for this workflow yet: it begins with the first goal check or when you talk to Pulse.'}<//>
     <//>`;
@@ -140,7 +140,7 @@ export function PulseChatCard({ doc, source, nowSeconds }) {
   };
   const items = groupConversationTurns(turns);
   const gen = (doc.generations || []).find((g) => g.generation === view.shown_generation) || {};
-  return html`<${Card} id="pulse-chat" title="Pulse chat"
+  return html`<${Card} fold=${fold} id="pulse-chat" title="Pulse chat"
     subtitle=${`generation ${view.shown_generation} of ${(doc.generations || []).length} · ${plural(gen.turns || 0, 'turn')}${doc.running ? ' · Pulse is answering' : ''}`}>
     <p class="meta"><span>session <code>${gen.session_id || view.session_id}</code></span>
       ${view.shown_generation !== doc.generation ? html`<span class="tag">an earlier generation</span>` : null}

@@ -3,7 +3,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Card, EmptyState, plural, optionLabel, optionValue } from './card.mjs';
-import { formatTime, formatDay, formatSpan, ago, parseTime } from '../format.mjs';
+import { formatTime, formatDay, formatSpan, parseTime } from '../format.mjs';
+import { AttentionList } from './attention.mjs';
 
 // ---------- needs you ----------
 
@@ -65,8 +66,30 @@ function raisedBy(who) {
   return w;
 }
 
+// How long Dismiss can be taken back before it is sent.
+export const DISMISS_UNDO_MS = 6000;
+
 function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
   const [changing, setChanging] = useState(false);
+  // Dismiss waits DISMISS_UNDO_MS with an Undo before it is sent.
+  const [dismissing, setDismissing] = useState(false);
+  const timer = useRef(0);
+  const changeButton = useRef(null);
+  const undoButton = useRef(null);
+  const dismissButton = useRef(null);
+  useEffect(() => () => clearTimeout(timer.current), []);
+  useEffect(() => { if (dismissing && undoButton.current) undoButton.current.focus(); }, [dismissing]);
+  const dismiss = () => {
+    setDismissing(true);
+    timer.current = setTimeout(() => { setDismissing(false); onAnswer(d, { dismiss: true }); }, DISMISS_UNDO_MS);
+  };
+  const undo = () => {
+    clearTimeout(timer.current);
+    setDismissing(false);
+    requestAnimationFrame(() => dismissButton.current && dismissButton.current.focus());
+  };
+  // Cancel or Escape: the focus goes back to Change….
+  const closeChange = () => { setChanging(false); requestAnimationFrame(() => changeButton.current && changeButton.current.focus()); };
   const rec = d.recommendation;
   const options = Array.isArray(d.options) ? d.options : [];
   return html`<li class="decision" data-id=${d.id}>
@@ -89,29 +112,47 @@ function PendingDecision({ d, nowMs, onAnswer, busy, readOnly }) {
         ${rec.safe_default_by ? html`<p class="muted">Safe default applies ${formatTime(rec.safe_default_by, nowMs)} UTC unless you answer.</p>` : null}
       </div>`
       : html`<p class="muted">No recommendation from Pulse yet.</p>`}
-    ${changing
+    ${dismissing
+      ? html`<p class="row dismiss-pending" role="status">This question will be dismissed, with no answer.
+          <button type="button" ref=${undoButton} class="primary" onClick=${undo}>Undo</button></p>`
+      : changing
       ? html`<${ChangeForm} decision=${d} busy=${busy}
-          onCancel=${() => setChanging(false)}
+          onCancel=${closeChange}
           onSubmit=${(a) => { setChanging(false); onAnswer(d, a); }} />`
       : html`<div class="row">
         <button type="button" class="primary" disabled=${busy || !rec || readOnly}
           title=${rec ? '' : 'Nothing to accept yet'}
           onClick=${() => onAnswer(d, { accept: true })}>Accept${rec ? html`<span class="sr-only">: ${recommendationText(rec)}</span>` : null}</button>
-        <button type="button" disabled=${busy || readOnly} onClick=${() => setChanging(true)}>Change…</button>
-        <button type="button" disabled=${busy || readOnly} onClick=${() => onAnswer(d, { dismiss: true })}>Dismiss</button>
+        <button type="button" ref=${changeButton} disabled=${busy || readOnly} onClick=${() => setChanging(true)}>Change…</button>
+        <button type="button" ref=${dismissButton} disabled=${busy || readOnly} onClick=${dismiss}>Dismiss</button>
       </div>
       <p class="what-happens muted">${rec
-        ? html`<strong>Accept</strong> records “${recommendationText(rec)}” as your answer; Pulse reads it at its next pass and carries it out within the workflow's autonomy levels.`
-        : html`<strong>Change…</strong> gives your own answer.`} <strong>Dismiss</strong> closes the question with no answer.</p>`}
+        ? html`<strong>Accept</strong> answers “${recommendationText(rec)}”, carried out within the autonomy levels;`
+        : html`<strong>Change…</strong> gives your own answer;`} <strong>Dismiss</strong> closes it unanswered, with an undo.</p>`}
   </li>`;
 }
 
-export function NeedsYouCard({ doc, nowMs, onAnswer, busyId, readOnly }) {
+// "What needs you": the workflow's first card. Each attention item that is
+// not a goal alarm (those are in the goal card right after it) with its
+// cause and a snooze, then the decisions waiting for the owner with Accept,
+// Change… and Dismiss.
+export function NeedsYouCard({ doc, nowMs, onAnswer, busyId, readOnly, check, linkFor, snooze }) {
   const pending = (doc && Array.isArray(doc.decisions) ? doc.decisions : []).filter((d) => d.status === 'pending');
   pending.sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)));
-  return html`<${Card} id="needs-you" title="Needs you" subtitle=${pending.length ? `${plural(pending.length, 'decision')} waiting` : ''}>
+  // A waiting decision is shown below itself, not twice.
+  const items = (check && Array.isArray(check.attention) ? check.attention : [])
+    .filter((i) => i.kind !== 'goal_alarm' && i.kind !== 'decision_waiting');
+  const open = items.filter((i) => !i.snoozed).length;
+  const sub = [open ? plural(open, 'item') : '', pending.length ? `${plural(pending.length, 'decision')} waiting` : '']
+    .filter(Boolean).join(' · ');
+  return html`<${Card} id="needs-you" title="What needs you" subtitle=${sub}>
     ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
-    ${pending.length === 0 ? html`<${EmptyState}>Nothing waits for you: Pulse has no open question.<//>` : html`<ul class="decisions">
+    <${AttentionList} items=${items} check=${check} nowMs=${nowMs} linkFor=${linkFor || (() => '#')}
+      onSnooze=${snooze && snooze.onSnooze} onUnsnooze=${snooze && snooze.onUnsnooze} busyKey=${snooze && snooze.busyKey}
+      readOnly=${!!readOnly || !snooze} />
+    ${pending.length === 0
+      ? html`<${EmptyState}>${items.length ? 'No decision waits for you: Pulse has no open question.' : 'Nothing waits for you: Pulse has no open question.'}<//>`
+      : html`${items.length ? html`<h3 class="needs-you-sub">Decisions waiting</h3>` : null}<ul class="decisions">
       ${pending.map((d) => html`<${PendingDecision} key=${d.id} d=${d} nowMs=${nowMs} onAnswer=${onAnswer} busy=${busyId === d.id} readOnly=${!!readOnly} />`)}
     </ul>`}
   <//>`;
@@ -131,6 +172,9 @@ export function answerText(answer, decision) {
   return `Answered: ${what}`;
 }
 
+// Dismissed: closed with no answer (by status, or an answer of that kind).
+const dismissed = (d) => d.status === 'dismissed' || !!(d.answer && (d.answer.kind === 'dismissed' || d.answer.dismissed));
+
 function answeredAt(d) {
   const a = d.answer || {};
   return a.answered_at || a.at || a.created_at || d.answered_at || d.updated_at || '';
@@ -141,27 +185,34 @@ function OutcomeForm({ d, onOutcome, busy }) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
   const field = useRef(null);
-  useLayoutEffect(() => { if (open && field.current) field.current.focus(); }, [open]);
-  if (!open) return html`<button type="button" class="small-button" disabled=${busy} onClick=${() => setOpen(true)}>Record result</button>`;
+  const opener = useRef(null);
+  const closed = useRef(false);
+  useLayoutEffect(() => {
+    if (open && field.current) field.current.focus();
+    // Cancel or Escape: the focus goes back to Record result.
+    if (!open && closed.current && opener.current) opener.current.focus();
+  }, [open]);
+  const close = () => { closed.current = true; setOpen(false); };
+  if (!open) return html`<button type="button" class="small-button" ref=${opener} disabled=${busy} onClick=${() => setOpen(true)}>Record result</button>`;
   const submit = async (e) => {
     e.preventDefault();
     if (!text.trim()) return;
     if (await onOutcome(d, text.trim())) setOpen(false);
   };
-  return html`<form class="outcome-form row" onSubmit=${submit} onKeyDown=${(e) => { if (e.key === 'Escape') setOpen(false); }}>
+  return html`<form class="outcome-form row" onSubmit=${submit} onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); close(); } }}>
     <label class="sr-only" for=${`outcome-${d.id}`}>What came of it</label>
     <input id=${`outcome-${d.id}`} type="text" ref=${field} placeholder="What came of it" value=${text} onInput=${(e) => setText(e.target.value)} />
     <button type="submit" class="primary" disabled=${busy}>Save result</button>
-    <button type="button" onClick=${() => setOpen(false)}>Cancel</button>
+    <button type="button" onClick=${close}>Cancel</button>
   </form>`;
 }
 
-export function DecisionLogCard({ doc, nowMs, onOutcome, busyId, readOnly }) {
+export function DecisionLogCard({ fold, doc, nowMs, onOutcome, busyId, readOnly }) {
   const all = doc && Array.isArray(doc.decisions) ? doc.decisions : [];
   const answered = all.filter((d) => d.status !== 'pending');
   answered.sort((a, b) => String(answeredAt(b)).localeCompare(String(answeredAt(a))));
   const due = new Set((doc && Array.isArray(doc.outcomes_due) ? doc.outcomes_due : []).map((o) => (typeof o === 'object' ? o.id : o)));
-  return html`<${Card} id="decision-log" title="Decision log" subtitle=${answered.length ? `${plural(answered.length, 'answer')}, newest first` : ''}>
+  return html`<${Card} fold=${fold} id="decision-log" title="Decision log" subtitle=${answered.length ? `${plural(answered.length, 'answer')}, newest first` : ''}>
     ${answered.length === 0 ? html`<${EmptyState}>No answered decisions yet: your answers and what came of them are kept here.<//>` : html`<ol class="log">
       ${answered.map((d) => {
         const a = d.answer || {};
@@ -173,9 +224,10 @@ export function DecisionLogCard({ doc, nowMs, onOutcome, busyId, readOnly }) {
             ${a.note ? html` <span class="muted">· “${a.note}”</span>` : null}</p>
           ${o && (o.result || o.text)
             ? html`<p class="outcome">Result: ${o.result || o.text}${o.at || o.recorded_at ? html` <span class="muted">(${formatDay(o.at || o.recorded_at)})</span>` : null}</p>`
+            : dismissed(d) ? html`<p class="outcome muted">Dismissed: no answer, so no result to record.</p>`
             : html`<div class="outcome-row"><p class=${`outcome ${due.has(d.id) ? 'due' : 'muted'}`}>${due.has(d.id)
                 ? 'Result due: answered over a day ago, no outcome recorded yet.' : 'No result recorded yet.'}</p>
-              ${onOutcome && !readOnly && d.status !== 'dismissed' ? html`<${OutcomeForm} d=${d} onOutcome=${onOutcome} busy=${busyId === d.id} />` : null}</div>`}
+              ${onOutcome && !readOnly && !dismissed(d) ? html`<${OutcomeForm} d=${d} onOutcome=${onOutcome} busy=${busyId === d.id} />` : null}</div>`}
         </li>`;
       })}
     </ol>`}

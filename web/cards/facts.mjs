@@ -1,33 +1,15 @@
-// The goal check's context facts (the `facts` and `needs_reauth` of the goal
-// check document): a "Needs re-auth" card naming what to re-connect, and a
+// The goal check's context facts (the `facts` of the goal check document): a
 // "Since the last check" card with plan changes, owner answers, spend and
-// cost spikes, the error rate and run health. Both read the same document
+// cost spikes, the error rate and run health (what to re-connect when a login
+// looks expired is in "What needs you", cards/attention.mjs). Both read the same document
 // from either source, so a local copy shows them offline.
 import { html } from 'htm/preact';
 import { Card } from './card.mjs';
-import { formatTime, formatDay } from '../format.mjs';
+import { formatTime } from '../format.mjs';
 
 const list = (v) => (Array.isArray(v) ? v : []);
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—');
 const pct = (v) => (typeof v === 'number' ? `${Math.round(v * 100)}%` : '—');
-
-export function ReauthCard({ check, nowMs }) {
-  const facts = check && check.facts;
-  if (!check || !check.needs_reauth || !facts) return null;
-  const hints = list(facts.login_hints);
-  return html`<section class="card reauth-card" id="needs-reauth" aria-labelledby="needs-reauth-title" role="alert">
-    <header class="card-head"><h2 id="needs-reauth-title">Needs re-auth</h2>
-      <span class="card-sub">runs failed in ways that look like an expired login</span></header>
-    <p>Re-connect what these runs use, then run them again:</p>
-    <ul class="reauth-list">
-      ${hints.map((h) => html`<li data-pattern=${h.pattern}>
-        <strong>run ${h.run_id}</strong> <span class="muted">(${formatTime(h.at, nowMs)})</span>:
-        <code>${h.matched}</code> in its ${h.where === 'error' ? 'error' : 'CONCERNS: lines'}
-        <div class="reauth-line">${h.line}</div>
-      </li>`)}
-    </ul>
-  </section>`;
-}
 
 function PlanChanges({ changes, nowMs }) {
   if (!changes.length) return html`<p class="muted">No plan changes.</p>`;
@@ -42,19 +24,19 @@ function PlanChanges({ changes, nowMs }) {
 function SpendRow({ spend, spikes }) {
   if (spend.unreadable) return html`<p class="card-error">${spend.unreadable}</p>`;
   if (spend.ledger === 'missing') return html`<p class="muted">No cost ledger (costs/costs.sqlite).</p>`;
-  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,${' '}${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${spend.ratio}</strong>)` : null};
+  return html`<p class="spend-line"><strong>${usd(spend.last_7_days_usd)}</strong> in the last 7 days,${' '}${usd(spend.previous_7_days_usd)} the 7 before${spend.ratio !== null && spend.ratio !== undefined ? html` (<strong>×${Math.round(Number(spend.ratio) * 100) / 100}</strong>)` : null};
     median run ${usd(spend.median_run_usd_14_days)} over ${spend.runs_14_days} runs in 14 days. <span class="muted">No budget is set.</span></p>
     ${spikes.length ? html`<ul class="fact-list cost-spikes">
       ${spikes.map((s) => html`<li class="alarm" data-kind="cost_spike"><span class="alarm-icon" aria-hidden="true">$</span>
-        Run ${s.run_id} cost ${usd(s.usd)}, ${s.ratio}× the median run, on route ${s.route || 'unknown'}${s.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : ''}</li>`)}
+        <div class="alarm-line">Run <strong class="id">${s.run_id}</strong> cost ${usd(s.usd)}, ${s.ratio}× the median run, on route ${s.route || 'unknown'}${s.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : ''}</div></li>`)}
     </ul>` : null}`;
 }
 
 function ErrorRate({ e, health }) {
-  return html`<p class=${e.spike ? 'alarm' : ''} data-kind="error_rate">
+  return html`<div class=${e.spike ? 'alarm' : ''} data-kind="error_rate">
     ${e.spike ? html`<span class="alarm-icon" aria-hidden="true">!</span>` : null}
-    ${e.failed} of ${e.runs} runs failed (${pct(e.share)})${e.median_daily_share !== null && e.median_daily_share !== undefined ? `; the 14-day median day: ${pct(e.median_daily_share)}` : ''}${e.spike ? ' — an error-rate spike' : ''}.
-    ${!e.spike && e.runs < e.min_runs ? html`<span class="muted">A spike needs ${e.min_runs} runs.</span>` : null}</p>
+    <p class="alarm-line">${`${e.failed} of ${e.runs} runs failed (${pct(e.share)})${e.median_daily_share !== null && e.median_daily_share !== undefined ? `; the 14-day median day: ${pct(e.median_daily_share)}` : ''}${e.spike ? ' — an error-rate spike' : ''}.`}
+    ${!e.spike && e.runs < e.min_runs ? html` <span class="muted">A spike needs ${e.min_runs} runs.</span>` : null}</p></div>
     ${list(health.failed_runs).length ? html`<ul class="fact-list failed-runs">
       ${list(health.failed_runs).map((r) => html`<li><strong>${r.run_id}</strong> ${r.status}${r.route ? ` (${r.route})` : ''}${r.error ? html`: <span class="muted">${r.error}</span>` : null}</li>`)}
     </ul>` : null}
@@ -62,14 +44,24 @@ function ErrorRate({ e, health }) {
       ${list(health.concerns).map((c) => html`<li><strong>${c.run_id}</strong>: ${c.line}</li>`)}</ul></details>` : null}`;
 }
 
-export function FactsCard({ check, nowMs }) {
+// Where the window starts: the check before the latest recorded one (so the
+// check just recorded does not empty it), or the 7 days before.
+export function windowWords(f) {
+  const since = formatTime(f.since);
+  if (f.last_check_at) {
+    return `since the previous check, ${since} UTC${f.latest_check_at ? ` (the latest was ${formatTime(f.latest_check_at)} UTC)` : ''}`;
+  }
+  return `since ${since} UTC: no earlier recorded check, so the last 7 days${f.latest_check_at ? ` before the latest check (${formatTime(f.latest_check_at)} UTC)` : ''}`;
+}
+
+export function FactsCard({ fold, check, nowMs }) {
   const f = check && check.facts;
   if (!f) return null;
   const answers = list(f.owner_answers);
   // Whole files that could not be read, and the first skipped line or row
   // of each file read in part ("unreadable: <file>:<line>: ...").
   const unreadable = list(f.unreadable);
-  return html`<${Card} id="goal-facts" title="Since the last check" subtitle=${`since ${formatDay(f.since)}${f.last_check_at ? '' : ' (no recorded check: the last 7 days)'}`}>
+  return html`<${Card} fold=${fold} id="goal-facts" title="Since the last check" subtitle=${windowWords(f)}>
     <h3>Plan changes</h3>
     <${PlanChanges} changes=${list(f.plan_changes)} nowMs=${nowMs} />
     <h3>Owner answers</h3>

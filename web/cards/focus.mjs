@@ -4,7 +4,7 @@
 // their lessons. The areas live in workflow.json; a local copy shows them
 // from the database's snapshot and cannot change them.
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Card } from './card.mjs';
 
 const STATUS_WORDS = {
@@ -13,8 +13,11 @@ const STATUS_WORDS = {
 
 function ExtendForm({ area, busy, onChange, onCancel }) {
   const [date, setDate] = useState(area.end_date || '');
-  return html`<form class="row focus-extend" onSubmit=${(e) => { e.preventDefault(); onChange({ action: 'extend', id: area.id, end_date: date }); }}>
-    <label class="field">New end date<input type="date" value=${date} required onInput=${(e) => setDate(e.target.value)} /></label>
+  const first = useRef(null);
+  useLayoutEffect(() => { if (first.current) first.current.focus(); }, []);
+  return html`<form class="row focus-extend" onSubmit=${(e) => { e.preventDefault(); onChange({ action: 'extend', id: area.id, end_date: date }); }}
+    onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); onCancel(); } }}>
+    <label class="field">New end date<input type="date" ref=${first} value=${date} required onInput=${(e) => setDate(e.target.value)} /></label>
     <button type="submit" class="primary" disabled=${busy}>Extend</button>
     <button type="button" onClick=${onCancel}>Cancel</button>
   </form>`;
@@ -22,6 +25,9 @@ function ExtendForm({ area, busy, onChange, onCancel }) {
 
 function OpenArea({ area, busy, readOnly, onChange }) {
   const [extending, setExtending] = useState(false);
+  const opener = useRef(null);
+  // Cancel or Escape: the focus goes back to Extend….
+  const cancel = () => { setExtending(false); requestAnimationFrame(() => opener.current && opener.current.focus()); };
   const last = Array.isArray(area.tracking) && area.tracking.length ? area.tracking[area.tracking.length - 1] : null;
   const act = (action) => onChange({ action, id: area.id });
   return html`<li class=${`focus-area focus-${area.status}`} data-id=${area.id}>
@@ -33,13 +39,13 @@ function OpenArea({ area, busy, readOnly, onChange }) {
     </p>
     ${last ? html`<p class="focus-track">${last.date}: ${last.note}</p>` : null}
     ${readOnly ? null : extending
-      ? html`<${ExtendForm} area=${area} busy=${busy} onCancel=${() => setExtending(false)}
+      ? html`<${ExtendForm} area=${area} busy=${busy} onCancel=${cancel}
           onChange=${(c) => { setExtending(false); onChange(c); }} />`
       : html`<div class="row">
         ${area.status === 'proposed'
           ? html`<button type="button" class="primary" disabled=${busy} onClick=${() => act('confirm')}>Confirm<span class="sr-only">: ${area.title}</span></button>
             <button type="button" disabled=${busy} onClick=${() => act('reject')}>Reject<span class="sr-only">: ${area.title}</span></button>`
-          : html`<button type="button" disabled=${busy} onClick=${() => setExtending(true)}>Extend…</button>
+          : html`<button type="button" ref=${opener} disabled=${busy} onClick=${() => setExtending(true)}>Extend…</button>
             <button type="button" disabled=${busy} onClick=${() => act('drop')}>Drop<span class="sr-only">: ${area.title}</span></button>`}
       </div>`}
   </li>`;
@@ -64,12 +70,12 @@ function AddForm({ busy, onChange }) {
   </form>`;
 }
 
-export function FocusAreasCard({ doc, onChange, busy, readOnly, error }) {
+export function FocusAreasCard({ fold, doc, onChange, busy, readOnly, error }) {
   const areas = doc && Array.isArray(doc.focus_areas) ? doc.focus_areas : [];
   const open = areas.filter((a) => a.status === 'proposed' || a.status === 'active');
   const closed = areas.filter((a) => !(a.status === 'proposed' || a.status === 'active'));
   const max = (doc && doc.max_open) || 3;
-  return html`<${Card} id="focus-areas" title="Focus areas" subtitle=${`${open.length} of ${max} open`}>
+  return html`<${Card} fold=${fold} id="focus-areas" title="Focus areas" subtitle=${`${open.length} of ${max} open`}>
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${readOnly ? html`<p class="muted">${readOnly}</p>` : null}
     ${open.length === 0 ? html`<p class="muted">No open focus area. Pulse proposes one when time-boxed direction helps the goal.</p>`

@@ -5,36 +5,60 @@ import { Card, EmptyState, plural } from './card.mjs';
 
 // ---------- goal memory ----------
 
-export function GoalMemoryCard({ doc, onSave, readOnly, saving, error }) {
+export function GoalMemoryCard({ fold, doc, onSave, readOnly, saving, error, conflict, onDropConflict }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState('');
   const [saved, setSaved] = useState(false);
   const area = useRef(null);
-  useLayoutEffect(() => { if (editing && area.current) area.current.focus(); }, [editing]);
+  const editButton = useRef(null);
+  const closed = useRef(false);
+  useLayoutEffect(() => {
+    if (editing && area.current) area.current.focus();
+    // Cancel or Escape: the focus goes back to Edit.
+    if (!editing && closed.current && editButton.current) { closed.current = false; editButton.current.focus(); }
+  }, [editing]);
   const text = doc && typeof doc.text === 'string' ? doc.text : '';
   const start = () => { setDraft(text); setEditing(true); setSaved(false); };
+  const cancel = () => { closed.current = true; setEditing(false); if (onDropConflict) onDropConflict(); };
   const save = async (e) => {
     e.preventDefault();
     const ok = await onSave(draft, doc);
     if (ok) { setEditing(false); setSaved(true); }
   };
-  return html`<${Card} id="memory" title="Goal memory"
-    subtitle=${doc && Array.isArray(doc.entries) ? plural(doc.entries.length, 'entry', 'entries') : ''}
-    actions=${!editing && !readOnly ? html`<button type="button" onClick=${start}>Edit</button>` : null}>
-    ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
+  // Someone saved the memory since it was opened: the draft stays, the
+  // memory as it is now is shown beside it, and the owner chooses.
+  const reload = () => { setDraft(text); if (onDropConflict) onDropConflict(); };
+  const entries = memoryEntries(doc, text);
+  return html`<${Card} fold=${fold} id="memory" title="Goal memory"
+    subtitle=${doc ? plural(entries, 'entry', 'entries') : ''}
+    actions=${!editing && !readOnly ? html`<button type="button" ref=${editButton} onClick=${start}>Edit</button>` : null}>
+    ${error && !conflict ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${saved && !editing ? html`<p class="saved-note" role="status">Saved: the goal memory now reads as below.</p>` : null}
     ${editing
-      ? html`<form class="memory-form" onSubmit=${save} onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); setEditing(false); } }}>
+      ? html`<form class="memory-form" onSubmit=${save} onKeyDown=${(e) => { if (e.key === 'Escape') { e.preventDefault(); cancel(); } }}>
+        ${conflict ? html`<div class="memory-conflict" role="alert">
+          <p><strong>Not saved: the goal memory changed since you opened it</strong> (Pulse or another tab saved it meanwhile).
+            Your text is still below. Merge what you need from the memory as it is now, then save; or start again from it.</p>
+          <details open><summary>The goal memory as it is now</summary><div class="pre-text memory-now">${text}</div></details>
+          <div class="row"><button type="button" onClick=${reload}>Start again from the current memory</button></div>
+        </div>` : null}
         <label class="sr-only" for="memory-text">Goal memory text</label>
         <textarea id="memory-text" ref=${area} rows="14" value=${draft} onInput=${(e) => setDraft(e.target.value)}></textarea>
         <div class="row">
-          <button type="submit" class="primary" disabled=${saving}>Save</button>
-          <button type="button" onClick=${() => setEditing(false)}>Cancel</button>
+          <button type="submit" class="primary" disabled=${saving}>${conflict ? 'Save mine over it' : 'Save'}</button>
+          <button type="button" onClick=${cancel}>Cancel</button>
         </div>
       </form>`
       : text.trim() ? html`<div class="memory-text">${renderMemory(text)}</div>`
         : html`<${EmptyState}>The goal memory is empty: Pulse adds what it learns here, and you can too (Edit).<//>`}
   <//>`;
+}
+
+// The entries shown: the core's parsed entries, or (from an older core)
+// the bullet lines of the text, so the count follows every save.
+function memoryEntries(doc, text) {
+  if (doc && Array.isArray(doc.entries)) return doc.entries.length;
+  return text.split('\n').filter((l) => /^\s*[-*]\s+/.test(l)).length;
 }
 
 // Goal memory is Markdown written by Pulse and the owner; headings and

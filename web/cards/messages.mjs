@@ -39,8 +39,10 @@ function deliveryLine(d, local) {
   const tries = plural(d.attempts, 'attempt');
   switch (d.state) {
     case 'delivered': return { cls: 'delivered', text: `${who}: delivered ${formatTime(d.delivered_at)} UTC` };
-    case 'retrying': return { cls: 'failed', text: `${who}: failed (${d.error}), retried at ${formatTime(d.next_attempt_at)} UTC · ${tries}` };
-    case 'failed': return { cls: 'failed', text: `${who}: failed — ${d.error} (${tries}, not retried)` };
+    // The words of `pulse outbox list`: retrying at a time (the last try's
+    // error), or failed for good after its tries.
+    case 'retrying': return { cls: 'retrying', text: `${who}: retrying at ${formatTime(d.next_attempt_at)} UTC (the last try failed: ${d.error}) · ${tries}` };
+    case 'failed': return { cls: 'failed', text: `${who}: failed, not retried — ${d.error} (${tries})` };
     case 'not_sent': return { cls: 'waiting', text: 'Kept here in the Pulse tab (no channel for this message)' };
     default: return { cls: 'waiting', text: local ? `${who}: queued when this copy was made` : `${who}: queued` };
   }
@@ -76,8 +78,7 @@ function OwnerActionsNote({ local, canAct, paused }) {
   return resume ? html`<p class="muted small owner-actions">${resume.trim()}</p>` : null;
 }
 
-export function MessagesCard({ doc, local, canAct, onCheckNow, check }) {
-  const [note, setNote] = useState('');
+export function MessagesCard({ fold, doc, local, canAct, onCheckNow, check, note, setNote }) {
   const [busy, setBusy] = useState(false);
   const messages = doc && Array.isArray(doc.messages) ? [...doc.messages].reverse() : [];
   const undelivered = messages.filter((m) => !settled(m)).length;
@@ -88,7 +89,7 @@ export function MessagesCard({ doc, local, canAct, onCheckNow, check }) {
   };
   const actions = local ? null : html`<button type="button" id="check-now" disabled=${!canAct || busy} onClick=${checkNow}
     title=${canAct ? 'Ask the server to run the goal check now' : 'Needs the owner token'}>Check now</button>`;
-  return html`<${Card} id="messages" title="Messages to you"
+  return html`<${Card} fold=${fold} id="messages" title="Messages to you"
     subtitle=${messages.length ? `${plural(messages.length, 'message')}${undelivered ? ` · ${undelivered} not delivered` : ''}, newest first` : ''}
     actions=${actions}>
     ${note ? html`<p class="notice-inline" role="status">${note}</p>` : null}

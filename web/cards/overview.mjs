@@ -1,18 +1,19 @@
 // The first screen: the workflows (on the server, or copied into this
-// browser) with their status, key number, worst alarm, pending decisions and
-// last recorded check, one page at a time (data/overview.mjs): worst first
+// browser) with their status, key number, worst alarm, the worst other item
+// that needs attention (an expired login, a spike, a late schedule: the
+// core's attention items), pending decisions and last recorded check, one page at a time (data/overview.mjs): worst first
 // when one page holds them all, else by name with "Show more" and a name
 // filter. One click (or the address) opens one.
 import { html } from 'htm/preact';
 import { useState, useEffect } from 'preact/hooks';
 import { Card, EmptyState, plural } from './card.mjs';
 import { statusWord, formatNumber, formatTime } from '../format.mjs';
-import { routeHash } from '../data/route.mjs';
+import { routeHash, needsAttention } from '../data/route.mjs';
 import { shownOrder, OVERVIEW_PAGE } from '../data/overview.mjs';
 
 function OverviewRow({ r, nowMs }) {
   const href = routeHash({ open: { kind: r.kind, name: r.name } });
-  return html`<li class=${`overview-row status-${r.status}`} data-name=${r.name} data-goal-status=${r.status}>
+  return html`<li class=${`overview-row status-${r.status}`} data-name=${r.name} data-goal-status=${r.status} data-rank=${r.rank}>
     <div class="overview-main">
       <a class="overview-name" href=${href}>${r.name}</a>
       ${r.workflow && r.workflow !== r.name ? html`<span class="muted"> workflow ${r.workflow}</span>` : null}
@@ -25,7 +26,11 @@ function OverviewRow({ r, nowMs }) {
         <div><dt>Needs you</dt><dd>${r.pending === null ? '—' : r.pending ? html`<a href=${routeHash({ open: { kind: r.kind, name: r.name }, view: 'needs-you' })}>${plural(r.pending, 'decision')}</a>` : 'nothing'}</dd></div>
         <div><dt>Last recorded check</dt><dd>${r.lastCheck ? `${formatTime(r.lastCheck, nowMs)} UTC` : 'never'}</dd></div>
       </dl>
-      ${r.worstAlarm ? html`<p class="overview-alarm"><span class="alarm-icon" aria-hidden="true">!</span>${r.worstAlarm}${r.alarms > 1 ? html` <span class="muted">(+${plural(r.alarms - 1, 'more alarm')})</span>` : null}</p>` : null}`}
+      ${r.worstAlarm ? html`<p class="overview-alarm"><span class="alarm-icon" aria-hidden="true">!</span>${r.worstAlarm}${r.alarms > 1 ? html` <span class="muted">(+${plural(r.alarms - 1, 'more alarm')})</span>` : null}</p>` : null}
+      ${r.attention && r.attention.item ? html`<p class=${`overview-attention severity-${r.attention.item.severity}`} data-kind=${r.attention.item.kind}>
+        <span class="severity-icon" aria-hidden="true">${r.attention.item.severity === 'critical' ? '!' : '•'}</span>
+        <span><span class="sr-only">${r.attention.item.severity}: </span>${r.attention.item.text}${r.attention.more
+          ? html` <a class="muted-link" href=${routeHash({ open: { kind: r.kind, name: r.name }, view: 'needs-you' })}>+${plural(r.attention.more, 'more item')}</a>` : null}</span></p>` : null}`}
   </li>`;
 }
 
@@ -51,7 +56,7 @@ function subtitleOf(pages, mode, list) {
   const noun = (n) => plural(n, mode === 'server' ? 'workflow' : 'copy', mode === 'server' ? 'workflows' : 'copies');
   const matching = pages.q ? `${noun(pages.total)} matching “${pages.q}”` : noun(pages.total);
   if (!pages.complete) return `${matching}, by name · showing ${list.length.toLocaleString('en-GB')}`;
-  const bad = list.filter((r) => r.status !== 'on_track' && r.status !== 'no_goal').length;
+  const bad = list.filter(needsAttention).length;
   return `${matching}, worst first${bad ? ` · ${bad} need${bad === 1 ? 's' : ''} attention` : ''}`;
 }
 

@@ -18,12 +18,12 @@ function Request({ r, nowMs }) {
   </li>`;
 }
 
-export function RequestsCard({ doc, nowMs }) {
+export function RequestsCard({ fold, doc, nowMs }) {
   const all = doc && Array.isArray(doc.requests) ? doc.requests : [];
   const qa = all.filter((r) => r.kind === 'qa');
   const fast = all.filter((r) => r.kind === 'fast');
   const waiting = [...qa, ...fast].filter((r) => r.status === 'pending').length;
-  return html`<${Card} id="requests" title="Pulse's requests" subtitle=${`${plural(waiting, 'request')} waiting`}>
+  return html`<${Card} fold=${fold} id="requests" title="Pulse's requests" subtitle=${`${plural(waiting, 'request')} waiting`}>
     <h3>QA checks</h3>
     ${qa.length ? html`<ul class="request-list qa-requests">${qa.map((r) => html`<${Request} key=${r.id} r=${r} nowMs=${nowMs} />`)}</ul>`
       : html`<${EmptyState}>Pulse has not asked for a QA check.<//>`}

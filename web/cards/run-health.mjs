@@ -18,13 +18,13 @@ function FailedRuns({ woken, runs, nowMs }) {
   const seen = new Set(woken.map((r) => r.run_id));
   const rest = runs.filter((r) => !seen.has(r.run_id));
   if (!woken.length && !rest.length) return html`<p class="muted">No failed runs.</p>`;
-  const line = (r) => html`<strong>${r.run_id}</strong> ${r.status}${r.route ? ` on ${r.route}` : ''}${r.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : null}
+  const line = (r) => html`<strong class="id">${r.run_id}</strong> ${r.status}${r.route ? ` on ${r.route}` : ''}${r.goal_route ? html` <span class="tag goal-tag">the goal's route</span>` : null}
       <span class="muted"> (${formatTime(r.finished_at, nowMs)})</span>${r.error ? html`<div class="run-error">${r.error}</div>` : null}`;
   return html`<ul class="fact-list failed-runs">
-    ${woken.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span>${line(r)}
+    ${woken.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span><div class="alarm-line">${line(r)}
       ${list(r.concerns).map((c) => html`<div class="concern">${c}</div>`)}
-      <div class="pulse-outcome">Pulse: ${r.outcome || 'looking at it now'}</div></li>`)}
-    ${rest.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span>${line(r)}</li>`)}
+      <div class="pulse-outcome">Pulse: ${r.outcome || 'looking at it now'}</div></div></li>`)}
+    ${rest.map((r) => html`<li class="alarm" data-run=${r.run_id}><span class="alarm-icon" aria-hidden="true">!</span><div class="alarm-line">${line(r)}</div></li>`)}
   </ul>`;
 }
 
@@ -49,14 +49,14 @@ function QaRequests({ requests, nowMs }) {
   </ul>`;
 }
 
-export function RunHealthCard({ check, qa, failedRuns, nowMs }) {
+export function RunHealthCard({ fold, check, qa, failedRuns, nowMs }) {
   const f = check && check.facts;
   if (!f || !f.run_health) return null;
   const h = f.run_health;
   const hasGoal = check.status !== 'no_goal';
   const requests = list(qa && qa.requests);
   const unreadable = list(h.unreadable);
-  return html`<${Card} id="run-health" title="Run health" subtitle=${`since ${formatDay(f.since)}: ${plural(h.runs, 'run')}, ${h.failed} failed`}>
+  return html`<${Card} fold=${fold} id="run-health" title="Run health" subtitle=${`since ${formatDay(f.since)}: ${plural(h.runs, 'run')}, ${h.failed} failed`}>
     ${hasGoal ? html`<p class="run-health-owner">This workflow's Pulse handles QA and architecture; results show in its conversation.</p>` : null}
     <h3>Failed runs</h3>
     <${FailedRuns} woken=${list(failedRuns && failedRuns.failed_runs)} runs=${list(h.failed_runs)} nowMs=${nowMs} />

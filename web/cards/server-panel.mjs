@@ -23,12 +23,13 @@ function TokenForm({ token, tokenState, onToken }) {
       </form>`;
 }
 
-// The workflows the overview has read (a page or more of them), so a long
-// workspace is never listed whole here.
+// While a workflow is open, the others the overview has read (a page or
+// more of them), so a long workspace is never listed whole here; on the
+// overview itself (rows null) the list is not repeated, only the token.
 export function ServerPanel({ rows, total, error, openName, onOpen, token, tokenState, onToken }) {
   const list = rows || [];
   return html`<div class="panel server-panel">
-    <h2 class="panel-title">Workflows on this server</h2>
+    ${rows === null ? null : html`<h2 class="panel-title">Switch workflow</h2>
     ${error ? html`<p class="card-error" role="alert">${error}</p>` : null}
     ${list.length === 0 && !error ? html`<p class="muted">No workflows.</p>` : html`<ul class="copies">
       ${list.map((w) => html`<li class=${`copy ${w.name === openName ? 'open' : ''}`} data-name=${w.name}>
@@ -36,7 +37,7 @@ export function ServerPanel({ rows, total, error, openName, onOpen, token, token
           <div class="row"><button type="button" onClick=${() => onOpen(w.name)} aria-label=${`Open ${w.name}`}>Open</button></div>
         </li>`)}
     </ul>`}
-    ${total > list.length ? html`<p class="muted">${(total - list.length).toLocaleString('en-GB')} more: <a href="#/server">filter or show more in the overview</a>.</p>` : null}
+    ${total > list.length ? html`<p class="muted">${(total - list.length).toLocaleString('en-GB')} more: <a href="#/server">filter or show more in the overview</a>.</p>` : null}`}
     <h2 class="panel-title">Owner token</h2>
     <${TokenForm} token=${token} tokenState=${tokenState} onToken=${onToken} />
   </div>`;

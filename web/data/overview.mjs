@@ -1,6 +1,7 @@
 // The overview's rows: the workflows (server) or copies (this browser) with
-// their goal status, key number, worst alarm, pending decisions and the last
-// recorded check, one page at a time in name order.
+// their goal status, key number, worst alarm, what else needs attention (the
+// core's attention items and rank), pending decisions and the last recorded
+// check, one page at a time in name order.
 //
 // A page is `{rows, next, total}`: `next` is the cursor of the page after it
 // (null on the last). On the server a page is one request,
@@ -14,6 +15,14 @@ import { worstFirst } from './route.mjs';
 export const OVERVIEW_PAGE = 25;
 
 const errorText = (err) => err.message || String(err);
+
+// The attention items a row shows: the worst one not snoozed that is not a
+// goal alarm (those are the row's alarm line), and how many more are open.
+export function attentionOf(items) {
+  const open = (Array.isArray(items) ? items : []).filter((i) => !i.snoozed);
+  const other = open.filter((i) => i.kind !== 'goal_alarm');
+  return { open: open.length, item: other[0] || null, more: Math.max(0, other.length - 1) };
+}
 
 function rowFrom(name, kind, check, decisions, last, workflow) {
   const m = (check && check.metric) || {};
@@ -32,6 +41,8 @@ function rowFrom(name, kind, check, decisions, last, workflow) {
     alarms: alarms.length,
     pending,
     lastCheck: last && last.checked_at ? last.checked_at : null,
+    rank: check && typeof check.rank === 'number' ? check.rank : undefined,
+    attention: attentionOf(check && check.attention),
     error: '',
   };
 }
@@ -52,6 +63,8 @@ export function rowFromServerItem(w) {
     alarms: w.alarms || 0,
     pending: typeof w.pending_decisions === 'number' ? w.pending_decisions : null,
     lastCheck: w.last_check && w.last_check.checked_at ? w.last_check.checked_at : null,
+    rank: typeof w.rank === 'number' ? w.rank : undefined,
+    attention: attentionOf(w.attention),
     error: '',
   };
 }

@@ -46,6 +46,8 @@ export const REST_ROUTES = [
   {"method": "decision.outcome", "verb": "POST", "path": "/decisions/{id}/outcome"},
   {"method": "memory.save", "verb": "PUT", "path": "/memory"},
   {"method": "focus.change", "verb": "POST", "path": "/focus-areas"},
+  {"method": "attention.snooze", "verb": "POST", "path": "/attention/snooze"},
+  {"method": "attention.unsnooze", "verb": "POST", "path": "/attention/unsnooze"},
   {"method": "schedule.after_run", "verb": "POST", "path": "/schedules/after-run"},
   {"method": "conversation.open", "verb": "POST", "path": "/conversation"},
   {"method": "turn.ask_pulse", "turn": "ask_pulse", "verb": "POST", "path": "/messages"},

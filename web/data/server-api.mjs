@@ -90,6 +90,16 @@ export class ServerApi {
     return { workflows: body.workflows || [], next_cursor: body.next_cursor ?? null, total: body.total ?? 0 };
   }
 
+  // The owner's consistent copy of a workflow's database, as a Blob (GET
+  // /api/workflows/<wf>/snapshot: SQLite's backup API on the server; not a
+  // core method, so not in rest-routes.mjs). For Inspect (inspect/pane.mjs).
+  async snapshot(workflow) {
+    const path = `/api/workflows/${encodeURIComponent(workflow)}/snapshot`;
+    const res = await fetch(this.base + path, { headers: this.headers(false), cache: 'no-store' });
+    if (!res.ok) await readJson(res, `a snapshot of ${workflow}`);
+    return res.blob();
+  }
+
   // One core API method for one workflow, through its route (or a turn
   // route's "turn.<kind>": 202 {turn}, the turn runs in the background). The
   // server evaluates at its own clock (`pulse serve --now-file`), so

@@ -199,5 +199,38 @@ TEST_F(AskBuilder, TheOwnersAcceptSendsTheApplyMessageWhichWaitsForAChat) {
   EXPECT_EQ(channel_.requests.size(), 1u) << "a delivered message is not sent again";
 }
 
+// A Builder chat that takes its time: while it answers, the tick retries
+// the undelivered apply messages (called here from inside the turn).
+class SlowChannel : public BuilderChannel {
+ public:
+  explicit SlowChannel(ApiContext* ctx) : ctx_(ctx) {}
+  BuilderTurnResult Run(const BuilderTurnRequest& request) const override {
+    requests.push_back(request);
+    if (requests.size() == 1) DeliverApplyMessages(*ctx_);
+    return BuilderTurnResult{"answered", "applied", "", "guard-1"};
+  }
+  mutable std::vector<BuilderTurnRequest> requests;
+
+ private:
+  ApiContext* ctx_;
+};
+
+TEST_F(AskBuilder, AnApplyMessageReachesTheChatOnceWhileTheTickRetries) {
+  Chats();
+  SlowChannel slow(&wf_.ctx);
+  SetBuilderChannel(&slow);
+  Result<json> fix = Ask({{"kind", "fix"}, {"message", "Record subscribers in step-3"}});
+  ASSERT_TRUE(fix.ok()) << fix.status().message();
+  const int64_t id = (*fix)["decision_id"].get<int64_t>();
+  wf_.Call("decision.answer", {{"id", id}, {"option", "Make this fix"}});
+  Result<ApplyOutcome> sent = SendApplyMessage(wf_.ctx, id);
+  ASSERT_TRUE(sent.ok()) << sent.status().message();
+  EXPECT_TRUE(sent->delivered) << sent->reason;
+  EXPECT_EQ(slow.requests.size(), 1u) << "the tick sent the message being delivered again";
+  // Nor does a later tick (the message is delivered).
+  DeliverApplyMessages(wf_.ctx);
+  EXPECT_EQ(slow.requests.size(), 1u);
+}
+
 }  // namespace
 }  // namespace pulse

@@ -57,6 +57,19 @@ TEST(Cron, NoFireWithinTheHorizonIsNone) {
   EXPECT_FALSE(PreviousFire(Cron("0 6 * * *"), T("2026-10-07T05:00:00Z"), 0).has_value());
 }
 
+std::string Next(const std::string& text, const char* after) {
+  std::optional<int64_t> t = NextFire(Cron(text), T(after));
+  return t ? FormatTime(*t) : "none";
+}
+
+TEST(Cron, NextFireIsStrictlyAfter) {
+  EXPECT_EQ(Next("0 6 * * *", "2026-10-07T05:59:59Z"), "2026-10-07T06:00:00Z");
+  EXPECT_EQ(Next("0 6 * * *", "2026-10-07T06:00:00Z"), "2026-10-08T06:00:00Z") << "a fire at the time itself is not next";
+  EXPECT_EQ(Next("*/15 * * * *", "2026-10-07T12:44:10Z"), "2026-10-07T12:45:00Z");
+  EXPECT_EQ(Next("0 9 * * 6", "2026-10-07T12:00:00Z"), "2026-10-10T09:00:00Z") << "the Saturday after a Wednesday";
+  EXPECT_EQ(Next("0 0 30 2 *", "2026-10-07T12:00:00Z"), "none");
+}
+
 TEST(Cron, BadExpressionsNameTheSettingAndTheField) {
   Result<CronSpec> four = ParseCron("0 6 * *", "pulse.full_pass");
   ASSERT_FALSE(four.ok());

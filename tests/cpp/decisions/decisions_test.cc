@@ -116,6 +116,17 @@ TEST(Decisions, GoalLeadRecommendsAndOnlyTheOwnerAnswers) {
   EXPECT_EQ(wf.Decision(id)["answer"]["option"], "growth_funnel");
 }
 
+// An answer in the owner's words that ends its own sentence: the clause is
+// a sentence of its own in goal memory, not "…today.; overruled".
+TEST(Decisions, AnAnswerEndingItsSentenceIsNotFollowedBySemicolon) {
+  Workflow wf;
+  int64_t own = wf.Ok("decision.create", {{"question", "Resume the schedules?"}})["id"];
+  wf.Ok("decision.recommend", {{"id", own}, {"text", "Keep them paused"}, {"why", "w"}, {"confidence", "low"}});
+  wf.Ok("decision.answer", {{"id", own}, {"text", "Resume them today."}});
+  EXPECT_NE(wf.Memory().find("→ Resume them today. Overruled Pulse (recommended Keep them paused)."), std::string::npos) << wf.Memory();
+  EXPECT_EQ(wf.Memory().find(".; "), std::string::npos) << wf.Memory();
+}
+
 TEST(Decisions, ChangeOverrulesAndDismissCloses) {
   Workflow wf;
   int64_t a = Create(wf);

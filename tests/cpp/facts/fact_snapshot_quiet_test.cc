@@ -56,6 +56,7 @@ class QuietFixture {
     EXPECT_TRUE(made.ok());
     ctx_ = *made;
     ctx_.workflow_dir = g_.dir().path();
+    ctx_.outside_files = &ReadOutsideFiles;  // the folder at hand, as the native program has it
     auto watcher = Db::Open(g_.dir().Join("db.sqlite"));
     EXPECT_TRUE(watcher.ok());
     watcher_ = std::move(*watcher);

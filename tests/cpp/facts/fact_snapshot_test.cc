@@ -9,6 +9,8 @@
 
 #include <cstdio>
 
+#include "core/api/api.h"
+#include "core/workflow/handle.h"
 #include "tests/cpp/test_util.h"
 
 namespace pulse {
@@ -57,7 +59,28 @@ TEST_F(Snapshot, AFolderWithoutOutsideFilesRecordsEachAsMissingWithoutAWarning) 
   EXPECT_TRUE(r.warnings.empty());
   EXPECT_EQ(Column("SELECT file || '=' || state FROM pulse_fact_sources ORDER BY file"),
             (std::vector<std::string>{"chats.json=missing", "costs/costs.sqlite=missing",
-                                      "planning/changelog.jsonl=missing", "planning/plan.json=missing", "runs=missing"}));
+                                      "planning/changelog.jsonl=missing", "planning/plan.json=missing",
+                                      "planning/workflow_review.json=missing", "runs=missing"}));
+}
+
+// planning/workflow_review.json: its latest record is kept (a break that
+// stops runs is known from the database alone); a record file Pulse cannot
+// trust is named and keeps what was stored.
+TEST_F(Snapshot, TheLatestWorkflowReviewRecordIsKeptAndACorruptFileLosesNothing) {
+  const std::string rev(64, 'b');
+  Write("planning/workflow_review.json", R"({"reviews": [{"revision": ")" + rev + R"(", "outcome": "clean",
+    "started_at": "2026-10-05T09:00:00Z", "finished_at": "2026-10-05T09:01:00Z"}, {"revision": ")" + rev +
+    R"(", "outcome": "broken", "started_at": "2026-10-06T16:00:00Z", "finished_at": "2026-10-06T16:05:00Z",
+    "broken": [{"step": "growth_funnel", "reason": "depends on subscriber_export_v1"}]}]})");
+  All();
+  EXPECT_EQ(Column("SELECT outcome || '|' || finished_at || '|' || broken_json FROM pulse_fact_review"),
+            std::vector<std::string>{"broken|2026-10-06T16:05:00Z|[{\"reason\":\"depends on subscriber_export_v1\",\"step\":\"growth_funnel\"}]"});
+  Write("planning/workflow_review.json", "{\"reviews\": [{\"outcome\": 1}");
+  env_.Set(T("2026-10-07T12:00:05Z"));
+  All();
+  EXPECT_EQ(Column("SELECT outcome FROM pulse_fact_review"), std::vector<std::string>{"broken"}) << "nothing stored is lost";
+  EXPECT_EQ(Column("SELECT state FROM pulse_fact_sources WHERE file = 'planning/workflow_review.json'"),
+            std::vector<std::string>{"unreadable"});
 }
 
 TEST_F(Snapshot, ChangelogLinesAreStoredOnceAndBadOnesSkippedByLine) {
@@ -170,6 +193,37 @@ TEST_F(Snapshot, ChatsJsonIsThePlatformsCurrentListReadAloneForAnAsk) {
   All();
   SnapshotChatsFile(env_, *db_, Wf(), T("2026-10-07T12:00:00Z"));
   EXPECT_EQ(sqlite3_total_changes64(db_->handle()), changes);
+}
+
+// Who reads the folder: a workflow opened from its folder carries the reader
+// into its API context, so a goal check on the command line or the server
+// sees a run.json written since; a borrowed database (the browser's, with no
+// folder) has none, which is why the WASM module carries no file readers.
+TEST(SnapshotReader, AnOpenedWorkflowReadsItsFolderABorrowedDatabaseDoesNot) {
+  testing::TempDir dir;
+  const std::string ws = testing::MakeWorkspace(dir, "wf", R"({"schedules": []})");
+  FixedClockEnv env(DefaultEnv(), T("2026-10-07T12:00:00Z"));
+  WriteFile(ws + "/Workflow/wf/runs/iteration-1/default/run.json",
+            R"({"run_id": "r-1", "started_at": "2026-10-07T08:00:00Z", "finished_at": "2026-10-07T08:10:00Z",
+                "status": "failed", "error": "gmail: invalid_grant"})");
+  auto opened = WorkflowHandle::Open(env, ws, "wf");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ((*opened)->outside_files(), &ReadOutsideFiles);
+  ApiContext ctx = ContextFor(**opened);
+  EXPECT_EQ(ctx.outside_files, &ReadOutsideFiles);
+  auto facts = CallApi(ctx, "goal.facts", nlohmann::json::object());
+  ASSERT_TRUE(facts.ok()) << facts.status().message();
+  ASSERT_EQ((*facts)["login_hints"].size(), 1u) << facts->dump();
+  EXPECT_EQ((*facts)["login_hints"][0]["run_id"], "r-1");
+
+  auto copy = testing::OpenWithSchema(dir.Join("copy.sqlite"));
+  ASSERT_TRUE(copy.ok());
+  auto borrowed = WorkflowHandle::Borrow(**copy, env);
+  ASSERT_TRUE(borrowed.ok()) << borrowed.status().message();
+  EXPECT_EQ((*borrowed)->outside_files(), nullptr);
+  ApiContext read = ContextFor(**borrowed);
+  EXPECT_EQ(read.outside_files, nullptr);
+  EXPECT_TRUE(read.workflow_dir.empty());
 }
 
 }  // namespace

@@ -475,6 +475,7 @@ TEST(GoalContextFacts, GoalStatusDocumentCarriesFactsAndNeedsReauth) {
   ASSERT_TRUE(made.ok());
   ApiContext ctx = *made;
   ctx.workflow_dir = fx.Dir();
+  ctx.outside_files = &ReadOutsideFiles;  // the folder at hand, as the native program has it
   fx.Write("runs/iteration-1/default/run.json",
            R"({"run_id": "n-1", "started_at": "2026-10-07T08:00:00Z", "finished_at": "2026-10-07T08:10:00Z",
                "status": "failed", "error": "oauth: invalid_grant"})");

@@ -10,8 +10,8 @@
 
 #include "core/base/env.h"
 #include "server-shim/http/http_server.h"
-#include "server-shim/http/metrics.h"
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/observe/metrics.h"
+#include "server-shim/observe/otlp_exporter.h"
 #include "server-shim/http/pooled_reads.h"
 
 namespace pulse::serve {

@@ -1,10 +1,11 @@
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 
 #include <prometheus/text_serializer.h>
 #include <spdlog/spdlog.h>
 
 #include <sstream>
 
+#include "core/attention/attention.h"
 #include "core/base/time_util.h"
 #include "core/store/workspace.h"
 #include "server-shim/serve.h"
@@ -157,6 +158,16 @@ WorkflowGauge GaugeFromItem(const json& item) {
     }
   }
   g.needs_reauth = doc.value("needs_reauth", false);
+  // The attention model's items (core/attention), as the overview counts
+  // them: a snoozed item no longer counts.
+  auto items = item.find("attention");
+  if (items != item.end() && items->is_array()) {
+    for (const json& a : *items) {
+      if (!a.is_object() || !a.contains("kind") || !a["kind"].is_string()) continue;
+      if (a.value("snoozed", false)) continue;
+      ++g.attention[a["kind"].get<std::string>()];
+    }
+  }
   auto count = [&](const char* key) -> int64_t {
     auto v = item.find(key);
     return v != item.end() && v->is_number_integer() ? v->get<int64_t>() : 0;
@@ -273,8 +284,9 @@ std::vector<MetricFamily> WorkflowGauges::Collect() {
                             "(/ 86400 for days; absent: never)");
   MetricFamily alarms = Gauge("pulse_goal_alarms", "The goal check's alarms now, by kind (1 present, 0 not)");
   MetricFamily attention = Gauge("pulse_attention_items",
-                                 "Attention items now, by kind (goal_alarm: the goal check's alarms; needs_reauth; "
-                                 "decision_waiting: pending decisions)");
+                                 "Open attention items now (not snoozed), by kind: goal_alarm, needs_reauth, "
+                                 "error_rate_spike, cost_spike, review_broken, delivery_failed, schedule_late, "
+                                 "decision_waiting (docs/attention.md)");
   MetricFamily pending = Gauge("pulse_decisions_pending", "Decisions waiting for the owner");
   MetricFamily focus = Gauge("pulse_focus_areas_open", "Focus areas open (proposed or active)");
   MetricFamily running = Gauge("pulse_agents_running", "Background agents whose agent-log row says running");
@@ -290,16 +302,16 @@ std::vector<MetricFamily> WorkflowGauges::Collect() {
     if (g.last_measured_by_run) {
       Add(days, {{"workflow", wf}}, static_cast<double>(now - *g.last_measured_by_run));
     }
-    int total = 0;
     for (const char* k : kAlarmKinds) {
       auto it = g.alarms.find(k);
       const int n = it == g.alarms.end() ? 0 : it->second;
-      total += n;
       Add(alarms, {{"kind", k}, {"workflow", wf}}, n > 0 ? 1 : 0);
     }
-    Add(attention, {{"kind", "goal_alarm"}, {"workflow", wf}}, total);
-    Add(attention, {{"kind", "needs_reauth"}, {"workflow", wf}}, g.needs_reauth ? 1 : 0);
-    Add(attention, {{"kind", "decision_waiting"}, {"workflow", wf}}, static_cast<double>(g.pending_decisions));
+    for (int k = 0; k < kAttentionKindCount; ++k) {
+      const char* kind = AttentionKindName(static_cast<AttentionKind>(k));
+      auto it = g.attention.find(kind);
+      Add(attention, {{"kind", kind}, {"workflow", wf}}, it == g.attention.end() ? 0 : it->second);
+    }
     Add(pending, {{"workflow", wf}}, static_cast<double>(g.pending_decisions));
     Add(focus, {{"workflow", wf}}, static_cast<double>(g.focus_areas_open));
     Add(running, {{"workflow", wf}}, static_cast<double>(g.agents_running));

@@ -1,4 +1,4 @@
-#include "server-shim/http/otlp_exporter.h"
+#include "server-shim/observe/otlp_exporter.h"
 
 #include <spdlog/spdlog.h>
 
@@ -7,7 +7,7 @@
 
 #include "core/agent_log/otlp_export.h"
 #include "core/store/workspace.h"
-#include "server-shim/http/metrics.h"
+#include "server-shim/observe/metrics.h"
 #include "server-shim/serve.h"
 #include "server-shim/tick/tick_due.h"
 #include "server-shim/tick/visit_stamp.h"

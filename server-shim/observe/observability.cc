@@ -1,4 +1,4 @@
-#include "server-shim/http/observability.h"
+#include "server-shim/observe/observability.h"
 
 #include <iostream>
 

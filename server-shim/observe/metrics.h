@@ -96,6 +96,7 @@ struct WorkflowGauge {
   std::optional<int64_t> last_measured_by_run;
   std::map<std::string, int> alarms;  // kind -> count
   bool needs_reauth = false;
+  std::map<std::string, int> attention;  // open (not snoozed) attention items by kind (core/attention)
   int64_t pending_decisions = 0;
   int64_t focus_areas_open = 0;
   int64_t agents_running = 0;
