@@ -13,7 +13,8 @@ const CACHE = 'pulse-tab-v1';
 // draws its chart and can be inspected.
 const ON_DEMAND = ['./vendor/uPlot.esm.js', './inspect/inspect-worker.mjs', './inspect/engine.mjs', './inspect/sql.mjs',
   './inspect/btree.mjs', './inspect/inspect.css', ...['pulse.mjs', 'pulse.wasm', 'sqljs-api.mjs', 'sqljs-statement.mjs',
-    'sqljs-functions.mjs', 'sqljs-guard.mjs', 'opfs-pool.mjs', 'file-handle.mjs', 'result-codes.mjs', 'sqlite-header.mjs']
+    'sqljs-functions.mjs', 'sqljs-guard.mjs', 'opfs-pool.mjs', 'opfs-copies.mjs', 'file-handle.mjs', 'result-codes.mjs',
+    'sqlite-header.mjs']
     .map((f) => `./wasm/${f}`)];
 
 self.addEventListener('install', (event) => {
