@@ -11,8 +11,7 @@ import { writeFileSync, readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import {
-  request, startServer, makeTempDir, buildSubstack, setNow, waitFor, pulse, SUBSTACK_CONFIG, PULSE_BIN,
-  runnerWritableDir,
+  request, startServer, setNow, waitFor, pulse, SUBSTACK_CONFIG, PULSE_BIN, runnerWritableDir, substackWorkspace,
 } from './helpers.mjs';
 
 // Saves each turn's stdin as <out>/<n>-<kind>.json and answers; on request
@@ -46,15 +45,11 @@ console.log('reply to ' + kind + ' after ' + seen + ' earlier entries' + overlap
 `;
 
 function setup(prefix, config = SUBSTACK_CONFIG) {
-  const tmp = makeTempDir(prefix);
-  const ws = join(tmp.dir, 'ws');
-  buildSubstack(ws, 'substack', config);
+  const { tmp, ws, nowFile } = substackWorkspace(prefix, config);
   const runner = join(tmp.dir, 'runner.mjs');
   writeFileSync(runner, RUNNER);
   const out = join(tmp.dir, 'out');
   runnerWritableDir(out);
-  const nowFile = join(tmp.dir, 'now');
-  setNow(nowFile, '2026-10-07T12:00:00Z');
   const runnerCmd = `node ${runner} ${out}`;
   const sandbox = ['--sandbox-allow-read', runner, '--sandbox-allow-write', out];
   return { tmp, ws, out, nowFile, runnerCmd, sandbox };

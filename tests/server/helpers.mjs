@@ -254,6 +254,17 @@ export function buildHealthy(ws, workflow = 'healthy', config = HEALTHY_CONFIG) 
 
 export function setNow(file, at) { writeFileSync(file, `${at}\n`); }
 
+// A temp dir holding a workspace with the Substack workflow (`config`) and a
+// now-file at `now`: {tmp, ws, wf, nowFile}.
+export function substackWorkspace(prefix, config = SUBSTACK_CONFIG, now = '2026-10-07T12:00:00Z') {
+  const tmp = makeTempDir(prefix);
+  const ws = join(tmp.dir, 'ws');
+  buildSubstack(ws, 'substack', config);
+  const nowFile = join(tmp.dir, 'now');
+  setNow(nowFile, now);
+  return { tmp, ws, wf: join(ws, 'Workflow', 'substack'), nowFile };
+}
+
 // A loopback port free now (for programs that must be told their port, such as etcd).
 export async function freePort() {
   const srv = createServer();

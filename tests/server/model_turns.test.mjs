@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, sayToPulse, filesUnder, runnerWritableDir, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, finishedGoalCheck, pulse, pulseAsync, request, sayToPulse, filesUnder, runnerWritableDir, startServer, waitFor, substackWorkspace,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolCallsIn, toolResults } from './model_server.mjs';
 
@@ -22,14 +22,7 @@ const WITH_OWNER = { ...SUBSTACK_CONFIG, access: [{ account: 'ana', role: 'owner
 const CHECK_ONLY = { ...SUBSTACK_CONFIG,
   schedules: [{ id: 'daily', cron: '0 9 * * *', enabled: true, after_run: { backup: false, publish: false, notify: true } }] };
 
-function setup(prefix, config = SUBSTACK_CONFIG) {
-  const tmp = makeTempDir(prefix);
-  const ws = join(tmp.dir, 'ws');
-  buildSubstack(ws, 'substack', config);
-  const nowFile = join(tmp.dir, 'now');
-  setNow(nowFile, NOW);
-  return { tmp, ws, nowFile, wf: join(ws, 'Workflow', 'substack') };
-}
+const setup = (prefix, config = SUBSTACK_CONFIG) => substackWorkspace(prefix, config, NOW);
 
 const modelArgs = (m, extra = []) => ['--model', `openai:${MODEL}`, '--model-url', m.openaiUrl, ...extra];
 

@@ -12,7 +12,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  SUBSTACK_CONFIG, buildSubstack, finishedGoalCheck, makeTempDir, pulse, pulseAsync, request, sayToPulse, filesUnder, setNow, startServer, waitFor,
+  SUBSTACK_CONFIG, finishedGoalCheck, pulse, pulseAsync, request, sayToPulse, filesUnder, setNow, startServer, waitFor, substackWorkspace,
 } from './helpers.mjs';
 import { lastToolResults, lastUserText, startModelServer, systemPrompt, toolNames, toolResults } from './model_server.mjs';
 import { skipUnless } from '../strict.mjs';
@@ -33,13 +33,8 @@ const skipClaude = skipUnless(import.meta.url, [programMissing('claude')].filter
 const skipCodex = skipUnless(import.meta.url, [programMissing('codex')].filter(([ok]) => !ok).map(([, why]) => why));
 
 function setup(prefix) {
-  const tmp = makeTempDir(prefix);
-  const ws = join(tmp.dir, 'ws');
-  buildSubstack(ws, 'substack', CONFIG);
-  const wf = join(ws, 'Workflow', 'substack');
+  const { tmp, ws, wf, nowFile } = substackWorkspace(prefix, CONFIG, NOW);
   writeFileSync(join(wf, 'chats.json'), JSON.stringify(OWNER_CHATS));
-  const nowFile = join(tmp.dir, 'now');
-  setNow(nowFile, NOW);
   // Files the programs' own tools would make if they ran.
   const marks = { bash: join(tmp.dir, 'bash-ran'), write: join(tmp.dir, 'write-ran'), patch: join(tmp.dir, 'patch-ran') };
   return { tmp, ws, wf, nowFile, marks };
